@@ -1,0 +1,24 @@
+//! ferroce-proto: the specification of the ferroce transport, as code.
+//!
+//! * [`wire`]: Ethernet II / IPv4 / UDP / ferroce transport headers as field
+//!   tables, a thin `Packet` view over bytes and a semantic `Repr` for each.
+//! * [`regs`]: the register map, the single source for the RTL decoder, the
+//!   driver's accessors and `docs/regmap.md`.
+//! * [`model`]: the sans-IO reference transport (the golden model).
+//! * [`baseline`]: a RoCEv2-RC-style go-back-N transport with the same API.
+//!
+//! Nothing here performs I/O or reads a clock: time is passed in as
+//! [`Time`] (picoseconds) and host memory through the [`HostMemory`] trait.
+
+pub mod baseline;
+pub mod error;
+pub mod model;
+pub mod regs;
+pub mod rng;
+pub mod transport;
+pub mod types;
+pub mod wire;
+
+pub use error::{Error, Result};
+pub use transport::{Completion, CompletionStatus, HostMemory, Transport, WorkRequest};
+pub use types::*;

@@ -1,0 +1,180 @@
+//! Receive side shared by ferroce and the baseline: placement of one data
+//! packet at its final address (after the MR or receive-buffer check), and
+//! message completion in message order per stream.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use super::mr::MrTable;
+use crate::transport::{Completion, CompletionKind, CompletionStatus, HostMemory, RecvBuffer};
+use crate::types::{ConnId, MsgSeq, StreamId};
+use crate::wire::{CommonRepr, DataRepr, NakCode, Opcode};
+
+/// Result of offering one (new, never seen) data packet for placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Written to memory; the packet counts as received.
+    Placed,
+    /// Refused for good; the packet counts as received (its PSN is consumed)
+    /// and the sender is told with a NAK.
+    Refused(NakCode),
+    /// Not yet placeable (no receive buffer): the packet is not received; the
+    /// sender retries.
+    NotReady,
+}
+
+#[derive(Debug)]
+struct RxMsg {
+    opcode: Opcode,
+    len: u32,
+    received: u64,
+    imm: u32,
+    failed: Option<CompletionStatus>,
+    recv: Option<RecvBuffer>,
+}
+
+#[derive(Debug, Default)]
+struct RxStream {
+    /// Receive buffers in posting order; `buffers[0]` has RSN `base_rsn`.
+    buffers: VecDeque<RecvBuffer>,
+    base_rsn: u32,
+    msgs: BTreeMap<u32, RxMsg>,
+    next_deliver: u32,
+}
+
+/// Per-endpoint receive state for all connections.
+#[derive(Debug, Default)]
+pub struct Delivery {
+    pub mrs: MrTable,
+    streams: HashMap<(ConnId, StreamId), RxStream>,
+    completions: VecDeque<Completion>,
+}
+
+impl Delivery {
+    /// Post a receive buffer.
+    pub fn post_recv(&mut self, rb: RecvBuffer) {
+        self.streams.entry((rb.conn, rb.stream)).or_default().buffers.push_back(rb);
+    }
+
+    /// Offer a packet that the transport has not seen before. `conn` is the
+    /// local connection the packet arrived on (after the source check).
+    pub fn place(
+        &mut self,
+        conn: ConnId,
+        c: &CommonRepr,
+        d: &DataRepr,
+        payload: &[u8],
+        mem: &mut dyn HostMemory,
+    ) -> Placement {
+        let st = self.streams.entry((conn, c.stream)).or_default();
+        // Messages already delivered, or too far ahead to be genuine, are refused.
+        let ahead = d.msg_seq.0.wrapping_sub(st.next_deliver);
+        if ahead >= 1 << 30 {
+            return Placement::Refused(NakCode::Access);
+        }
+        if let Some(m) = st.msgs.get(&d.msg_seq.0) {
+            if m.len != d.msg_len || m.opcode != c.opcode {
+                return Placement::Refused(NakCode::Access);
+            }
+        }
+        let (status, target) = match c.opcode {
+            Opcode::Write | Opcode::WriteImm => {
+                let addr = d.remote_addr.checked_add(d.offset as u64);
+                let ok = addr.is_some()
+                    && self.mrs.check_write(conn, d.rkey, d.remote_addr, d.msg_len as u64)
+                    && self.mrs.check_write(conn, d.rkey, addr.unwrap(), d.payload_len as u64);
+                if ok {
+                    (None, addr)
+                } else {
+                    (Some(CompletionStatus::RemoteAccessError), None)
+                }
+            }
+            Opcode::Send => {
+                let idx = d.rkey.0.wrapping_sub(st.base_rsn) as usize;
+                let Some(buf) = st.buffers.get(idx).copied() else {
+                    return Placement::NotReady;
+                };
+                if d.msg_len > buf.len {
+                    (Some(CompletionStatus::RecvTooSmall), None)
+                } else {
+                    (None, buf.addr.checked_add(d.offset as u64))
+                }
+            }
+            Opcode::Ack | Opcode::Nak => unreachable!("only data is placed"),
+        };
+        if let Some(addr) = target {
+            mem.write(addr, payload);
+        }
+        let recv = if c.opcode == Opcode::Send {
+            st.buffers.get(d.rkey.0.wrapping_sub(st.base_rsn) as usize).copied()
+        } else {
+            None
+        };
+        let m = st.msgs.entry(d.msg_seq.0).or_insert(RxMsg {
+            opcode: c.opcode,
+            len: d.msg_len,
+            received: 0,
+            imm: d.immediate,
+            failed: None,
+            recv,
+        });
+        m.received += payload.len() as u64;
+        if status.is_some() {
+            // A refused message is finished: its remaining packets are refused
+            // too (it is no longer pending) and the sender stops sending them.
+            m.failed = m.failed.or(status);
+            m.received = m.len as u64;
+        }
+        Self::deliver(st, conn, c.stream, &mut self.completions);
+        match status {
+            None => Placement::Placed,
+            Some(CompletionStatus::RecvTooSmall) => Placement::Refused(NakCode::RecvTooSmall),
+            Some(_) => Placement::Refused(NakCode::Access),
+        }
+    }
+
+    fn deliver(st: &mut RxStream, conn: ConnId, stream: StreamId, out: &mut VecDeque<Completion>) {
+        while let Some(m) = st.msgs.get(&st.next_deliver) {
+            if m.received < m.len as u64 {
+                break;
+            }
+            let m = st.msgs.remove(&st.next_deliver).expect("present");
+            let msg_seq = MsgSeq(st.next_deliver);
+            st.next_deliver = st.next_deliver.wrapping_add(1);
+            let status = m.failed.unwrap_or(CompletionStatus::Success);
+            match m.opcode {
+                Opcode::Send => {
+                    // The buffer is consumed whether or not the SEND fitted.
+                    let rb = st.buffers.pop_front().expect("a SEND was matched to a buffer");
+                    st.base_rsn = st.base_rsn.wrapping_add(1);
+                    debug_assert_eq!(Some(rb), m.recv);
+                    out.push_back(Completion {
+                        id: rb.id,
+                        conn,
+                        stream,
+                        msg_seq,
+                        kind: CompletionKind::Recv,
+                        status,
+                        len: m.len,
+                        imm: None,
+                    });
+                }
+                Opcode::WriteImm if status == CompletionStatus::Success => out.push_back(Completion {
+                    id: crate::types::WrId(0),
+                    conn,
+                    stream,
+                    msg_seq,
+                    kind: CompletionKind::WriteImm,
+                    status,
+                    len: m.len,
+                    imm: Some(m.imm),
+                }),
+                _ => {}
+            }
+        }
+    }
+
+    /// The next receive completion.
+    pub fn poll_completion(&mut self) -> Option<Completion> {
+        self.completions.pop_front()
+    }
+}

@@ -1,0 +1,884 @@
+//! The ferroce endpoint: connections, paths, SACK, retransmission, spraying,
+//! congestion control and ACK generation.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::delivery::{Delivery, Placement};
+use super::sendq::{Segment, SendQueue};
+use super::wire_time;
+use crate::rng::Rng;
+use crate::transport::{Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest};
+use crate::types::{ConnId, PathId, Psn, Time};
+use crate::wire::{
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+    WIRE_OVERHEAD,
+};
+use crate::{Error, Result};
+
+/// Packets a path may have between its oldest unacknowledged PSN and the next.
+pub const PATH_WINDOW: u32 = 256;
+
+/// Endpoint-wide settings.
+#[derive(Debug, Clone)]
+pub struct EndpointConfig {
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// UDP destination port of ferroce traffic.
+    pub port: u16,
+    pub line_rate_mbps: u32,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Acknowledge after this many data packets on a path...
+    pub ack_every: u16,
+    /// ...or this long after the first unacknowledged one.
+    pub ack_delay: Time,
+    /// Lower bound of the retransmission timeout.
+    pub rto_min: Time,
+    /// A sender counts as active for the rate hint this long after its last packet.
+    pub active_window: Time,
+    /// Retry delay after a SEND found no receive buffer.
+    pub rnr_delay: Time,
+    /// Window per path in packets (at most [`PATH_WINDOW`]).
+    pub max_cwnd: u32,
+    /// Multiplicative decrease on ECN echo.
+    pub ecn_beta: f64,
+    /// Consecutive RTOs after which a path gets a new source port.
+    pub repath_after_rtos: u32,
+    /// Consecutive RTOs after which a path takes no new data.
+    pub retire_after_rtos: u32,
+    pub seed: u64,
+}
+
+impl EndpointConfig {
+    /// Defaults for a `line_rate_mbps` NIC with `mtu`-byte payloads.
+    pub fn new(mac: [u8; 6], ip: [u8; 4], line_rate_mbps: u32, mtu: u32) -> EndpointConfig {
+        EndpointConfig {
+            mac,
+            ip,
+            port: wire::FERROCE_PORT,
+            line_rate_mbps,
+            mtu,
+            ack_every: 4,
+            ack_delay: crate::types::ns(2_000),
+            rto_min: crate::types::us(100),
+            active_window: crate::types::us(20),
+            rnr_delay: crate::types::us(50),
+            max_cwnd: PATH_WINDOW,
+            ecn_beta: 0.5,
+            repath_after_rtos: 1,
+            retire_after_rtos: 3,
+            seed: 1,
+        }
+    }
+
+    fn validate(&self) -> Result<()> {
+        let bad = |s: &str| Err(Error::BadConfig(s.into()));
+        if self.line_rate_mbps == 0 {
+            return bad("line rate must be positive");
+        }
+        if self.mtu == 0 || self.mtu > 9000 {
+            return bad("mtu must be 1..=9000 payload bytes");
+        }
+        if self.ack_every == 0 || self.max_cwnd == 0 || self.max_cwnd > PATH_WINDOW {
+            return bad("ack_every must be >= 1 and max_cwnd 1..=256");
+        }
+        if !(0.0..1.0).contains(&self.ecn_beta) {
+            return bad("ecn_beta must be in [0, 1)");
+        }
+        Ok(())
+    }
+}
+
+/// One connection's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnConfig {
+    /// Local connection number.
+    pub id: ConnId,
+    /// The peer's number for this connection (carried on the wire).
+    pub remote_id: ConnId,
+    pub peer_mac: [u8; 6],
+    pub peer_ip: [u8; 4],
+    /// Paths, 1-16.
+    pub paths: u8,
+    /// Ordered streams, at least 1.
+    pub streams: u16,
+    /// Rate before the first ACK: the receiver's fair share as known at
+    /// connection setup (see `Endpoint::setup_rate_hint`). `None`: line rate.
+    pub initial_rate_mbps: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct LogEntry {
+    psn: Psn,
+    seg: Segment,
+    sacked: bool,
+    /// The path's next PSN when this entry was last (re)sent: a SACK at or
+    /// beyond it while this entry is missing means that copy was lost.
+    marker: Psn,
+    retx_count: u32,
+    queued: bool,
+    rnr: bool,
+}
+
+#[derive(Debug)]
+struct TxPath {
+    sport: u16,
+    next_psn: Psn,
+    una: Psn,
+    log: Vec<Option<LogEntry>>,
+    /// Entries neither cumulatively acknowledged nor SACKed.
+    outstanding: u32,
+    cwnd: f64,
+    srtt: Option<Time>,
+    rttvar: Time,
+    last_cut: Time,
+    rto_at: Option<Time>,
+    rtos_in_row: u32,
+    retired: bool,
+    epoch_sent: u32,
+    epoch_lost: u32,
+    sent: u64,
+    retransmitted: u64,
+    ecn_echoes: u64,
+}
+
+#[derive(Debug)]
+struct RxPath {
+    cum: Psn,
+    /// One past the highest PSN received.
+    high: Psn,
+    bitmap: [u8; 32],
+    pending: u16,
+    ce: u16,
+    ts: u32,
+    sport: u16,
+    ack_at: Option<Time>,
+}
+
+impl RxPath {
+    fn bit(&self, psn: Psn) -> bool {
+        self.bitmap[psn.slot() / 8] & (1 << (psn.slot() % 8)) != 0
+    }
+    fn set(&mut self, psn: Psn, v: bool) {
+        let (i, b) = (psn.slot() / 8, 1u8 << (psn.slot() % 8));
+        if v {
+            self.bitmap[i] |= b
+        } else {
+            self.bitmap[i] &= !b
+        }
+    }
+}
+
+/// What a test or the CLI sees of a path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathSnapshot {
+    pub sport: u16,
+    pub cwnd: f64,
+    pub srtt: Option<Time>,
+    pub retired: bool,
+    pub sent: u64,
+    pub retransmitted: u64,
+    pub ecn_echoes: u64,
+    pub outstanding: u32,
+}
+
+#[derive(Debug)]
+struct Conn {
+    cfg: ConnConfig,
+    sq: SendQueue,
+    tx: Vec<TxPath>,
+    rx: Vec<RxPath>,
+    retx: VecDeque<(u8, Psn)>,
+    rnr: Vec<(Time, u8, Psn)>,
+    rate_mbps: u32,
+    next_tx: Time,
+    last_rx: Option<Time>,
+    path_rr: usize,
+}
+
+/// A ferroce NIC: any number of connections sharing one port.
+#[derive(Debug)]
+pub struct Endpoint {
+    cfg: EndpointConfig,
+    conns: BTreeMap<ConnId, Conn>,
+    order: Vec<ConnId>,
+    rr: usize,
+    delivery: Delivery,
+    control: VecDeque<Vec<u8>>,
+    rng: Rng,
+    stats: Stats,
+}
+
+impl Endpoint {
+    /// A new endpoint.
+    pub fn new(cfg: EndpointConfig) -> Result<Endpoint> {
+        cfg.validate()?;
+        let rng = Rng::new(cfg.seed);
+        Ok(Endpoint {
+            cfg,
+            conns: BTreeMap::new(),
+            order: Vec::new(),
+            rr: 0,
+            delivery: Delivery::default(),
+            control: VecDeque::new(),
+            rng,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.cfg
+    }
+
+    /// The share of the line rate a new sender would get from this receiver
+    /// if every established connection were active: what connection setup
+    /// hands the peer as its starting rate.
+    pub fn setup_rate_hint(&self) -> u32 {
+        self.cfg.line_rate_mbps / (self.conns.len().max(1) as u32)
+    }
+
+    fn fresh_sport(&mut self, avoid: u16) -> u16 {
+        loop {
+            let p = wire::ENTROPY_PORT_BASE + self.rng.below(16384) as u16;
+            if p != avoid {
+                return p;
+            }
+        }
+    }
+
+    /// Establish a connection.
+    pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
+        if cc.paths == 0 || cc.paths > 16 {
+            return Err(Error::BadConfig(format!("connection {}: paths must be 1..=16", cc.id)));
+        }
+        if cc.streams == 0 {
+            return Err(Error::BadConfig(format!("connection {}: at least one stream", cc.id)));
+        }
+        if self.conns.contains_key(&cc.id) {
+            return Err(Error::BadConfig(format!("connection {} exists", cc.id)));
+        }
+        let mut tx = Vec::new();
+        for _ in 0..cc.paths {
+            let sport = self.fresh_sport(0);
+            tx.push(TxPath {
+                sport,
+                next_psn: Psn::new(0),
+                una: Psn::new(0),
+                log: vec![None; PATH_WINDOW as usize],
+                outstanding: 0,
+                cwnd: self.cfg.max_cwnd as f64,
+                srtt: None,
+                rttvar: 0,
+                last_cut: 0,
+                rto_at: None,
+                rtos_in_row: 0,
+                retired: false,
+                epoch_sent: 0,
+                epoch_lost: 0,
+                sent: 0,
+                retransmitted: 0,
+                ecn_echoes: 0,
+            });
+        }
+        let rx = (0..cc.paths)
+            .map(|_| RxPath {
+                cum: Psn::new(0),
+                high: Psn::new(0),
+                bitmap: [0; 32],
+                pending: 0,
+                ce: 0,
+                ts: 0,
+                sport: 0,
+                ack_at: None,
+            })
+            .collect();
+        let rate = cc.initial_rate_mbps.unwrap_or(self.cfg.line_rate_mbps).clamp(1, self.cfg.line_rate_mbps);
+        self.conns.insert(
+            cc.id,
+            Conn {
+                cfg: cc,
+                sq: SendQueue::new(cc.id, cc.streams),
+                tx,
+                rx,
+                retx: VecDeque::new(),
+                rnr: Vec::new(),
+                rate_mbps: rate,
+                next_tx: 0,
+                last_rx: None,
+                path_rr: 0,
+            },
+        );
+        self.order.push(cc.id);
+        Ok(())
+    }
+
+    /// Current pacing rate of a connection in Mb/s.
+    pub fn conn_rate_mbps(&self, id: ConnId) -> Option<u32> {
+        self.conns.get(&id).map(|c| c.rate_mbps)
+    }
+
+    /// Per-path state of a connection's send side.
+    pub fn paths(&self, id: ConnId) -> Vec<PathSnapshot> {
+        self.conns.get(&id).map_or_else(Vec::new, |c| {
+            c.tx.iter()
+                .map(|p| PathSnapshot {
+                    sport: p.sport,
+                    cwnd: p.cwnd,
+                    srtt: p.srtt,
+                    retired: p.retired,
+                    sent: p.sent,
+                    retransmitted: p.retransmitted,
+                    ecn_echoes: p.ecn_echoes,
+                    outstanding: p.outstanding,
+                })
+                .collect()
+        })
+    }
+
+    fn addressing(&self, c: &ConnConfig, sport: u16) -> Addressing {
+        Addressing {
+            src_mac: self.cfg.mac,
+            dst_mac: c.peer_mac,
+            src_ip: self.cfg.ip,
+            dst_ip: c.peer_ip,
+            sport,
+            dport: self.cfg.port,
+            dscp: 26,
+            ecn: Ecn::Ect0,
+            ttl: 64,
+        }
+    }
+
+    fn rate_hint(&self, now: Time) -> u32 {
+        let active = self
+            .conns
+            .values()
+            .filter(|c| c.last_rx.is_some_and(|t| t + self.cfg.active_window >= now))
+            .count()
+            .max(1);
+        self.cfg.line_rate_mbps / active as u32
+    }
+
+    fn queue_ack(&mut self, now: Time, id: ConnId, p: usize) {
+        let hint = self.rate_hint(now);
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        let rx = &mut conn.rx[p];
+        let ack = AckRepr {
+            sack: rx.bitmap,
+            ts_echo: rx.ts,
+            rate_hint_mbps: hint,
+            ecn_ce: rx.ce,
+            acked_pkts: rx.pending,
+        };
+        rx.pending = 0;
+        rx.ce = 0;
+        rx.ack_at = None;
+        let t = TransportRepr {
+            common: CommonRepr {
+                opcode: Opcode::Ack,
+                conn: conn.cfg.remote_id,
+                path: PathId(p as u8),
+                psn: rx.cum,
+                timestamp: (now / 1000) as u32,
+                stream: Default::default(),
+                flags: 0,
+            },
+            body: Body::Ack(ack),
+        };
+        let sport = rx.sport;
+        let cfg = conn.cfg;
+        let frame = wire::encode(&self.addressing(&cfg, sport), &t, &[]);
+        self.stats.tx_acks += 1;
+        self.control.push_back(frame);
+    }
+
+    fn queue_nak(&mut self, now: Time, id: ConnId, c: &CommonRepr, d: &DataRepr, code: NakCode, sport: u16) {
+        let cfg = self.conns[&id].cfg;
+        let t = TransportRepr {
+            common: CommonRepr {
+                opcode: Opcode::Nak,
+                conn: cfg.remote_id,
+                path: c.path,
+                psn: c.psn,
+                timestamp: (now / 1000) as u32,
+                stream: c.stream,
+                flags: 0,
+            },
+            body: Body::Nak(NakRepr { code, msg_seq: d.msg_seq, info: 0 }),
+        };
+        let frame = wire::encode(&self.addressing(&cfg, sport), &t, &[]);
+        self.stats.tx_naks += 1;
+        self.control.push_back(frame);
+    }
+
+    fn on_data(
+        &mut self,
+        now: Time,
+        id: ConnId,
+        f: &wire::Frame<'_>,
+        d: &DataRepr,
+        mem: &mut dyn HostMemory,
+    ) {
+        let c = f.transport.common;
+        let p = c.path.0 as usize;
+        self.stats.rx_data += 1;
+        let ce = f.addr.ecn == Ecn::Ce;
+        if ce {
+            self.stats.rx_ecn_ce += 1;
+        }
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        conn.last_rx = Some(now);
+        let rx = &mut conn.rx[p];
+        let diff = c.psn.diff(rx.cum);
+        let mut immediate = c.flags & flags::ACK_REQ != 0;
+        if diff < 0 || (diff < PATH_WINDOW as i32 && rx.bit(c.psn)) {
+            self.stats.rx_dup += 1;
+            if c.flags & flags::RETX != 0 {
+                self.stats.rx_dup_retx += 1;
+            }
+            immediate = true;
+        } else if diff >= PATH_WINDOW as i32 {
+            self.stats.rx_out_of_window += 1;
+            immediate = true;
+        } else {
+            match self.delivery.place(id, &c, d, f.payload, mem) {
+                Placement::Placed => self.stats.bytes_placed += f.payload.len() as u64,
+                Placement::Refused(code) => {
+                    self.stats.rx_access_violation += 1;
+                    self.queue_nak(now, id, &c, d, code, f.addr.sport);
+                }
+                Placement::NotReady => {
+                    self.stats.rx_no_recv += 1;
+                    self.queue_nak(now, id, &c, d, NakCode::NoRecv, f.addr.sport);
+                    return;
+                }
+            }
+            let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
+            rx.set(c.psn, true);
+            if c.psn.diff(rx.high) > 0 {
+                immediate = true; // a new hole: tell the sender at once
+            }
+            if c.psn.diff(rx.high) >= 0 {
+                rx.high = c.psn.add(1);
+            }
+            while rx.bit(rx.cum) {
+                let cum = rx.cum;
+                rx.set(cum, false);
+                rx.cum = cum.add(1);
+            }
+        }
+        let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
+        rx.pending = rx.pending.saturating_add(1);
+        rx.ce = rx.ce.saturating_add(ce as u16);
+        rx.ts = c.timestamp;
+        rx.sport = f.addr.sport;
+        if immediate || rx.pending >= self.cfg.ack_every {
+            self.queue_ack(now, id, p);
+        } else if rx.ack_at.is_none() {
+            rx.ack_at = Some(now + self.cfg.ack_delay);
+        }
+    }
+
+    fn rto(&self, path: &TxPath) -> Time {
+        let base = match path.srtt {
+            Some(s) => (2 * s + 4 * path.rttvar).max(self.cfg.rto_min),
+            None => self.cfg.rto_min,
+        };
+        base << path.rtos_in_row.min(5)
+    }
+
+    fn on_ack(&mut self, now: Time, id: ConnId, c: &CommonRepr, a: &AckRepr) {
+        let p = c.path.0 as usize;
+        let line = self.cfg.line_rate_mbps;
+        let max_cwnd = self.cfg.max_cwnd as f64;
+        let beta = self.cfg.ecn_beta;
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        let path = &mut conn.tx[p];
+        let cum = c.psn;
+        if cum.diff(path.una) < 0 || cum.diff(path.next_psn) > 0 {
+            return; // older than what we know, or acknowledging the unsent
+        }
+        if a.rate_hint_mbps > 0 {
+            conn.rate_mbps = a.rate_hint_mbps.min(line);
+        }
+        let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
+        match path.srtt {
+            None => {
+                path.srtt = Some(sample);
+                path.rttvar = sample / 2;
+            }
+            Some(s) => {
+                path.rttvar = (3 * path.rttvar + s.abs_diff(sample)) / 4;
+                path.srtt = Some((7 * s + sample) / 8);
+            }
+        }
+        let mut newly = 0u32;
+        while path.una != cum {
+            if let Some(e) = path.log[path.una.slot()].take() {
+                if !e.sacked {
+                    path.outstanding -= 1;
+                    newly += 1;
+                    conn.sq.ack(e.seg.stream, e.seg.msg_seq, e.seg.len as u32);
+                }
+            }
+            path.una = path.una.add(1);
+        }
+        let mut highest = None;
+        let mut psn = cum;
+        while psn != path.next_psn {
+            if a.sacked(psn) {
+                highest = Some(psn);
+                if let Some(e) = path.log[psn.slot()].as_mut() {
+                    if !e.sacked {
+                        e.sacked = true;
+                        path.outstanding -= 1;
+                        newly += 1;
+                        conn.sq.ack(e.seg.stream, e.seg.msg_seq, e.seg.len as u32);
+                    }
+                }
+            }
+            psn = psn.add(1);
+        }
+        if let Some(h) = highest {
+            let mut psn = cum;
+            while psn != h {
+                if let Some(e) = path.log[psn.slot()].as_mut() {
+                    let lost = !e.sacked
+                        && !e.queued
+                        && !e.rnr
+                        && (e.retx_count == 0 || h.diff(e.marker) >= 0);
+                    if lost {
+                        e.queued = true;
+                        conn.retx.push_back((p as u8, psn));
+                        path.epoch_lost += 1;
+                    }
+                }
+                psn = psn.add(1);
+            }
+        }
+        if newly > 0 {
+            path.rtos_in_row = 0;
+            path.retired = false;
+        }
+        if a.ecn_ce > 0 {
+            path.ecn_echoes += a.ecn_ce as u64;
+            if now.saturating_sub(path.last_cut) > path.srtt.unwrap_or(0) {
+                path.cwnd = ((path.cwnd.min(path.outstanding as f64 + 1.0)) * (1.0 - beta)).max(1.0);
+                path.last_cut = now;
+            }
+        } else if newly > 0 {
+            path.cwnd = (path.cwnd + newly as f64 / path.cwnd).min(max_cwnd);
+        }
+        let rto = self.rto(&self.conns[&id].tx[p]);
+        let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
+        path.rto_at = (path.outstanding > 0).then_some(now + rto);
+        if path.epoch_sent >= 64 {
+            let repath = path.epoch_lost * 4 >= path.epoch_sent;
+            path.epoch_sent = 0;
+            path.epoch_lost = 0;
+            if repath {
+                self.repath(id, p);
+            }
+        }
+    }
+
+    fn repath(&mut self, id: ConnId, p: usize) {
+        let old = self.conns[&id].tx[p].sport;
+        let sport = self.fresh_sport(old);
+        self.conns.get_mut(&id).expect("connection exists").tx[p].sport = sport;
+        self.stats.repaths += 1;
+    }
+
+    fn on_nak(&mut self, now: Time, id: ConnId, c: &CommonRepr, n: &NakRepr) {
+        self.stats.naks_received += 1;
+        let rnr_delay = self.cfg.rnr_delay;
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        match n.code {
+            NakCode::Access => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
+            NakCode::RecvTooSmall => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
+            NakCode::NoRecv => {
+                let path = &mut conn.tx[c.path.0 as usize];
+                if let Some(e) = path.log[c.psn.slot()].as_mut() {
+                    if e.psn == c.psn && !e.sacked && !e.rnr {
+                        e.rnr = true;
+                        conn.rnr.push((now + rnr_delay, c.path.0, c.psn));
+                    }
+                }
+            }
+            NakCode::SeqErr => {}
+        }
+    }
+
+    fn build_data(&self, now: Time, conn: &Conn, p: usize, psn: Psn, seg: &Segment, fl: u8, mem: &dyn HostMemory) -> Vec<u8> {
+        let mut payload = vec![0u8; seg.len as usize];
+        mem.read(seg.local, &mut payload);
+        let t = TransportRepr {
+            common: CommonRepr {
+                opcode: seg.opcode,
+                conn: conn.cfg.remote_id,
+                path: PathId(p as u8),
+                psn,
+                timestamp: (now / 1000) as u32,
+                stream: seg.stream,
+                flags: fl,
+            },
+            body: Body::Data(DataRepr {
+                msg_seq: seg.msg_seq,
+                msg_len: seg.msg_len,
+                offset: seg.offset,
+                payload_len: seg.len,
+                remote_addr: seg.remote_addr,
+                rkey: seg.rkey,
+                immediate: seg.immediate,
+            }),
+        };
+        wire::encode(&self.addressing(&conn.cfg, conn.tx[p].sport), &t, &payload)
+    }
+
+    /// The path new data goes on: the one with the most free window, ties
+    /// broken round-robin; retired paths only when nothing else is left.
+    fn pick_path(conn: &Conn) -> Option<usize> {
+        let n = conn.tx.len();
+        let mut best: Option<(usize, f64)> = None;
+        let any_live = conn.tx.iter().any(|p| !p.retired);
+        for k in 0..n {
+            let i = (conn.path_rr + k) % n;
+            let p = &conn.tx[i];
+            if (p.retired && any_live) || p.next_psn.diff(p.una) >= PATH_WINDOW as i32 {
+                continue;
+            }
+            let free = p.cwnd - p.outstanding as f64;
+            if free >= 1.0 && best.is_none_or(|(_, b)| free > b) {
+                best = Some((i, free));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    fn can_send(conn: &Conn) -> bool {
+        !conn.retx.is_empty() || (conn.sq.has_data() && Self::pick_path(conn).is_some())
+    }
+
+    fn transmit(&mut self, now: Time, id: ConnId, mem: &dyn HostMemory) -> Option<Vec<u8>> {
+        let mtu = self.cfg.mtu;
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        while let Some((p, psn)) = conn.retx.pop_front() {
+            let p = p as usize;
+            let path = &mut conn.tx[p];
+            let next = path.next_psn;
+            let Some(e) = path.log[psn.slot()].as_mut() else { continue };
+            e.queued = false;
+            if e.psn != psn || e.sacked {
+                continue;
+            }
+            e.marker = next;
+            e.retx_count += 1;
+            let seg = e.seg;
+            path.retransmitted += 1;
+            let conn = &self.conns[&id];
+            let frame = self.build_data(now, conn, p, psn, &seg, flags::RETX | flags::ACK_REQ, mem);
+            self.stats.tx_retx += 1;
+            self.pace(now, id, frame.len());
+            return Some(frame);
+        }
+        let p = Self::pick_path(conn)?;
+        let seg = conn.sq.next_segment(mtu)?;
+        let path = &mut conn.tx[p];
+        let psn = path.next_psn;
+        path.next_psn = psn.add(1);
+        path.log[psn.slot()] =
+            Some(LogEntry { psn, seg, sacked: false, marker: psn.add(1), retx_count: 0, queued: false, rnr: false });
+        path.outstanding += 1;
+        path.epoch_sent += 1;
+        path.sent += 1;
+        conn.path_rr = (p + 1) % conn.tx.len();
+        let rto = self.rto(&self.conns[&id].tx[p]);
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        if conn.tx[p].rto_at.is_none() {
+            conn.tx[p].rto_at = Some(now + rto);
+        }
+        let fl = if seg.last { flags::ACK_REQ } else { 0 };
+        let frame = self.build_data(now, &self.conns[&id], p, psn, &seg, fl, mem);
+        self.stats.tx_data += 1;
+        self.pace(now, id, frame.len());
+        Some(frame)
+    }
+
+    fn pace(&mut self, now: Time, id: ConnId, frame_len: usize) {
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        conn.next_tx = conn.next_tx.max(now) + wire_time(frame_len + WIRE_OVERHEAD, conn.rate_mbps);
+    }
+
+    fn on_rto(&mut self, now: Time, id: ConnId, p: usize) {
+        self.stats.rtos += 1;
+        let (repath_after, retire_after) = (self.cfg.repath_after_rtos, self.cfg.retire_after_rtos);
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        let path = &mut conn.tx[p];
+        path.rtos_in_row += 1;
+        let rtos = path.rtos_in_row;
+        if rtos >= retire_after {
+            path.retired = true;
+        }
+        let mut psn = path.una;
+        while psn != path.next_psn {
+            if let Some(e) = path.log[psn.slot()].as_mut() {
+                if !e.sacked && !e.queued && !e.rnr {
+                    e.queued = true;
+                    conn.retx.push_back((p as u8, psn));
+                }
+            }
+            psn = psn.add(1);
+        }
+        if rtos >= repath_after {
+            self.repath(id, p);
+        }
+        let rto = self.rto(&self.conns[&id].tx[p]);
+        let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
+        path.rto_at = (path.outstanding > 0).then_some(now + rto);
+    }
+}
+
+impl Transport for Endpoint {
+    fn post(&mut self, wr: WorkRequest) -> Result<()> {
+        let (conn, ..) = wr.parts();
+        let c = self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?;
+        c.sq.post(wr)
+    }
+
+    fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
+        let c = self.conns.get(&rb.conn).ok_or(Error::UnknownConnection(rb.conn))?;
+        if rb.stream.0 >= c.cfg.streams {
+            return Err(Error::BadStream { conn: rb.conn, stream: rb.stream });
+        }
+        if rb.len == 0 || rb.addr.checked_add(rb.len as u64).is_none() {
+            return Err(Error::BadWorkRequest("receive buffer empty or wrapping".into()));
+        }
+        self.delivery.post_recv(rb);
+        Ok(())
+    }
+
+    fn register_mr(&mut self, mr: MemoryRegion) -> Result<()> {
+        self.delivery.mrs.register(mr)
+    }
+
+    fn handle_frame(&mut self, now: Time, frame: &[u8], mem: &mut dyn HostMemory) {
+        self.stats.rx_frames += 1;
+        let f = match wire::parse(frame, self.cfg.port) {
+            Ok(f) if f.addr.dst_mac == self.cfg.mac && f.addr.dst_ip == self.cfg.ip => f,
+            _ => {
+                self.stats.rx_malformed += 1;
+                return;
+            }
+        };
+        let c = f.transport.common;
+        let id = c.conn;
+        let ok = self
+            .conns
+            .get(&id)
+            .is_some_and(|k| k.cfg.peer_ip == f.addr.src_ip && c.path.0 < k.cfg.paths);
+        if !ok {
+            self.stats.rx_bad_conn += 1;
+            return;
+        }
+        match f.transport.body {
+            Body::Data(d) => self.on_data(now, id, &f, &d, mem),
+            Body::Ack(a) => self.on_ack(now, id, &c, &a),
+            Body::Nak(n) => self.on_nak(now, id, &c, &n),
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time, mem: &dyn HostMemory) -> Option<Vec<u8>> {
+        if let Some(f) = self.control.pop_front() {
+            return Some(f);
+        }
+        let n = self.order.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            let id = self.order[i];
+            if self.conns[&id].next_tx > now {
+                continue;
+            }
+            if let Some(f) = self.transmit(now, id, mem) {
+                self.rr = (i + 1) % n;
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        if !self.control.is_empty() {
+            return Some(0);
+        }
+        let mut t: Option<Time> = None;
+        let mut min = |x: Time| t = Some(t.map_or(x, |y| y.min(x)));
+        for c in self.conns.values() {
+            if Self::can_send(c) {
+                min(c.next_tx);
+            }
+            for r in &c.rx {
+                if let Some(a) = r.ack_at {
+                    min(a);
+                }
+            }
+            for p in &c.tx {
+                if let Some(a) = p.rto_at {
+                    min(a);
+                }
+            }
+            for &(a, ..) in &c.rnr {
+                min(a);
+            }
+        }
+        t
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        let ids: Vec<ConnId> = self.order.clone();
+        for id in ids {
+            let np = self.conns[&id].rx.len();
+            for p in 0..np {
+                if self.conns[&id].rx[p].ack_at.is_some_and(|a| a <= now) {
+                    self.queue_ack(now, id, p);
+                }
+                if self.conns[&id].tx[p].rto_at.is_some_and(|a| a <= now) {
+                    self.on_rto(now, id, p);
+                }
+            }
+            let conn = self.conns.get_mut(&id).expect("connection exists");
+            let mut i = 0;
+            while i < conn.rnr.len() {
+                if conn.rnr[i].0 <= now {
+                    let (_, p, psn) = conn.rnr.swap_remove(i);
+                    if let Some(e) = conn.tx[p as usize].log[psn.slot()].as_mut() {
+                        if e.psn == psn && e.rnr {
+                            e.rnr = false;
+                            if !e.sacked && !e.queued {
+                                e.queued = true;
+                                conn.retx.push_back((p, psn));
+                            }
+                        }
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn poll_completion(&mut self) -> Option<Completion> {
+        if let Some(c) = self.delivery.poll_completion() {
+            return Some(c);
+        }
+        self.conns.values_mut().find_map(|c| c.sq.poll_completion())
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    fn outstanding(&self) -> usize {
+        self.conns.values().map(|c| c.sq.outstanding()).sum()
+    }
+}

@@ -1,0 +1,416 @@
+//! The register map: the single source of truth for the RTL register decoder,
+//! the driver's accessors and `docs/regmap.md`.
+//!
+//! Like Corundum, the engine's registers are a chain of blocks. Every block
+//! starts with three registers: type (+0x00), version (+0x04) and the offset
+//! of the next block from the start of the region (+0x08, 0 for the last).
+//! A driver walks the chain and never hard-codes a base address.
+
+use crate::{Error, Result};
+
+/// How software may access a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read-only; writes are ignored and answered with an error.
+    Ro,
+    /// Read-write.
+    Rw,
+    /// Write-only (doorbells, commands); reads return 0.
+    Wo,
+}
+
+impl Access {
+    fn as_str(self) -> &'static str {
+        match self {
+            Access::Ro => "RO",
+            Access::Rw => "RW",
+            Access::Wo => "WO",
+        }
+    }
+}
+
+/// One 32-bit register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Register {
+    pub name: &'static str,
+    /// Byte offset within the block (multiple of 4).
+    pub offset: u32,
+    pub access: Access,
+    pub reset: u32,
+    pub doc: &'static str,
+}
+
+/// A register block.
+#[derive(Debug, Clone, Copy)]
+pub struct Block {
+    pub name: &'static str,
+    pub type_id: u32,
+    pub version: u32,
+    pub doc: &'static str,
+    /// Registers after the three header registers.
+    pub regs: &'static [Register],
+}
+
+/// Size of every block's address window.
+pub const BLOCK_SPAN: u32 = 0x100;
+/// Version of every block in this release: major.minor.patch as 0x00MMmmpp.
+pub const VERSION: u32 = 0x0000_0100;
+/// Corundum's application-info block type in BAR0.
+pub const CORUNDUM_APP_INFO_TYPE: u32 = 0x0000_c005;
+/// APP_ID that ferroce reports in Corundum's app-info block ("FERO").
+pub const APP_ID: u32 = 0x4645_524f;
+
+const fn r(name: &'static str, offset: u32, access: Access, reset: u32, doc: &'static str) -> Register {
+    Register { name, offset, access, reset, doc }
+}
+
+use Access::{Ro, Rw, Wo};
+
+/// Every block in chain order.
+pub const BLOCKS: &[Block] = &[
+    Block {
+        name: "engine_info",
+        type_id: 0x4645_0001,
+        version: VERSION,
+        doc: "What this engine was built with.",
+        regs: &[
+            r("build_id", 0x0c, Ro, 0, "build identifier (set at generation)"),
+            r("data_width", 0x10, Ro, 64, "MAC and DMA data width in bits"),
+            r("max_conns", 0x14, Ro, 16, "connections supported"),
+            r("max_paths", 0x18, Ro, 8, "paths per connection supported"),
+            r("max_streams", 0x1c, Ro, 8, "streams per connection supported"),
+            r("max_mtu", 0x20, Ro, 4096, "largest payload per packet in bytes"),
+        ],
+    },
+    Block {
+        name: "control",
+        type_id: 0x4645_0002,
+        version: VERSION,
+        doc: "Enable, addresses and transport timing.",
+        regs: &[
+            r("ctrl", 0x0c, Rw, 0, "bit0 enable; bit1 clear statistics (self-clearing)"),
+            r("status", 0x10, Ro, 0, "bit0 running; bit1 a DMA error was seen"),
+            r("mac_lo", 0x14, Rw, 0, "local MAC address bytes 2-5 (byte 2 in bits 31:24)"),
+            r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0"),
+            r("ip", 0x1c, Rw, 0, "local IPv4 address"),
+            r("udp_port", 0x20, Rw, 17989, "UDP destination port of ferroce"),
+            r("line_rate_mbps", 0x24, Rw, 10_000, "line rate used for pacing and the rate hint"),
+            r("mtu", 0x28, Rw, 1024, "payload bytes per packet"),
+            r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path"),
+            r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one"),
+            r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout"),
+        ],
+    },
+    Block {
+        name: "conn_table",
+        type_id: 0x4645_0003,
+        version: VERSION,
+        doc: "Connection table, written through a window: set the fields, then `cmd`.",
+        regs: &[
+            r("index", 0x0c, Rw, 0, "connection number the window refers to"),
+            r("remote_id", 0x10, Rw, 0, "the peer's number for this connection"),
+            r("peer_ip", 0x14, Rw, 0, "peer IPv4 address"),
+            r("peer_mac_lo", 0x18, Rw, 0, "peer MAC bytes 2-5"),
+            r("peer_mac_hi", 0x1c, Rw, 0, "peer MAC bytes 0-1"),
+            r("paths", 0x20, Rw, 1, "paths, 1 to max_paths"),
+            r("streams", 0x24, Rw, 1, "streams, 1 to max_streams"),
+            r("initial_rate_mbps", 0x28, Rw, 0, "rate before the first ACK (0: line rate)"),
+            r("cmd", 0x2c, Wo, 0, "1 write the entry at index; 2 read it into the window; 3 close it"),
+            r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad index or value"),
+        ],
+    },
+    Block {
+        name: "path_table",
+        type_id: 0x4645_0004,
+        version: VERSION,
+        doc: "Per-path state, read through a window.",
+        regs: &[
+            r("index", 0x0c, Rw, 0, "connection * 16 + path"),
+            r("sport", 0x10, Ro, 0, "current UDP source port"),
+            r("cwnd", 0x14, Ro, 0, "window in packets (16.16 fixed point)"),
+            r("srtt_ns", 0x18, Ro, 0, "smoothed RTT"),
+            r("state", 0x1c, Ro, 0, "bit0 retired"),
+            r("sent", 0x20, Ro, 0, "data packets sent"),
+            r("retransmitted", 0x24, Ro, 0, "packets retransmitted"),
+            r("ecn_echoes", 0x28, Ro, 0, "CE marks echoed by the receiver"),
+        ],
+    },
+    Block {
+        name: "mr_table",
+        type_id: 0x4645_0005,
+        version: VERSION,
+        doc: "Memory regions open to remote WRITEs, written through a window.",
+        regs: &[
+            r("index", 0x0c, Rw, 0, "table slot"),
+            r("rkey", 0x10, Rw, 0, "remote key"),
+            r("base_lo", 0x14, Rw, 0, "region start, bits 31:0"),
+            r("base_hi", 0x18, Rw, 0, "region start, bits 63:32"),
+            r("len_lo", 0x1c, Rw, 0, "region length, bits 31:0"),
+            r("len_hi", 0x20, Rw, 0, "region length, bits 63:32"),
+            r("access", 0x24, Rw, 0, "bit0 remote write"),
+            r("conn", 0x28, Rw, 0, "the only connection allowed to write"),
+            r("cmd", 0x2c, Wo, 0, "1 write the slot; 2 read it into the window; 3 invalidate it"),
+            r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad slot or value"),
+        ],
+    },
+    Block {
+        name: "queues",
+        type_id: 0x4645_0006,
+        version: VERSION,
+        doc: "Send, receive and completion rings in host memory, and their doorbells.",
+        regs: &[
+            r("sq_base_lo", 0x0c, Rw, 0, "send queue ring address, bits 31:0"),
+            r("sq_base_hi", 0x10, Rw, 0, "send queue ring address, bits 63:32"),
+            r("sq_log_size", 0x14, Rw, 0, "log2 of send queue entries"),
+            r("sq_prod", 0x18, Rw, 0, "send queue producer index: the doorbell"),
+            r("sq_cons", 0x1c, Ro, 0, "send queue consumer index"),
+            r("rq_base_lo", 0x20, Rw, 0, "receive queue ring address, bits 31:0"),
+            r("rq_base_hi", 0x24, Rw, 0, "receive queue ring address, bits 63:32"),
+            r("rq_log_size", 0x28, Rw, 0, "log2 of receive queue entries"),
+            r("rq_prod", 0x2c, Rw, 0, "receive queue producer index: the doorbell"),
+            r("rq_cons", 0x30, Ro, 0, "receive queue consumer index"),
+            r("cq_base_lo", 0x34, Rw, 0, "completion ring address, bits 31:0"),
+            r("cq_base_hi", 0x38, Rw, 0, "completion ring address, bits 63:32"),
+            r("cq_log_size", 0x3c, Rw, 0, "log2 of completion ring entries"),
+            r("cq_prod", 0x40, Ro, 0, "completion producer index"),
+            r("cq_cons", 0x44, Rw, 0, "completion consumer index, written by the host"),
+        ],
+    },
+    Block {
+        name: "stats",
+        type_id: 0x4645_0007,
+        version: VERSION,
+        doc: "Counters (32-bit, wrapping), cleared by control.ctrl bit1.",
+        regs: &[
+            r("tx_data", 0x0c, Ro, 0, "data packets sent"),
+            r("tx_retx", 0x10, Ro, 0, "data packets retransmitted"),
+            r("tx_acks", 0x14, Ro, 0, "ACKs sent"),
+            r("tx_naks", 0x18, Ro, 0, "NAKs sent"),
+            r("rx_data", 0x1c, Ro, 0, "data packets received"),
+            r("rx_dup", 0x20, Ro, 0, "duplicate data packets"),
+            r("rx_out_of_window", 0x24, Ro, 0, "data packets beyond the SACK window"),
+            r("rx_malformed", 0x28, Ro, 0, "frames dropped by the parser (length, CRC, opcode)"),
+            r("rx_bad_conn", 0x2c, Ro, 0, "frames for an unknown connection or from the wrong peer"),
+            r("rx_access_violation", 0x30, Ro, 0, "WRITEs refused by the memory-region check"),
+            r("rx_no_recv", 0x34, Ro, 0, "SENDs without a receive buffer"),
+            r("rx_ecn_ce", 0x38, Ro, 0, "CE-marked data packets"),
+            r("rtos", 0x3c, Ro, 0, "retransmission timeouts"),
+            r("repaths", 0x40, Ro, 0, "paths moved to a new source port"),
+            r("bytes_placed_lo", 0x44, Ro, 0, "payload bytes written to host memory, bits 31:0"),
+            r("bytes_placed_hi", 0x48, Ro, 0, "payload bytes written to host memory, bits 63:32"),
+        ],
+    },
+];
+
+/// Byte offset of block `i` in the register region.
+pub const fn block_base(i: usize) -> u32 {
+    i as u32 * BLOCK_SPAN
+}
+
+/// The block called `name` and its base.
+pub fn block(name: &str) -> Option<(u32, &'static Block)> {
+    BLOCKS.iter().enumerate().find(|(_, b)| b.name == name).map(|(i, b)| (block_base(i), b))
+}
+
+/// Absolute offset of `block.reg`.
+pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
+    let (base, b) = block(block_name).ok_or_else(|| Error::RegisterMap(format!("no block {block_name}")))?;
+    b.regs
+        .iter()
+        .find(|r| r.name == reg)
+        .map(|r| base + r.offset)
+        .ok_or_else(|| Error::RegisterMap(format!("no register {block_name}.{reg}")))
+}
+
+/// Header registers every block starts with.
+const HEADER: [(&str, u32); 3] = [("type", 0x00), ("version", 0x04), ("next", 0x08)];
+
+/// What an AXI-Lite access to the register region answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusError {
+    /// No register at that address, or not 4-byte aligned (AXI SLVERR).
+    Unmapped,
+    /// Write to a read-only register (AXI SLVERR); nothing changes.
+    ReadOnly,
+}
+
+/// The register file as the RTL decoder must behave: the reference for the
+/// CSR block and the RAM-backed twin for driver tests. Hardware-updated
+/// registers (status, counters) are set with [`RegFile::set`].
+#[derive(Debug, Clone)]
+pub struct RegFile {
+    values: Vec<u32>,
+}
+
+impl Default for RegFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RegFile {
+    /// All registers at their reset values.
+    pub fn new() -> RegFile {
+        let mut values = vec![0u32; BLOCKS.len() * BLOCK_SPAN as usize / 4];
+        for (i, b) in BLOCKS.iter().enumerate() {
+            let base = block_base(i) as usize / 4;
+            values[base] = b.type_id;
+            values[base + 1] = b.version;
+            values[base + 2] = if i + 1 < BLOCKS.len() { block_base(i + 1) } else { 0 };
+            for r in b.regs {
+                values[base + r.offset as usize / 4] = r.reset;
+            }
+        }
+        RegFile { values }
+    }
+
+    fn lookup(addr: u32) -> Option<Access> {
+        if addr % 4 != 0 {
+            return None;
+        }
+        let i = (addr / BLOCK_SPAN) as usize;
+        let off = addr % BLOCK_SPAN;
+        let b = BLOCKS.get(i)?;
+        if HEADER.iter().any(|&(_, o)| o == off) {
+            return Some(Access::Ro);
+        }
+        b.regs.iter().find(|r| r.offset == off).map(|r| r.access)
+    }
+
+    /// Bus read.
+    pub fn read(&self, addr: u32) -> core::result::Result<u32, BusError> {
+        match Self::lookup(addr) {
+            None => Err(BusError::Unmapped),
+            Some(Access::Wo) => Ok(0),
+            Some(_) => Ok(self.values[addr as usize / 4]),
+        }
+    }
+
+    /// Bus write.
+    pub fn write(&mut self, addr: u32, value: u32) -> core::result::Result<(), BusError> {
+        match Self::lookup(addr) {
+            None => Err(BusError::Unmapped),
+            Some(Access::Ro) => Err(BusError::ReadOnly),
+            Some(_) => {
+                self.values[addr as usize / 4] = value;
+                Ok(())
+            }
+        }
+    }
+
+    /// Hardware-side update of any mapped register.
+    pub fn set(&mut self, addr: u32, value: u32) {
+        assert!(Self::lookup(addr).is_some(), "unmapped register {addr:#x}");
+        self.values[addr as usize / 4] = value;
+    }
+
+    /// Raw value of a mapped register (write-only ones included), for the
+    /// hardware side of a model.
+    pub fn get(&self, addr: u32) -> u32 {
+        self.values[addr as usize / 4]
+    }
+}
+
+/// `docs/regmap.md`, generated from [`BLOCKS`].
+pub fn markdown() -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "# ferroce register map\n");
+    let _ = writeln!(
+        s,
+        "Generated by `cargo xtask docs` from `proto/src/regs.rs`; do not edit by hand \
+         (CI fails when this file is stale).\n\n\
+         All registers are 32 bits wide and 4-byte aligned. The region is a chain of \
+         blocks, Corundum style: each starts with `type` (+0x00), `version` (+0x04) and \
+         `next` (+0x08, offset of the next block from the start of the region, 0 for the \
+         last). A driver walks the chain from offset 0. Reads or writes of unmapped or \
+         misaligned addresses, and writes to RO registers, answer SLVERR and change \
+         nothing; WO registers read as 0. Under Corundum the region is the application \
+         BAR (BAR2) and Corundum's app-info block (type {CORUNDUM_APP_INFO_TYPE:#06x}) in \
+         BAR0 carries APP_ID {APP_ID:#010x}.\n"
+    );
+    let _ = writeln!(s, "| offset | block | type | version |\n|---|---|---|---|");
+    for (i, b) in BLOCKS.iter().enumerate() {
+        let _ = writeln!(s, "| {:#06x} | [{}](#{}) | {:#010x} | {:#010x} |", block_base(i), b.name, b.name, b.type_id, b.version);
+    }
+    for (i, b) in BLOCKS.iter().enumerate() {
+        let base = block_base(i);
+        let _ = writeln!(s, "\n## {}\n\n{}\n", b.name, b.doc);
+        let _ = writeln!(s, "| offset | register | access | reset | meaning |\n|---|---|---|---|---|");
+        let next = if i + 1 < BLOCKS.len() { block_base(i + 1) } else { 0 };
+        for (name, off, reset, doc) in [
+            ("type", 0, b.type_id, "block type"),
+            ("version", 4, b.version, "block version"),
+            ("next", 8, next, "offset of the next block, 0 for the last"),
+        ] {
+            let _ = writeln!(s, "| {:#06x} | `{name}` | RO | {reset:#x} | {doc} |", base + off);
+        }
+        for reg in b.regs {
+            let _ = writeln!(
+                s,
+                "| {:#06x} | `{}` | {} | {:#x} | {} |",
+                base + reg.offset,
+                reg.name,
+                reg.access.as_str(),
+                reg.reset,
+                reg.doc
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_well_formed() {
+        let mut types = std::collections::HashSet::new();
+        for b in BLOCKS {
+            assert!(types.insert(b.type_id), "duplicate type {:#x}", b.type_id);
+            let mut offs = std::collections::HashSet::new();
+            for r in b.regs {
+                assert!(r.offset % 4 == 0 && r.offset >= 0x0c && r.offset < BLOCK_SPAN, "{}.{}", b.name, r.name);
+                assert!(offs.insert(r.offset), "{}.{} overlaps", b.name, r.name);
+            }
+        }
+    }
+
+    #[test]
+    fn chain_walk_finds_every_block_from_reset_values() {
+        let rf = RegFile::new();
+        let mut at = 0u32;
+        let mut seen = Vec::new();
+        loop {
+            seen.push(rf.read(at).unwrap());
+            assert_eq!(rf.read(at + 4).unwrap(), VERSION);
+            at = rf.read(at + 8).unwrap();
+            if at == 0 {
+                break;
+            }
+        }
+        assert_eq!(seen, BLOCKS.iter().map(|b| b.type_id).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bus_errors_change_nothing() {
+        let mut rf = RegFile::new();
+        let port = offset_of("control", "udp_port").unwrap();
+        assert_eq!(rf.read(port), Ok(17989));
+        assert_eq!(rf.read(port + 1), Err(BusError::Unmapped));
+        assert_eq!(rf.write(port + 2, 1), Err(BusError::Unmapped));
+        assert_eq!(rf.read(0x3c), Err(BusError::Unmapped), "hole after engine_info registers");
+        assert_eq!(rf.read(BLOCKS.len() as u32 * BLOCK_SPAN), Err(BusError::Unmapped));
+        let status = offset_of("control", "status").unwrap();
+        assert_eq!(rf.write(status, 7), Err(BusError::ReadOnly));
+        assert_eq!(rf.write(0, 7), Err(BusError::ReadOnly), "block type");
+        assert_eq!(rf.read(status), Ok(0));
+        let cmd = offset_of("conn_table", "cmd").unwrap();
+        assert_eq!(rf.write(cmd, 1), Ok(()));
+        assert_eq!(rf.read(cmd), Ok(0), "write-only reads as 0");
+        assert_eq!(rf.get(cmd), 1);
+        assert_eq!(rf.write(port, 4000), Ok(()));
+        assert_eq!(rf.read(port), Ok(4000));
+    }
+}

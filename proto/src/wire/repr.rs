@@ -1,0 +1,511 @@
+//! Semantic representations, [`encode`] and [`parse`].
+
+use super::crc::{crc32, internet_checksum};
+use super::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
+use crate::types::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
+use crate::{Error, Result};
+
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const IP_PROTO_UDP: u8 = 17;
+const TRANSPORT_VERSION: u8 = 1;
+const L2L4: usize = ETH.len + IPV4.len + UDP.len;
+
+/// Transport opcodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    Write = 0x01,
+    WriteImm = 0x02,
+    Send = 0x03,
+    Ack = 0x10,
+    Nak = 0x11,
+}
+
+impl Opcode {
+    /// Decode an opcode byte.
+    pub fn from_u8(v: u8) -> Result<Opcode> {
+        Ok(match v {
+            0x01 => Opcode::Write,
+            0x02 => Opcode::WriteImm,
+            0x03 => Opcode::Send,
+            0x10 => Opcode::Ack,
+            0x11 => Opcode::Nak,
+            other => return Err(Error::UnknownOpcode(other)),
+        })
+    }
+    /// True for WRITE, WRITE with immediate and SEND.
+    pub fn is_data(self) -> bool {
+        matches!(self, Opcode::Write | Opcode::WriteImm | Opcode::Send)
+    }
+}
+
+/// ECN codepoint of the IPv4 header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct = 0,
+    Ect1 = 1,
+    Ect0 = 2,
+    Ce = 3,
+}
+
+impl Ecn {
+    fn from_bits(v: u64) -> Ecn {
+        match v & 3 {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect1,
+            2 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+}
+
+/// NAK reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NakCode {
+    /// rkey, bounds, permission or owner check failed.
+    Access = 1,
+    /// No receive buffer posted for a SEND.
+    NoRecv = 2,
+    /// The SEND is larger than the posted receive buffer.
+    RecvTooSmall = 3,
+    /// Go-back-N baseline: out-of-sequence PSN; `info` holds the expected PSN.
+    SeqErr = 4,
+}
+
+impl NakCode {
+    fn from_u8(v: u8) -> Result<NakCode> {
+        Ok(match v {
+            1 => NakCode::Access,
+            2 => NakCode::NoRecv,
+            3 => NakCode::RecvTooSmall,
+            4 => NakCode::SeqErr,
+            other => return Err(Error::BadField { field: "nak.code", value: other as u64 }),
+        })
+    }
+}
+
+/// Flag bits of the common header.
+pub mod flags {
+    /// This data packet is a retransmission.
+    pub const RETX: u8 = 0x01;
+    /// The receiver should acknowledge at once (no coalescing).
+    pub const ACK_REQ: u8 = 0x02;
+}
+
+/// L2-L4 addressing of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Addressing {
+    pub src_mac: [u8; 6],
+    pub dst_mac: [u8; 6],
+    pub src_ip: [u8; 4],
+    pub dst_ip: [u8; 4],
+    /// UDP source port: the path entropy.
+    pub sport: u16,
+    /// UDP destination port.
+    pub dport: u16,
+    pub dscp: u8,
+    pub ecn: Ecn,
+    pub ttl: u8,
+}
+
+/// Common header fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommonRepr {
+    pub opcode: Opcode,
+    pub conn: ConnId,
+    pub path: PathId,
+    pub psn: Psn,
+    pub timestamp: u32,
+    pub stream: StreamId,
+    pub flags: u8,
+}
+
+/// Data extension fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataRepr {
+    pub msg_seq: MsgSeq,
+    pub msg_len: u32,
+    pub offset: u32,
+    pub payload_len: u16,
+    /// WRITE: address of message byte 0 at the receiver; SEND: 0.
+    pub remote_addr: Iova,
+    /// WRITE: rkey; SEND: receive sequence number.
+    pub rkey: Rkey,
+    pub immediate: u32,
+}
+
+/// ACK extension fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckRepr {
+    /// Circular bitmap, bit `psn % 256` (byte `i/8`, bit `i%8`).
+    pub sack: [u8; 32],
+    pub ts_echo: u32,
+    /// Mb/s; 0 means no hint.
+    pub rate_hint_mbps: u32,
+    pub ecn_ce: u16,
+    pub acked_pkts: u16,
+}
+
+impl AckRepr {
+    /// Is slot `psn % 256` set?
+    pub fn sacked(&self, psn: Psn) -> bool {
+        let i = psn.slot();
+        self.sack[i / 8] & (1 << (i % 8)) != 0
+    }
+    /// Set slot `psn % 256`.
+    pub fn set_sacked(&mut self, psn: Psn) {
+        let i = psn.slot();
+        self.sack[i / 8] |= 1 << (i % 8);
+    }
+}
+
+/// NAK extension fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NakRepr {
+    pub code: NakCode,
+    pub msg_seq: MsgSeq,
+    pub info: u32,
+}
+
+/// The extension after the common header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    Data(DataRepr),
+    Ack(AckRepr),
+    Nak(NakRepr),
+}
+
+/// A whole transport header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransportRepr {
+    pub common: CommonRepr,
+    pub body: Body,
+}
+
+impl TransportRepr {
+    /// Length of the transport header (common + extension).
+    pub fn header_len(&self) -> usize {
+        COMMON.len
+            + match self.body {
+                Body::Data(_) => DATA.len,
+                Body::Ack(_) => ACK.len,
+                Body::Nak(_) => NAK.len,
+            }
+    }
+}
+
+/// A parsed frame borrowing its payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame<'a> {
+    pub addr: Addressing,
+    pub transport: TransportRepr,
+    pub payload: &'a [u8],
+}
+
+/// Total frame length (without FCS) for a transport header and payload.
+pub fn frame_len(t: &TransportRepr, payload_len: usize) -> usize {
+    L2L4 + t.header_len() + payload_len + CRC_LEN
+}
+
+/// Encode a frame. `payload` must be empty for ACK and NAK and match
+/// `payload_len` for data; panics otherwise (a caller bug, not input).
+pub fn encode(addr: &Addressing, t: &TransportRepr, payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; frame_len(t, payload.len())];
+    encode_into(addr, t, payload, &mut out);
+    out
+}
+
+/// Encode into `out`, which must be exactly [`frame_len`] long.
+pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &mut [u8]) {
+    let total = frame_len(t, payload.len());
+    assert_eq!(out.len(), total, "output buffer length");
+    match &t.body {
+        Body::Data(d) => assert_eq!(d.payload_len as usize, payload.len(), "payload_len"),
+        _ => assert!(payload.is_empty(), "ACK/NAK carry no payload"),
+    }
+    let (eth, rest) = out.split_at_mut(ETH.len);
+    eth[0..6].copy_from_slice(&addr.dst_mac);
+    eth[6..12].copy_from_slice(&addr.src_mac);
+    ETH.field("ethertype").set(eth, ETHERTYPE_IPV4 as u64);
+
+    let (ip, rest) = rest.split_at_mut(IPV4.len);
+    let ip_total = total - ETH.len;
+    for (name, v) in [
+        ("version", 4),
+        ("ihl", 5),
+        ("dscp", addr.dscp as u64),
+        ("ecn", addr.ecn as u64),
+        ("total_len", ip_total as u64),
+        ("ident", 0),
+        ("flags", 0b010),
+        ("frag_off", 0),
+        ("ttl", addr.ttl as u64),
+        ("protocol", IP_PROTO_UDP as u64),
+        ("checksum", 0),
+        ("src", u32::from_be_bytes(addr.src_ip) as u64),
+        ("dst", u32::from_be_bytes(addr.dst_ip) as u64),
+    ] {
+        IPV4.field(name).set(ip, v);
+    }
+    let csum = internet_checksum(ip);
+    IPV4.field("checksum").set(ip, csum as u64);
+
+    let (udp, tp) = rest.split_at_mut(UDP.len);
+    UDP.field("sport").set(udp, addr.sport as u64);
+    UDP.field("dport").set(udp, addr.dport as u64);
+    UDP.field("len").set(udp, (ip_total - IPV4.len) as u64);
+    UDP.field("checksum").set(udp, 0);
+
+    let c = &t.common;
+    let (common, ext) = tp.split_at_mut(COMMON.len);
+    for (name, v) in [
+        ("version", TRANSPORT_VERSION as u64),
+        ("reserved0", 0),
+        ("opcode", c.opcode as u64),
+        ("conn", c.conn.0 as u64),
+        ("path", c.path.0 as u64),
+        ("psn", c.psn.get() as u64),
+        ("timestamp", c.timestamp as u64),
+        ("stream", c.stream.0 as u64),
+        ("flags", c.flags as u64),
+        ("reserved1", 0),
+    ] {
+        COMMON.field(name).set(common, v);
+    }
+    let ext_len = match &t.body {
+        Body::Data(d) => {
+            for (name, v) in [
+                ("msg_seq", d.msg_seq.0 as u64),
+                ("msg_len", d.msg_len as u64),
+                ("offset", d.offset as u64),
+                ("payload_len", d.payload_len as u64),
+                ("reserved", 0),
+                ("remote_addr", d.remote_addr.0),
+                ("rkey", d.rkey.0 as u64),
+                ("immediate", d.immediate as u64),
+            ] {
+                DATA.field(name).set(ext, v);
+            }
+            ext[DATA.len..DATA.len + payload.len()].copy_from_slice(payload);
+            DATA.len
+        }
+        Body::Ack(a) => {
+            ACK.field("sack").bytes_mut(ext).copy_from_slice(&a.sack);
+            for (name, v) in [
+                ("ts_echo", a.ts_echo as u64),
+                ("rate_hint", a.rate_hint_mbps as u64),
+                ("ecn_ce", a.ecn_ce as u64),
+                ("acked_pkts", a.acked_pkts as u64),
+                ("reserved", 0),
+            ] {
+                ACK.field(name).set(ext, v);
+            }
+            ACK.len
+        }
+        Body::Nak(n) => {
+            for (name, v) in [
+                ("code", n.code as u64),
+                ("reserved0", 0),
+                ("msg_seq", n.msg_seq.0 as u64),
+                ("info", n.info as u64),
+                ("reserved1", 0),
+            ] {
+                NAK.field(name).set(ext, v);
+            }
+            NAK.len
+        }
+    };
+    let crc_at = COMMON.len + ext_len + payload.len();
+    let crc = crc32(&tp[..crc_at]);
+    tp[crc_at..crc_at + CRC_LEN].copy_from_slice(&crc.to_be_bytes());
+}
+
+fn need(what: &'static str, needed: usize, available: usize) -> Result<()> {
+    if available < needed {
+        Err(Error::Truncated { what, needed, available })
+    } else {
+        Ok(())
+    }
+}
+
+/// Parse and validate a frame addressed to UDP port `port`. Every malformed
+/// input gives a typed error; nothing panics.
+pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
+    need("Ethernet header", ETH.len, frame.len())?;
+    let eth = &frame[..ETH.len];
+    let ethertype = ETH.field("ethertype").get(eth) as u16;
+    if ethertype != ETHERTYPE_IPV4 {
+        return Err(Error::NotFerroce { ethertype, proto: 0, dport: 0 });
+    }
+    need("IPv4 header", ETH.len + IPV4.len, frame.len())?;
+    let ip = &frame[ETH.len..ETH.len + IPV4.len];
+    let ipf = |n: &str| IPV4.field(n).get(ip);
+    if ipf("version") != 4 || ipf("ihl") != 5 {
+        return Err(Error::BadField { field: "ipv4.version/ihl", value: ip[0] as u64 });
+    }
+    if internet_checksum(ip) != 0 {
+        return Err(Error::BadIpChecksum);
+    }
+    let proto = ipf("protocol") as u8;
+    if ipf("frag_off") != 0 || ipf("flags") & 0b001 != 0 {
+        return Err(Error::BadField { field: "ipv4.fragment", value: ipf("frag_off") });
+    }
+    let ip_total = ipf("total_len") as usize;
+    if ETH.len + ip_total != frame.len() {
+        return Err(Error::BadLength {
+            what: "ipv4.total_len",
+            declared: ip_total,
+            actual: frame.len() - ETH.len,
+        });
+    }
+    if proto != IP_PROTO_UDP {
+        return Err(Error::NotFerroce { ethertype, proto, dport: 0 });
+    }
+    need("UDP header", L2L4, frame.len())?;
+    let udp = &frame[ETH.len + IPV4.len..L2L4];
+    let dport = UDP.field("dport").get(udp) as u16;
+    if dport != port {
+        return Err(Error::NotFerroce { ethertype, proto, dport });
+    }
+    let udp_len = UDP.field("len").get(udp) as usize;
+    if udp_len != ip_total - IPV4.len {
+        return Err(Error::BadLength { what: "udp.len", declared: udp_len, actual: ip_total - IPV4.len });
+    }
+    let tp = &frame[L2L4..];
+    need("ferroce common header + CRC", COMMON.len + CRC_LEN, tp.len())?;
+    let (covered, trailer) = tp.split_at(tp.len() - CRC_LEN);
+    let trailer = u32::from_be_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let computed = crc32(covered);
+    if trailer != computed {
+        return Err(Error::BadCrc { trailer, computed });
+    }
+    let cf = |n: &str| COMMON.field(n).get(covered);
+    if cf("version") != TRANSPORT_VERSION as u64 {
+        return Err(Error::BadField { field: "common.version", value: cf("version") });
+    }
+    let opcode = Opcode::from_u8(cf("opcode") as u8)?;
+    let common = CommonRepr {
+        opcode,
+        conn: ConnId(cf("conn") as u16),
+        path: PathId(cf("path") as u8),
+        psn: Psn::new(cf("psn") as u32),
+        timestamp: cf("timestamp") as u32,
+        stream: StreamId(cf("stream") as u16),
+        flags: cf("flags") as u8,
+    };
+    let ext = &covered[COMMON.len..];
+    let (body, payload) = match opcode {
+        Opcode::Write | Opcode::WriteImm | Opcode::Send => {
+            need("data extension", DATA.len, ext.len())?;
+            let g = |n: &str| DATA.field(n).get(ext);
+            let d = DataRepr {
+                msg_seq: MsgSeq(g("msg_seq") as u32),
+                msg_len: g("msg_len") as u32,
+                offset: g("offset") as u32,
+                payload_len: g("payload_len") as u16,
+                remote_addr: Iova(g("remote_addr")),
+                rkey: Rkey(g("rkey") as u32),
+                immediate: g("immediate") as u32,
+            };
+            let payload = &ext[DATA.len..];
+            if payload.len() != d.payload_len as usize {
+                return Err(Error::BadLength {
+                    what: "data.payload_len",
+                    declared: d.payload_len as usize,
+                    actual: payload.len(),
+                });
+            }
+            if d.msg_len == 0 || d.payload_len == 0 {
+                return Err(Error::BadField { field: "data.msg_len/payload_len", value: 0 });
+            }
+            if d.offset as u64 + d.payload_len as u64 > d.msg_len as u64 {
+                return Err(Error::BadLength {
+                    what: "data.offset+payload_len",
+                    declared: d.msg_len as usize,
+                    actual: d.offset as usize + d.payload_len as usize,
+                });
+            }
+            (Body::Data(d), payload)
+        }
+        Opcode::Ack => {
+            if ext.len() != ACK.len {
+                return Err(Error::BadLength { what: "ACK extension", declared: ACK.len, actual: ext.len() });
+            }
+            let g = |n: &str| ACK.field(n).get(ext);
+            let mut sack = [0u8; 32];
+            sack.copy_from_slice(ACK.field("sack").bytes(ext));
+            let a = AckRepr {
+                sack,
+                ts_echo: g("ts_echo") as u32,
+                rate_hint_mbps: g("rate_hint") as u32,
+                ecn_ce: g("ecn_ce") as u16,
+                acked_pkts: g("acked_pkts") as u16,
+            };
+            (Body::Ack(a), &ext[ACK.len..])
+        }
+        Opcode::Nak => {
+            if ext.len() != NAK.len {
+                return Err(Error::BadLength { what: "NAK extension", declared: NAK.len, actual: ext.len() });
+            }
+            let g = |n: &str| NAK.field(n).get(ext);
+            let n = NakRepr {
+                code: NakCode::from_u8(g("code") as u8)?,
+                msg_seq: MsgSeq(g("msg_seq") as u32),
+                info: g("info") as u32,
+            };
+            (Body::Nak(n), &ext[NAK.len..])
+        }
+    };
+    let mut src_mac = [0u8; 6];
+    let mut dst_mac = [0u8; 6];
+    dst_mac.copy_from_slice(&eth[0..6]);
+    src_mac.copy_from_slice(&eth[6..12]);
+    let addr = Addressing {
+        src_mac,
+        dst_mac,
+        src_ip: (ipf("src") as u32).to_be_bytes(),
+        dst_ip: (ipf("dst") as u32).to_be_bytes(),
+        sport: UDP.field("sport").get(udp) as u16,
+        dport,
+        dscp: ipf("dscp") as u8,
+        ecn: Ecn::from_bits(ipf("ecn")),
+        ttl: ipf("ttl") as u8,
+    };
+    Ok(Frame { addr, transport: TransportRepr { common, body }, payload })
+}
+
+/// The IPv4/UDP 5-tuple of a frame, for ECMP hashing in switches:
+/// (src ip, dst ip, protocol, sport, dport). `None` if the frame is too short
+/// or not IPv4.
+pub fn five_tuple(frame: &[u8]) -> Option<([u8; 4], [u8; 4], u8, u16, u16)> {
+    if frame.len() < L2L4 || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+        return None;
+    }
+    let ip = &frame[ETH.len..ETH.len + IPV4.len];
+    let udp = &frame[ETH.len + IPV4.len..L2L4];
+    Some((
+        (IPV4.field("src").get(ip) as u32).to_be_bytes(),
+        (IPV4.field("dst").get(ip) as u32).to_be_bytes(),
+        IPV4.field("protocol").get(ip) as u8,
+        UDP.field("sport").get(udp) as u16,
+        UDP.field("dport").get(udp) as u16,
+    ))
+}
+
+/// Mark an ECN-capable IPv4 frame CE in place and fix the IPv4 checksum, as a
+/// switch does. Returns false (and changes nothing) for Not-ECT or non-IPv4.
+pub fn mark_ce(frame: &mut [u8]) -> bool {
+    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+        return false;
+    }
+    let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
+    let ecn = IPV4.field("ecn");
+    if ecn.get(ip) == Ecn::NotEct as u64 {
+        return false;
+    }
+    ecn.set(ip, Ecn::Ce as u64);
+    let csum = IPV4.field("checksum");
+    csum.set(ip, 0);
+    let c = internet_checksum(ip);
+    csum.set(ip, c as u64);
+    true
+}
