@@ -194,6 +194,7 @@ struct Conn {
     next_tx: Time,
     last_rx: Option<Time>,
     path_rr: usize,
+    bytes_placed: u64,
 }
 
 /// A ferroce NIC: any number of connections sharing one port.
@@ -307,6 +308,7 @@ impl Endpoint {
                 next_tx: 0,
                 last_rx: None,
                 path_rr: 0,
+                bytes_placed: 0,
             },
         );
         self.order.push(cc.id);
@@ -316,6 +318,11 @@ impl Endpoint {
     /// Current pacing rate of a connection in Mb/s.
     pub fn conn_rate_mbps(&self, id: ConnId) -> Option<u32> {
         self.conns.get(&id).map(|c| c.rate_mbps)
+    }
+
+    /// Payload bytes placed in host memory for connection `id`.
+    pub fn conn_bytes_placed(&self, id: ConnId) -> u64 {
+        self.conns.get(&id).map_or(0, |c| c.bytes_placed)
     }
 
     /// Per-path state of a connection's send side.
@@ -443,7 +450,10 @@ impl Endpoint {
             immediate = true;
         } else {
             match self.delivery.place(id, &c, d, f.payload, mem) {
-                Placement::Placed => self.stats.bytes_placed += f.payload.len() as u64,
+                Placement::Placed => {
+                    self.stats.bytes_placed += f.payload.len() as u64;
+                    self.conns.get_mut(&id).expect("connection exists").bytes_placed += f.payload.len() as u64;
+                }
                 Placement::Refused(code) => {
                     self.stats.rx_access_violation += 1;
                     self.queue_nak(now, id, &c, d, code, f.addr.sport);

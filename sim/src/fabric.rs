@@ -1,0 +1,587 @@
+//! Discrete-event model of a leaf-spine Ethernet fabric in picoseconds.
+//!
+//! Every link is one direction of a cable: an output queue (byte-bounded,
+//! tail drop, ECN marking above a threshold), serialisation at the link rate,
+//! propagation delay, then the impairments of that link (loss, duplication,
+//! corruption, black holes). Switches route on the destination IPv4 address
+//! and pick among equal-cost uplinks by a hash of the UDP 5-tuple, so the
+//! source port chooses the path. Hosts pull frames from their transport when
+//! their link is idle and are woken at the transport's next timeout.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::io::BufWriter;
+
+use ferroce_proto::model::wire_time;
+use ferroce_proto::rng::Rng;
+use ferroce_proto::wire::{self, WIRE_OVERHEAD};
+use ferroce_proto::{Time, Transport};
+
+use crate::memory::Memory;
+use crate::pcap::PcapWriter;
+
+/// Loss process of a link.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Loss {
+    None,
+    /// Each frame lost independently with this probability.
+    Iid(f64),
+    /// Two-state Markov (Gilbert-Elliott) bursty loss: per frame, move
+    /// good->bad with `to_bad`, bad->good with `to_good`, then lose the frame
+    /// with the state's probability.
+    GilbertElliott { to_bad: f64, to_good: f64, loss_good: f64, loss_bad: f64 },
+}
+
+impl Loss {
+    /// Long-run loss rate.
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Loss::None => 0.0,
+            Loss::Iid(p) => p,
+            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
+                let pi_bad = to_bad / (to_bad + to_good);
+                pi_bad * loss_bad + (1.0 - pi_bad) * loss_good
+            }
+        }
+    }
+}
+
+/// One direction of a cable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkConfig {
+    pub rate_mbps: u32,
+    /// Propagation delay.
+    pub delay: Time,
+    /// Output queue capacity in bytes; beyond it frames are dropped.
+    pub queue_bytes: usize,
+    /// Frames enqueued while more than this many bytes wait are marked CE.
+    pub ecn_threshold_bytes: usize,
+    pub loss: Loss,
+    /// Probability that a frame arrives twice.
+    pub duplicate: f64,
+    /// Probability that one random bit of a frame is flipped.
+    pub corrupt: f64,
+}
+
+impl LinkConfig {
+    /// A clean link.
+    pub fn new(rate_mbps: u32, delay: Time) -> LinkConfig {
+        LinkConfig {
+            rate_mbps,
+            delay,
+            queue_bytes: 16 << 20,
+            ecn_threshold_bytes: usize::MAX,
+            loss: Loss::None,
+            duplicate: 0.0,
+            corrupt: 0.0,
+        }
+    }
+}
+
+/// Counters of one link.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    pub frames: u64,
+    pub bytes: u64,
+    pub lost: u64,
+    pub tail_drops: u64,
+    pub blackholed: u64,
+    pub duplicated: u64,
+    pub corrupted: u64,
+    pub ecn_marked: u64,
+    pub peak_queue_bytes: usize,
+}
+
+/// A node of the fabric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Node {
+    Host(usize),
+    Switch(usize),
+}
+
+/// Index of a link.
+pub type LinkId = usize;
+
+/// What a black hole swallows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultTarget {
+    /// Everything leaving through this link.
+    Link(LinkId),
+    /// Everything into or out of this switch (a failed plane or spine).
+    Switch(usize),
+    /// Every frame with this UDP source port (one path of one connection).
+    SourcePort(u16),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fault {
+    from: Time,
+    until: Time,
+    target: FaultTarget,
+}
+
+#[derive(Debug)]
+struct Link {
+    cfg: LinkConfig,
+    from: Node,
+    to: Node,
+    queue: VecDeque<Vec<u8>>,
+    queue_bytes: usize,
+    busy: bool,
+    ge_bad: bool,
+    stats: LinkStats,
+}
+
+#[derive(Debug, Default)]
+struct Switch {
+    routes: HashMap<[u8; 4], Vec<LinkId>>,
+    seed: u64,
+}
+
+/// A host: a transport, its memory and its NIC link.
+#[derive(Debug)]
+pub struct Host<T> {
+    pub transport: T,
+    pub mem: Memory,
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// The host's egress link.
+    pub link: LinkId,
+    wake_at: Option<Time>,
+}
+
+#[derive(Debug)]
+enum Ev {
+    Arrive(Node, Vec<u8>),
+    TxDone(LinkId),
+    Wake(usize),
+}
+
+#[derive(Debug)]
+struct Scheduled {
+    t: Time,
+    seq: u64,
+    ev: Ev,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.seq) == (o.t, o.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.seq).cmp(&(self.t, self.seq)) // min-heap
+    }
+}
+
+/// Leaf-spine topology parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct LeafSpine {
+    pub leaves: usize,
+    pub hosts_per_leaf: usize,
+    pub spines: usize,
+    /// Host <-> leaf, both directions.
+    pub host_link: LinkConfig,
+    /// Leaf -> spine.
+    pub uplink: LinkConfig,
+    /// Spine -> leaf.
+    pub downlink: LinkConfig,
+    /// Propagation delay of spine s's links is scaled by
+    /// 1 + (skew - 1) * s / (spines - 1): the slowest spine is `skew` times
+    /// the fastest (1.0: no skew).
+    pub spine_delay_skew: f64,
+    pub seed: u64,
+}
+
+/// The fabric with its hosts, all running transports of type `T`.
+#[derive(Debug)]
+pub struct Fabric<T> {
+    now: Time,
+    events: BinaryHeap<Scheduled>,
+    seq: u64,
+    links: Vec<Link>,
+    switches: Vec<Switch>,
+    hosts: Vec<Option<Host<T>>>,
+    addrs: Vec<([u8; 6], [u8; 4], LinkId)>,
+    faults: Vec<Fault>,
+    rng: Rng,
+    pcap: Option<PcapWriter<BufWriter<std::fs::File>>>,
+    dropped_unroutable: u64,
+    events_run: u64,
+}
+
+/// FNV-1a over the 5-tuple with a per-switch seed, then a final mix.
+fn ecmp_hash(seed: u64, t: &([u8; 4], [u8; 4], u8, u16, u16)) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    let bytes = t.0.iter().chain(t.1.iter()).copied().chain([t.2]).chain(t.3.to_be_bytes()).chain(t.4.to_be_bytes());
+    for b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
+impl<T: Transport> Fabric<T> {
+    /// Build a leaf-spine fabric; hosts get transports with [`Fabric::attach`].
+    pub fn leaf_spine(ls: LeafSpine) -> Fabric<T> {
+        assert!(ls.leaves >= 1 && ls.hosts_per_leaf >= 1 && ls.spines >= 1);
+        let mut f = Fabric {
+            now: 0,
+            events: BinaryHeap::new(),
+            seq: 0,
+            links: Vec::new(),
+            switches: Vec::new(),
+            hosts: Vec::new(),
+            addrs: Vec::new(),
+            faults: Vec::new(),
+            rng: Rng::new(ls.seed ^ 0xfab),
+            pcap: None,
+            dropped_unroutable: 0,
+            events_run: 0,
+        };
+        let leaf = |l: usize| l;
+        let spine = |s: usize| ls.leaves + s;
+        for i in 0..ls.leaves + ls.spines {
+            f.switches.push(Switch { routes: HashMap::new(), seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64) });
+        }
+        let add = |f: &mut Fabric<T>, cfg: LinkConfig, from: Node, to: Node| -> LinkId {
+            f.links.push(Link {
+                cfg,
+                from,
+                to,
+                queue: VecDeque::new(),
+                queue_bytes: 0,
+                busy: false,
+                ge_bad: false,
+                stats: LinkStats::default(),
+            });
+            f.links.len() - 1
+        };
+        let nhosts = ls.leaves * ls.hosts_per_leaf;
+        let mut down_to_host = Vec::new();
+        for h in 0..nhosts {
+            let l = h / ls.hosts_per_leaf;
+            let k = h % ls.hosts_per_leaf;
+            let up = add(&mut f, ls.host_link, Node::Host(h), Node::Switch(leaf(l)));
+            down_to_host.push(add(&mut f, ls.host_link, Node::Switch(leaf(l)), Node::Host(h)));
+            let ip = [10, 0, l as u8, k as u8 + 1];
+            f.addrs.push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
+            f.hosts.push(None);
+        }
+        let mut leaf_up = vec![Vec::new(); ls.leaves];
+        let mut spine_down = vec![vec![0; ls.leaves]; ls.spines];
+        for s in 0..ls.spines {
+            let scale = if ls.spines > 1 {
+                1.0 + (ls.spine_delay_skew - 1.0) * s as f64 / (ls.spines - 1) as f64
+            } else {
+                1.0
+            };
+            for (l, up) in leaf_up.iter_mut().enumerate() {
+                let mut u = ls.uplink;
+                u.delay = (u.delay as f64 * scale) as Time;
+                let mut d = ls.downlink;
+                d.delay = (d.delay as f64 * scale) as Time;
+                up.push(add(&mut f, u, Node::Switch(leaf(l)), Node::Switch(spine(s))));
+                spine_down[s][l] = add(&mut f, d, Node::Switch(spine(s)), Node::Switch(leaf(l)));
+            }
+        }
+        for h in 0..nhosts {
+            let ip = f.addrs[h].1;
+            let hl = h / ls.hosts_per_leaf;
+            for l in 0..ls.leaves {
+                let r = if l == hl { vec![down_to_host[h]] } else { leaf_up[l].clone() };
+                f.switches[leaf(l)].routes.insert(ip, r);
+            }
+            for s in 0..ls.spines {
+                f.switches[spine(s)].routes.insert(ip, vec![spine_down[s][hl]]);
+            }
+        }
+        f
+    }
+
+    /// MAC, IPv4 address and egress link of host `h`.
+    pub fn host_addr(&self, h: usize) -> ([u8; 6], [u8; 4]) {
+        (self.addrs[h].0, self.addrs[h].1)
+    }
+
+    /// Number of host slots.
+    pub fn host_count(&self) -> usize {
+        self.addrs.len()
+    }
+
+    /// Put a transport and its memory on host `h`.
+    pub fn attach(&mut self, h: usize, transport: T, mem: Memory) {
+        let (mac, ip, link) = self.addrs[h];
+        self.hosts[h] = Some(Host { transport, mem, mac, ip, link, wake_at: None });
+        self.service(h);
+    }
+
+    /// Host `h`.
+    pub fn host(&self, h: usize) -> &Host<T> {
+        self.hosts[h].as_ref().expect("host attached")
+    }
+
+    /// Host `h`, mutably. Call [`Fabric::kick`] after posting work.
+    pub fn host_mut(&mut self, h: usize) -> &mut Host<T> {
+        self.hosts[h].as_mut().expect("host attached")
+    }
+
+    /// Let host `h` act now (after work was posted to it).
+    pub fn kick(&mut self, h: usize) {
+        self.service(h);
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub fn events_run(&self) -> u64 {
+        self.events_run
+    }
+
+    /// Black-hole `target` from `from` until `until`.
+    pub fn add_fault(&mut self, target: FaultTarget, from: Time, until: Time) {
+        self.faults.push(Fault { from, until, target });
+    }
+
+    /// Counters of link `id`.
+    pub fn link_stats(&self, id: LinkId) -> LinkStats {
+        self.links[id].stats
+    }
+
+    /// Links into host `h` (the last hop, usually the incast bottleneck).
+    pub fn link_to_host(&self, h: usize) -> LinkId {
+        self.links.iter().position(|l| l.to == Node::Host(h)).expect("host has a downlink")
+    }
+
+    /// Sum of all link counters.
+    pub fn total_stats(&self) -> LinkStats {
+        let mut t = LinkStats::default();
+        for l in &self.links {
+            let s = l.stats;
+            t.frames += s.frames;
+            t.bytes += s.bytes;
+            t.lost += s.lost;
+            t.tail_drops += s.tail_drops;
+            t.blackholed += s.blackholed;
+            t.duplicated += s.duplicated;
+            t.corrupted += s.corrupted;
+            t.ecn_marked += s.ecn_marked;
+            t.peak_queue_bytes = t.peak_queue_bytes.max(s.peak_queue_bytes);
+        }
+        t
+    }
+
+    /// Record every frame a host sends or receives into a pcap file.
+    pub fn capture(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let f = std::fs::File::create(path)?;
+        self.pcap = Some(PcapWriter::new(BufWriter::new(f))?);
+        Ok(())
+    }
+
+    /// Flush the capture, if any.
+    pub fn finish_capture(&mut self) -> std::io::Result<()> {
+        if let Some(p) = self.pcap.take() {
+            p.finish()?;
+        }
+        Ok(())
+    }
+
+    fn schedule(&mut self, t: Time, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Scheduled { t, seq: self.seq, ev });
+    }
+
+    fn record(&mut self, frame: &[u8]) {
+        if let Some(p) = self.pcap.as_mut() {
+            // A failing capture must not change the simulation; drop it.
+            if p.frame(self.now, frame).is_err() {
+                self.pcap = None;
+            }
+        }
+    }
+
+    fn service(&mut self, h: usize) {
+        let now = self.now;
+        let Some(host) = self.hosts[h].as_mut() else { return };
+        host.transport.handle_timeout(now);
+        let link = host.link;
+        let mut sent = false;
+        if !self.links[link].busy {
+            if let Some(frame) = host.transport.poll_transmit(now, &host.mem) {
+                self.record(&frame);
+                self.links[link].queue.push_back(frame);
+                self.start(link);
+                sent = true;
+            }
+        }
+        let host = self.hosts[h].as_mut().expect("host attached");
+        let Some(mut t) = host.transport.poll_timeout() else { return };
+        if t <= now {
+            if self.links[link].busy || sent {
+                return; // TxDone services the host again
+            }
+            t = now + 1_000; // pending but not sendable now: look again shortly
+        }
+        if host.wake_at.is_none_or(|w| t < w || w < now) {
+            host.wake_at = Some(t);
+            self.schedule(t, Ev::Wake(h));
+        }
+    }
+
+    fn enqueue(&mut self, id: LinkId, mut frame: Vec<u8>) {
+        let link = &mut self.links[id];
+        if link.queue_bytes + frame.len() > link.cfg.queue_bytes {
+            link.stats.tail_drops += 1;
+            return;
+        }
+        if link.queue_bytes > link.cfg.ecn_threshold_bytes && wire::mark_ce(&mut frame) {
+            link.stats.ecn_marked += 1;
+        }
+        link.queue_bytes += frame.len();
+        link.stats.peak_queue_bytes = link.stats.peak_queue_bytes.max(link.queue_bytes);
+        link.queue.push_back(frame);
+        if !link.busy {
+            self.start(id);
+        }
+    }
+
+    fn faulted(&self, id: LinkId, frame: &[u8]) -> bool {
+        let now = self.now;
+        let link = &self.links[id];
+        self.faults.iter().any(|f| {
+            now >= f.from
+                && now < f.until
+                && match f.target {
+                    FaultTarget::Link(l) => l == id,
+                    FaultTarget::Switch(s) => link.from == Node::Switch(s) || link.to == Node::Switch(s),
+                    FaultTarget::SourcePort(p) => wire::five_tuple(frame).is_some_and(|t| t.3 == p),
+                }
+        })
+    }
+
+    fn start(&mut self, id: LinkId) {
+        let is_host_link = matches!(self.links[id].from, Node::Host(_));
+        let Some(mut frame) = self.links[id].queue.pop_front() else { return };
+        if !is_host_link {
+            self.links[id].queue_bytes -= frame.len();
+        }
+        let ser = wire_time(frame.len() + WIRE_OVERHEAD, self.links[id].cfg.rate_mbps);
+        self.links[id].busy = true;
+        self.schedule(self.now + ser, Ev::TxDone(id));
+        let faulted = self.faulted(id, &frame);
+        let link = &mut self.links[id];
+        link.stats.frames += 1;
+        link.stats.bytes += frame.len() as u64;
+        if faulted {
+            link.stats.blackholed += 1;
+            return;
+        }
+        let lost = match link.cfg.loss {
+            Loss::None => false,
+            Loss::Iid(p) => self.rng.chance(p),
+            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
+                link.ge_bad = if link.ge_bad { !self.rng.chance(to_good) } else { self.rng.chance(to_bad) };
+                self.rng.chance(if link.ge_bad { loss_bad } else { loss_good })
+            }
+        };
+        if lost {
+            link.stats.lost += 1;
+            return;
+        }
+        if self.rng.chance(link.cfg.corrupt) {
+            let bit = self.rng.below(frame.len() as u64 * 8) as usize;
+            frame[bit / 8] ^= 1 << (bit % 8);
+            link.stats.corrupted += 1;
+        }
+        let at = self.now + ser + link.cfg.delay;
+        let to = link.to;
+        if self.rng.chance(link.cfg.duplicate) {
+            self.links[id].stats.duplicated += 1;
+            self.schedule(at + 1, Ev::Arrive(to, frame.clone()));
+        }
+        self.schedule(at, Ev::Arrive(to, frame));
+    }
+
+    fn arrive(&mut self, node: Node, frame: Vec<u8>) {
+        match node {
+            Node::Host(h) => {
+                self.record(&frame);
+                let now = self.now;
+                if let Some(host) = self.hosts[h].as_mut() {
+                    host.transport.handle_frame(now, &frame, &mut host.mem);
+                    self.service(h);
+                }
+            }
+            Node::Switch(s) => {
+                let sw = &self.switches[s];
+                let out = wire::five_tuple(&frame).and_then(|t| {
+                    sw.routes.get(&t.1).map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize])
+                });
+                match out {
+                    Some(l) => self.enqueue(l, frame),
+                    None => self.dropped_unroutable += 1,
+                }
+            }
+        }
+    }
+
+    /// Process the next event; false when none is left.
+    pub fn step(&mut self) -> bool {
+        let Some(Scheduled { t, ev, .. }) = self.events.pop() else { return false };
+        self.now = t;
+        self.events_run += 1;
+        match ev {
+            Ev::Arrive(node, frame) => self.arrive(node, frame),
+            Ev::TxDone(id) => {
+                self.links[id].busy = false;
+                match self.links[id].from {
+                    Node::Host(h) => self.service(h),
+                    Node::Switch(_) => self.start(id),
+                }
+            }
+            Ev::Wake(h) => {
+                if let Some(host) = self.hosts[h].as_mut() {
+                    if host.wake_at == Some(t) {
+                        host.wake_at = None;
+                        self.service(h);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Run every event up to `t`, then set the clock to `t`.
+    pub fn run_until(&mut self, t: Time) {
+        while self.events.peek().is_some_and(|e| e.t <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Run until `done(self)` holds (checked every `check_every` of simulated
+    /// time) or `deadline`; true if `done` held.
+    pub fn run_while_not(&mut self, deadline: Time, check_every: Time, mut done: impl FnMut(&mut Self) -> bool) -> bool {
+        loop {
+            if done(self) {
+                return true;
+            }
+            if self.now >= deadline || self.events.is_empty() {
+                return done(self);
+            }
+            let next = (self.now + check_every).min(deadline);
+            self.run_until(next);
+        }
+    }
+}

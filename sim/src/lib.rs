@@ -1,0 +1,32 @@
+//! ferroce-sim: what the transports run on in simulation.
+//!
+//! * [`fabric`]: a discrete-event leaf-spine network in picoseconds, with
+//!   ECMP on the UDP 5-tuple, ECN-marking tail-drop queues, i.i.d. and
+//!   Gilbert-Elliott loss, delay skew between spines, duplication,
+//!   corruption and black holes.
+//! * [`memory`]: host memory with guard regions that record every DMA access
+//!   outside a registered region.
+//! * [`pcap`]: frames to a pcap file.
+//! * [`scenario`]: ready-made worlds (two hosts across the fabric, N:1 incast)
+//!   used by the tests, the loopback example and the benchmark.
+
+pub mod fabric;
+pub mod memory;
+pub mod pcap;
+pub mod scenario;
+
+/// Errors of the simulation harness.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Proto(#[from] ferroce_proto::Error),
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("invalid scenario: {0}")]
+    Scenario(String),
+    #[error("did not finish: {0}")]
+    Stuck(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
