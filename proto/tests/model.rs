@@ -1,0 +1,273 @@
+//! Behaviour of the reference transport on a tiny two-node link where the
+//! test decides exactly which frames are lost.
+
+use ferroce_proto::model::{wire_time, ConnConfig, Endpoint, EndpointConfig};
+use ferroce_proto::transport::{Access, MemoryRegion, Transport, WorkRequest};
+use ferroce_proto::types::{ns, us};
+use ferroce_proto::wire::{self, Body, WIRE_OVERHEAD};
+use ferroce_proto::{ConnId, HostMemory, Iova, PathId, Psn, Rkey, StreamId, Time, WrId};
+
+struct Mem(Vec<u8>);
+impl HostMemory for Mem {
+    fn read(&self, a: Iova, buf: &mut [u8]) {
+        buf.copy_from_slice(&self.0[a.0 as usize..a.0 as usize + buf.len()]);
+    }
+    fn write(&mut self, a: Iova, d: &[u8]) {
+        self.0[a.0 as usize..a.0 as usize + d.len()].copy_from_slice(d);
+    }
+}
+
+const LINE: u32 = 100_000;
+const SIZE: usize = 1 << 20;
+
+/// Two endpoints joined by a 100 Gb/s link with 2.5 us one-way delay.
+struct Link {
+    ep: [Endpoint; 2],
+    mem: [Mem; 2],
+    now: Time,
+    busy_until: [Time; 2],
+    in_flight: Vec<(Time, usize, Vec<u8>)>,
+    /// Data frames seen leaving node 0: (path, psn, retransmission?).
+    sent: Vec<(u8, u32, bool)>,
+    acks: usize,
+}
+
+fn cfg(i: u8) -> EndpointConfig {
+    let mut c = EndpointConfig::new([2, 0, 0, 0, 0, i], [10, 0, 0, i], LINE, 1024);
+    c.seed = i as u64;
+    c
+}
+
+impl Link {
+    fn new(paths: u8) -> Link {
+        let mut ep = [Endpoint::new(cfg(1)).unwrap(), Endpoint::new(cfg(2)).unwrap()];
+        for (i, e) in ep.iter_mut().enumerate() {
+            let peer = cfg(2 - i as u8);
+            e.connect(ConnConfig {
+                id: ConnId(1),
+                remote_id: ConnId(1),
+                peer_mac: peer.mac,
+                peer_ip: peer.ip,
+                paths,
+                streams: 2,
+                initial_rate_mbps: None,
+            })
+            .unwrap();
+            e.register_mr(MemoryRegion {
+                rkey: Rkey(1),
+                base: Iova(0),
+                len: SIZE as u64,
+                access: Access { remote_write: true },
+                conn: ConnId(1),
+            })
+            .unwrap();
+        }
+        let mut src = vec![0u8; SIZE];
+        for (i, b) in src.iter_mut().enumerate() {
+            *b = (i * 7 + i / 256) as u8;
+        }
+        Link {
+            ep,
+            mem: [Mem(src), Mem(vec![0; SIZE])],
+            now: 0,
+            busy_until: [0; 2],
+            in_flight: Vec::new(),
+            sent: Vec::new(),
+            acks: 0,
+        }
+    }
+
+    fn write(&mut self, id: u64, len: u32) {
+        self.ep[0]
+            .post(WorkRequest::Write {
+                id: WrId(id),
+                conn: ConnId(1),
+                stream: StreamId(0),
+                local: Iova(0),
+                len,
+                remote: Iova(0),
+                rkey: Rkey(1),
+                imm: None,
+            })
+            .unwrap();
+    }
+
+    /// Run until node 0 has `n` completions or `limit`; `drop(path, psn,
+    /// nth copy)` decides which data frames from node 0 are lost.
+    fn run(&mut self, n: usize, limit: Time, mut drop: impl FnMut(u8, u32, usize) -> bool) -> usize {
+        let mut done = 0;
+        let mut copies = std::collections::HashMap::new();
+        while self.now < limit {
+            for i in 0..2 {
+                self.ep[i].handle_timeout(self.now);
+                while self.busy_until[i] <= self.now {
+                    let Some(f) = self.ep[i].poll_transmit(self.now, &self.mem[i]) else { break };
+                    self.busy_until[i] = self.now + wire_time(f.len() + WIRE_OVERHEAD, LINE);
+                    let p = wire::parse(&f, wire::FERROCE_PORT).unwrap();
+                    let c = p.transport.common;
+                    let mut lost = false;
+                    if let Body::Data(_) = p.transport.body {
+                        let k = copies.entry((c.path.0, c.psn.get())).or_insert(0usize);
+                        *k += 1;
+                        self.sent.push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
+                        lost = drop(c.path.0, c.psn.get(), *k);
+                    } else if i == 1 {
+                        self.acks += 1;
+                    }
+                    if !lost {
+                        self.in_flight.push((self.busy_until[i] + ns(2_500), 1 - i, f));
+                    }
+                }
+            }
+            let (due, rest): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|(t, ..)| *t <= self.now);
+            self.in_flight = rest;
+            for (_, to, f) in due {
+                let now = self.now;
+                let (ep, mem) = (&mut self.ep[to], &mut self.mem[to]);
+                ep.handle_frame(now, &f, mem);
+            }
+            while self.ep[0].poll_completion().is_some() {
+                done += 1;
+            }
+            if done >= n {
+                break;
+            }
+            self.now += ns(10);
+        }
+        done
+    }
+
+    fn retransmissions(&self) -> Vec<(u8, u32)> {
+        self.sent.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect()
+    }
+}
+
+#[test]
+fn retransmits_only_the_lost_psn_on_its_path() {
+    let mut l = Link::new(4);
+    l.write(1, 200 * 1024);
+    let done = l.run(1, us(1_000), |path, psn, copy| path == 2 && psn == 5 && copy == 1);
+    assert_eq!(done, 1);
+    assert_eq!(l.retransmissions(), vec![(2, 5)]);
+    assert_eq!(l.ep[0].stats().rtos, 0, "found by SACK, not by timeout");
+    assert_eq!(l.mem[1].0[..200 * 1024], l.mem[0].0[..200 * 1024]);
+}
+
+#[test]
+fn lost_retransmission_is_detected_without_timeout() {
+    let mut l = Link::new(2);
+    l.write(1, 400 * 1024);
+    let done = l.run(1, us(1_000), |path, psn, copy| path == 1 && psn == 9 && copy <= 2);
+    assert_eq!(done, 1);
+    assert_eq!(l.retransmissions(), vec![(1, 9), (1, 9)]);
+    assert_eq!(l.ep[0].stats().rtos, 0);
+    assert_eq!(l.mem[1].0[..400 * 1024], l.mem[0].0[..400 * 1024]);
+}
+
+#[test]
+fn tail_loss_is_recovered_by_the_retransmission_timeout() {
+    let mut l = Link::new(1);
+    l.write(1, 10 * 1024);
+    // The last of ten packets is lost once; nothing follows it on the path.
+    let done = l.run(1, us(2_000), |_, psn, copy| psn == 9 && copy == 1);
+    assert_eq!(done, 1);
+    assert_eq!(l.ep[0].stats().rtos, 1);
+    assert_eq!(l.retransmissions(), vec![(0, 9)]);
+    assert!(l.now >= us(100), "waited for at least rto_min");
+}
+
+#[test]
+fn acks_are_coalesced() {
+    let mut l = Link::new(1);
+    l.write(1, 512 * 1024);
+    assert_eq!(l.run(1, us(1_000), |_, _, _| false), 1);
+    let data = l.sent.len();
+    assert_eq!(data, 512);
+    // ack_every = 4, plus the ACK requested by the last packet.
+    assert!(l.acks <= data / 4 + 2, "{} ACKs for {data} packets", l.acks);
+    assert!(l.acks >= data / 4, "{} ACKs for {data} packets", l.acks);
+}
+
+#[test]
+fn sprays_over_every_path_with_own_psn_spaces() {
+    let mut l = Link::new(8);
+    l.write(1, 256 * 1024);
+    assert_eq!(l.run(1, us(1_000), |_, _, _| false), 1);
+    for p in 0..8u8 {
+        let psns: Vec<u32> = l.sent.iter().filter(|s| s.0 == p).map(|s| s.1).collect();
+        assert!(psns.len() >= 16, "path {p} carried {} packets", psns.len());
+        assert_eq!(psns, (0..psns.len() as u32).collect::<Vec<_>>(), "path {p} PSNs are 0,1,2,...");
+    }
+    let ports: std::collections::HashSet<u16> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
+    assert_eq!(ports.len(), 8, "one entropy port per path");
+}
+
+#[test]
+fn receiver_rate_hint_divides_the_line_among_active_senders() {
+    // Five connections into node 2, all active: each ACK carries line/k.
+    let mut rx = Endpoint::new(cfg(2)).unwrap();
+    let mut mem = Mem(vec![0; SIZE]);
+    for k in 0..5u16 {
+        rx.connect(ConnConfig {
+            id: ConnId(k),
+            remote_id: ConnId(k),
+            peer_mac: [2, 0, 0, 0, 1, k as u8],
+            peer_ip: [10, 0, 1, k as u8],
+            paths: 1,
+            streams: 1,
+            initial_rate_mbps: None,
+        })
+        .unwrap();
+        rx.register_mr(MemoryRegion {
+            rkey: Rkey(k as u32),
+            base: Iova(k as u64 * 4096),
+            len: 4096,
+            access: Access { remote_write: true },
+            conn: ConnId(k),
+        })
+        .unwrap();
+    }
+    assert_eq!(rx.setup_rate_hint(), LINE / 5);
+    let mut hints = Vec::new();
+    for k in 0..5u16 {
+        let t = wire::TransportRepr {
+            common: wire::CommonRepr {
+                opcode: wire::Opcode::Write,
+                conn: ConnId(k),
+                path: PathId(0),
+                psn: Psn::new(0),
+                timestamp: 0,
+                stream: StreamId(0),
+                flags: wire::flags::ACK_REQ,
+            },
+            body: Body::Data(wire::DataRepr {
+                msg_seq: ferroce_proto::MsgSeq(0),
+                msg_len: 100,
+                offset: 0,
+                payload_len: 100,
+                remote_addr: Iova(k as u64 * 4096),
+                rkey: Rkey(k as u32),
+                immediate: 0,
+            }),
+        };
+        let addr = wire::Addressing {
+            src_mac: [2, 0, 0, 0, 1, k as u8],
+            dst_mac: cfg(2).mac,
+            src_ip: [10, 0, 1, k as u8],
+            dst_ip: cfg(2).ip,
+            sport: 50000,
+            dport: wire::FERROCE_PORT,
+            dscp: 0,
+            ecn: wire::Ecn::Ect0,
+            ttl: 64,
+        };
+        rx.handle_frame(us(1) + k as u64, &wire::encode(&addr, &t, &[k as u8; 100]), &mut mem);
+        let f = rx.poll_transmit(us(1) + k as u64, &mem).expect("an ACK");
+        match wire::parse(&f, wire::FERROCE_PORT).unwrap().transport.body {
+            Body::Ack(a) => hints.push(a.rate_hint_mbps),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(hints, vec![LINE, LINE / 2, LINE / 3, LINE / 4, LINE / 5]);
+    assert_eq!(mem.0[4 * 4096..4 * 4096 + 100], [4u8; 100]);
+}
