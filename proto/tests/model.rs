@@ -204,7 +204,7 @@ fn sprays_over_every_path_with_own_psn_spaces() {
 
 #[test]
 fn receiver_rate_hint_divides_the_line_among_active_senders() {
-    // Five connections into node 2, all active: each ACK carries line/k.
+    // Five connections into node 2.
     let mut rx = Endpoint::new(cfg(2)).unwrap();
     let mut mem = Mem(vec![0; SIZE]);
     for k in 0..5u16 {
@@ -228,20 +228,20 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
         .unwrap();
     }
     assert_eq!(rx.setup_rate_hint(), LINE / 5);
-    let mut hints = Vec::new();
-    for k in 0..5u16 {
+    // One 100-byte WRITE from connection k at `at` with `psn`; the hint in the ACK it draws.
+    let mut send = |k: u16, psn: u32, at: Time| -> u32 {
         let t = wire::TransportRepr {
             common: wire::CommonRepr {
                 opcode: wire::Opcode::Write,
                 conn: ConnId(k),
                 path: PathId(0),
-                psn: Psn::new(0),
+                psn: Psn::new(psn),
                 timestamp: 0,
                 stream: StreamId(0),
                 flags: wire::flags::ACK_REQ,
             },
             body: Body::Data(wire::DataRepr {
-                msg_seq: ferroce_proto::MsgSeq(0),
+                msg_seq: ferroce_proto::MsgSeq(psn),
                 msg_len: 100,
                 offset: 0,
                 payload_len: 100,
@@ -261,13 +261,21 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
             ecn: wire::Ecn::Ect0,
             ttl: 64,
         };
-        rx.handle_frame(us(1) + k as u64, &wire::encode(&addr, &t, &[k as u8; 100]), &mut mem);
-        let f = rx.poll_transmit(us(1) + k as u64, &mem).expect("an ACK");
+        rx.handle_frame(at, &wire::encode(&addr, &t, &[k as u8 + psn as u8; 100]), &mut mem);
+        let f = rx.poll_transmit(at, &mem).expect("an ACK");
         match wire::parse(&f, wire::FERROCE_PORT).unwrap().transport.body {
-            Body::Ack(a) => hints.push(a.rate_hint_mbps),
+            Body::Ack(a) => a.rate_hint_mbps,
             other => panic!("{other:?}"),
         }
-    }
-    assert_eq!(hints, vec![LINE, LINE / 2, LINE / 3, LINE / 4, LINE / 5]);
-    assert_eq!(mem.0[4 * 4096..4 * 4096 + 100], [4u8; 100]);
+    };
+    // While senders are still appearing the count is unreliable: no hint.
+    let warm: Vec<u32> = (0..10).map(|i| send(i % 5, (i / 5) as u32, us(1 + 11 * (i / 5) as u64) + i as u64)).collect();
+    assert_eq!(warm, vec![0; 10]);
+    // One active window (20 us) after the first packet all five are known: each gets a fifth.
+    let hints: Vec<u32> = (0..5).map(|k| send(k, 2, us(23) + k as u64)).collect();
+    assert_eq!(hints, vec![LINE / 5; 5]);
+    // Only connection 0 keeps sending: once the others fall out of the window it gets the line.
+    assert_eq!(send(0, 3, us(34)), LINE / 5);
+    assert_eq!(send(0, 4, us(45)), LINE);
+    assert_eq!(mem.0[4 * 4096..4 * 4096 + 100], [6u8; 100]);
 }

@@ -10,6 +10,7 @@
 //! * [`scenario`]: ready-made worlds (two hosts across the fabric, N:1 incast)
 //!   used by the tests, the loopback example and the benchmark.
 
+pub mod bench;
 pub mod fabric;
 pub mod memory;
 pub mod pcap;

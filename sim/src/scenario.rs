@@ -135,7 +135,8 @@ impl NetConfig {
         self.rate_mbps as f64 * 1e6 / 8.0 * self.rtt as f64 * 1e-12
     }
 
-    fn topology(&self, leaves: usize, hosts_per_leaf: usize) -> LeafSpine {
+    /// The leaf-spine for `leaves` x `hosts_per_leaf` hosts.
+    pub fn topology(&self, leaves: usize, hosts_per_leaf: usize) -> LeafSpine {
         let hop = self.rtt / 8;
         let mut host_link = LinkConfig::new(self.rate_mbps, hop);
         host_link.ecn_threshold_bytes = self.ecn_threshold_bytes;
@@ -156,7 +157,8 @@ impl NetConfig {
         }
     }
 
-    fn endpoint(&self, mac: [u8; 6], ip: [u8; 4], salt: u64) -> Result<AnyTransport> {
+    /// A transport of this scenario's kind.
+    pub fn endpoint(&self, mac: [u8; 6], ip: [u8; 4], salt: u64) -> Result<AnyTransport> {
         let mut cfg = EndpointConfig::new(mac, ip, self.rate_mbps, self.mtu);
         cfg.seed = self.seed.wrapping_mul(1_000_003).wrapping_add(salt);
         Ok(match self.kind {
@@ -166,12 +168,15 @@ impl NetConfig {
     }
 }
 
-fn connect(t: &mut AnyTransport, cc: ConnConfig) -> Result<()> {
-    match t {
-        AnyTransport::Ferroce(e) => e.connect(cc)?,
-        AnyTransport::Gbn(e) => e.connect(cc)?,
+impl AnyTransport {
+    /// Establish a connection on either transport.
+    pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
+        match self {
+            AnyTransport::Ferroce(e) => e.connect(cc)?,
+            AnyTransport::Gbn(e) => e.connect(cc)?,
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Base of the regions every host has.
@@ -224,9 +229,7 @@ impl Pair {
             let (mac, ip) = fabric.host_addr(me);
             let (peer_mac, peer_ip) = fabric.host_addr(peer);
             let mut t = net.endpoint(mac, ip, me as u64)?;
-            connect(
-                &mut t,
-                ConnConfig {
+            t.connect(ConnConfig {
                     id: CONN,
                     remote_id: CONN,
                     peer_mac,
@@ -234,8 +237,7 @@ impl Pair {
                     paths: net.paths,
                     streams: net.streams,
                     initial_rate_mbps: None,
-                },
-            )?;
+            })?;
             let mut mem = Memory::default();
             mem.add_region("src", SRC_BASE, buf_bytes, false);
             mem.add_region("dst", DST_BASE, buf_bytes, true);

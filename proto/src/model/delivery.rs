@@ -47,6 +47,8 @@ pub struct Delivery {
     pub mrs: MrTable,
     streams: HashMap<(ConnId, StreamId), RxStream>,
     completions: VecDeque<Completion>,
+    /// Messages begun and not yet delivered, per connection.
+    partial: HashMap<ConnId, usize>,
 }
 
 impl Delivery {
@@ -109,6 +111,9 @@ impl Delivery {
         } else {
             None
         };
+        if !st.msgs.contains_key(&d.msg_seq.0) {
+            *self.partial.entry(conn).or_default() += 1;
+        }
         let m = st.msgs.entry(d.msg_seq.0).or_insert(RxMsg {
             opcode: c.opcode,
             len: d.msg_len,
@@ -124,7 +129,10 @@ impl Delivery {
             m.failed = m.failed.or(status);
             m.received = m.len as u64;
         }
-        Self::deliver(st, conn, c.stream, &mut self.completions);
+        let delivered = Self::deliver(st, conn, c.stream, &mut self.completions);
+        if delivered > 0 {
+            *self.partial.get_mut(&conn).expect("counted when begun") -= delivered;
+        }
         match status {
             None => Placement::Placed,
             Some(CompletionStatus::RecvTooSmall) => Placement::Refused(NakCode::RecvTooSmall),
@@ -132,12 +140,15 @@ impl Delivery {
         }
     }
 
-    fn deliver(st: &mut RxStream, conn: ConnId, stream: StreamId, out: &mut VecDeque<Completion>) {
+    /// Deliver what is complete at the head of the stream; returns how many messages.
+    fn deliver(st: &mut RxStream, conn: ConnId, stream: StreamId, out: &mut VecDeque<Completion>) -> usize {
+        let mut n = 0;
         while let Some(m) = st.msgs.get(&st.next_deliver) {
             if m.received < m.len as u64 {
                 break;
             }
             let m = st.msgs.remove(&st.next_deliver).expect("present");
+            n += 1;
             let msg_seq = MsgSeq(st.next_deliver);
             st.next_deliver = st.next_deliver.wrapping_add(1);
             let status = m.failed.unwrap_or(CompletionStatus::Success);
@@ -171,6 +182,13 @@ impl Delivery {
                 _ => {}
             }
         }
+        n
+    }
+
+    /// Has `conn` a message begun and not yet delivered? (Its sender is
+    /// still active even if its packets are far apart.)
+    pub fn has_partial(&self, conn: ConnId) -> bool {
+        self.partial.get(&conn).is_some_and(|&n| n > 0)
     }
 
     /// The next receive completion.

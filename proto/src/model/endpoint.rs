@@ -208,6 +208,10 @@ pub struct Endpoint {
     control: VecDeque<Vec<u8>>,
     rng: Rng,
     stats: Stats,
+    /// Since when some connection has been continuously active; the rate
+    /// hint is withheld until the active count has been observed for one
+    /// `active_window` (before that it undercounts senders that are starting).
+    busy_since: Option<Time>,
 }
 
 impl Endpoint {
@@ -224,6 +228,7 @@ impl Endpoint {
             control: VecDeque::new(),
             rng,
             stats: Stats::default(),
+            busy_since: None,
         })
     }
 
@@ -358,10 +363,19 @@ impl Endpoint {
     }
 
     fn rate_hint(&self, now: Time) -> u32 {
+        if self.busy_since.is_none_or(|t| now < t + self.cfg.active_window) {
+            return 0;
+        }
+        // Active: heard from within the window, or with a message half
+        // received (and heard from within a longer horizon, so that a dead
+        // sender does not keep its share).
+        let w = self.cfg.active_window;
         let active = self
             .conns
-            .values()
-            .filter(|c| c.last_rx.is_some_and(|t| t + self.cfg.active_window >= now))
+            .iter()
+            .filter(|(id, c)| {
+                c.last_rx.is_some_and(|t| t + w >= now || (t + 8 * w >= now && self.delivery.has_partial(**id)))
+            })
             .count()
             .max(1);
         self.cfg.line_rate_mbps / active as u32
@@ -433,6 +447,11 @@ impl Endpoint {
         let ce = f.addr.ecn == Ecn::Ce;
         if ce {
             self.stats.rx_ecn_ce += 1;
+        }
+        let window = self.cfg.active_window;
+        let idle = !self.conns.values().any(|c| c.last_rx.is_some_and(|t| t + window >= now));
+        if idle {
+            self.busy_since = Some(now);
         }
         let conn = self.conns.get_mut(&id).expect("connection exists");
         conn.last_rx = Some(now);

