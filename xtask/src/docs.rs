@@ -28,3 +28,16 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// CI's staleness check: the committed generated docs equal what the
+    /// field tables and the register map produce now.
+    #[test]
+    fn generated_docs_are_up_to_date() {
+        for (rel, text) in super::generated() {
+            let on_disk = std::fs::read_to_string(crate::root().join(rel)).unwrap_or_default();
+            assert!(on_disk == text, "{rel} is stale: run `cargo xtask docs`");
+        }
+    }
+}

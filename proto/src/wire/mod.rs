@@ -87,18 +87,19 @@ pub fn markdown() -> String {
          initial value and final XOR 0xffffffff) of the transport header and payload, sent \
          most significant byte first.\n"
     );
-    let _ = writeln!(s, "| packet | layout | bytes before payload |\n|---|---|---|");
+    let _ = writeln!(s, "| packet | layout | header bytes (without payload and CRC) |\n|---|---|---|");
     let l2l4 = headers::ETH.len + headers::IPV4.len + headers::UDP.len;
     for (name, ext) in [("data", &headers::DATA), ("ACK", &headers::ACK), ("NAK", &headers::NAK)] {
         let _ = writeln!(
             s,
-            "| {name} | Eth {} + IPv4 {} + UDP {} + common {} + {} {} (+ payload) + CRC {} | {} |",
+            "| {name} | Eth {} + IPv4 {} + UDP {} + common {} + {} {}{} + CRC {} | {} |",
             headers::ETH.len,
             headers::IPV4.len,
             headers::UDP.len,
             headers::COMMON.len,
             ext.name,
             ext.len,
+            if name == "data" { " + payload" } else { "" },
             headers::CRC_LEN,
             l2l4 + headers::COMMON.len + ext.len
         );
