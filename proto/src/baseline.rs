@@ -10,11 +10,14 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::model::mr::MrTable;
 use crate::model::sendq::{Segment, SendQueue};
 use crate::model::{wire_time, ConnConfig, Delivery, EndpointConfig, Placement};
-use crate::transport::{Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest};
+use crate::transport::{
+    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
+    WorkRequest,
+};
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
-    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
-    WIRE_OVERHEAD,
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
+    TransportRepr, WIRE_OVERHEAD,
 };
 use crate::{Error, Result};
 
@@ -75,7 +78,10 @@ impl GbnEndpoint {
     /// Establish a connection; `paths` is ignored (always one).
     pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
         if cc.streams == 0 || self.conns.contains_key(&cc.id) {
-            return Err(Error::BadConfig(format!("connection {}: duplicate or no streams", cc.id)));
+            return Err(Error::BadConfig(format!(
+                "connection {}: duplicate or no streams",
+                cc.id
+            )));
         }
         // RoCEv2 derives the source port from the QP number: fixed per connection.
         let sport = wire::ENTROPY_PORT_BASE + (cc.id.0.wrapping_mul(2654) % 16384);
@@ -164,7 +170,14 @@ impl GbnEndpoint {
         self.control_frame(now, id, Opcode::Nak, psn, Body::Nak(n));
     }
 
-    fn on_data(&mut self, now: Time, id: ConnId, f: &wire::Frame<'_>, d: &DataRepr, mem: &mut dyn HostMemory) {
+    fn on_data(
+        &mut self,
+        now: Time,
+        id: ConnId,
+        f: &wire::Frame<'_>,
+        d: &DataRepr,
+        mem: &mut dyn HostMemory,
+    ) {
         let c = f.transport.common;
         self.stats.rx_data += 1;
         let conn = self.conns.get_mut(&id).expect("connection exists");
@@ -182,7 +195,11 @@ impl GbnEndpoint {
             if !conn.nak_sent {
                 conn.nak_sent = true;
                 let expected = conn.expected;
-                let n = NakRepr { code: NakCode::SeqErr, msg_seq: d.msg_seq, info: expected.get() };
+                let n = NakRepr {
+                    code: NakCode::SeqErr,
+                    msg_seq: d.msg_seq,
+                    info: expected.get(),
+                };
                 self.nak(now, id, expected, n);
             }
             return;
@@ -191,7 +208,16 @@ impl GbnEndpoint {
             Placement::Placed => self.stats.bytes_placed += f.payload.len() as u64,
             Placement::Refused(code) => {
                 self.stats.rx_access_violation += 1;
-                self.nak(now, id, c.psn, NakRepr { code, msg_seq: d.msg_seq, info: 0 });
+                self.nak(
+                    now,
+                    id,
+                    c.psn,
+                    NakRepr {
+                        code,
+                        msg_seq: d.msg_seq,
+                        info: 0,
+                    },
+                );
             }
             Placement::NotReady => {
                 // RNR: not accepted; the sender times out and resends.
@@ -238,8 +264,14 @@ impl GbnEndpoint {
             self.stats.naks_received += 1;
             match n.code {
                 NakCode::SeqErr => conn.next_psn = cm.psn,
-                NakCode::Access => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
-                NakCode::RecvTooSmall => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
+                NakCode::Access => {
+                    conn.sq
+                        .fail(cm.stream, n.msg_seq, CompletionStatus::RemoteAccessError)
+                }
+                NakCode::RecvTooSmall => {
+                    conn.sq
+                        .fail(cm.stream, n.msg_seq, CompletionStatus::RecvTooSmall)
+                }
                 NakCode::NoRecv => {}
             }
         }
@@ -317,13 +349,22 @@ impl GbnEndpoint {
 impl Transport for GbnEndpoint {
     fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (conn, ..) = wr.parts();
-        self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?.sq.post(wr)
+        self.conns
+            .get_mut(&conn)
+            .ok_or(Error::UnknownConnection(conn))?
+            .sq
+            .post(wr)
     }
 
     fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
-        let c = self.conns.get(&rb.conn).ok_or(Error::UnknownConnection(rb.conn))?;
+        let c = self
+            .conns
+            .get(&rb.conn)
+            .ok_or(Error::UnknownConnection(rb.conn))?;
         if rb.stream.0 >= c.cfg.streams || rb.len == 0 {
-            return Err(Error::BadWorkRequest("bad stream or empty receive buffer".into()));
+            return Err(Error::BadWorkRequest(
+                "bad stream or empty receive buffer".into(),
+            ));
         }
         self.delivery.post_recv(rb);
         Ok(())
@@ -343,7 +384,11 @@ impl Transport for GbnEndpoint {
             }
         };
         let c = f.transport.common;
-        if !self.conns.get(&c.conn).is_some_and(|k| k.cfg.peer_ip == f.addr.src_ip) {
+        if self
+            .conns
+            .get(&c.conn)
+            .is_none_or(|k| k.cfg.peer_ip != f.addr.src_ip)
+        {
             self.stats.rx_bad_conn += 1;
             return;
         }
@@ -379,7 +424,13 @@ impl Transport for GbnEndpoint {
         let window = self.window as usize;
         self.conns
             .values()
-            .flat_map(|c| [Self::can_send(c, window).then_some(c.next_tx), c.rto_at, c.ack_at])
+            .flat_map(|c| {
+                [
+                    Self::can_send(c, window).then_some(c.next_tx),
+                    c.rto_at,
+                    c.ack_at,
+                ]
+            })
             .flatten()
             .min()
     }

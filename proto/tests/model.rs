@@ -40,7 +40,10 @@ fn cfg(i: u8) -> EndpointConfig {
 
 impl Link {
     fn new(paths: u8) -> Link {
-        let mut ep = [Endpoint::new(cfg(1)).unwrap(), Endpoint::new(cfg(2)).unwrap()];
+        let mut ep = [
+            Endpoint::new(cfg(1)).unwrap(),
+            Endpoint::new(cfg(2)).unwrap(),
+        ];
         for (i, e) in ep.iter_mut().enumerate() {
             let peer = cfg(2 - i as u8);
             e.connect(ConnConfig {
@@ -94,14 +97,21 @@ impl Link {
 
     /// Run until node 0 has `n` completions or `limit`; `drop(path, psn,
     /// nth copy)` decides which data frames from node 0 are lost.
-    fn run(&mut self, n: usize, limit: Time, mut drop: impl FnMut(u8, u32, usize) -> bool) -> usize {
+    fn run(
+        &mut self,
+        n: usize,
+        limit: Time,
+        mut drop: impl FnMut(u8, u32, usize) -> bool,
+    ) -> usize {
         let mut done = 0;
         let mut copies = std::collections::HashMap::new();
         while self.now < limit {
             for i in 0..2 {
                 self.ep[i].handle_timeout(self.now);
                 while self.busy_until[i] <= self.now {
-                    let Some(f) = self.ep[i].poll_transmit(self.now, &self.mem[i]) else { break };
+                    let Some(f) = self.ep[i].poll_transmit(self.now, &self.mem[i]) else {
+                        break;
+                    };
                     self.busy_until[i] = self.now + wire_time(f.len() + WIRE_OVERHEAD, LINE);
                     let p = wire::parse(&f, wire::FERROCE_PORT).unwrap();
                     let c = p.transport.common;
@@ -109,17 +119,20 @@ impl Link {
                     if let Body::Data(_) = p.transport.body {
                         let k = copies.entry((c.path.0, c.psn.get())).or_insert(0usize);
                         *k += 1;
-                        self.sent.push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
+                        self.sent
+                            .push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
                         lost = drop(c.path.0, c.psn.get(), *k);
                     } else if i == 1 {
                         self.acks += 1;
                     }
                     if !lost {
-                        self.in_flight.push((self.busy_until[i] + ns(2_500), 1 - i, f));
+                        self.in_flight
+                            .push((self.busy_until[i] + ns(2_500), 1 - i, f));
                     }
                 }
             }
-            let (due, rest): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|(t, ..)| *t <= self.now);
+            let (due, rest): (Vec<_>, Vec<_>) =
+                self.in_flight.drain(..).partition(|(t, ..)| *t <= self.now);
             self.in_flight = rest;
             for (_, to, f) in due {
                 let now = self.now;
@@ -138,7 +151,11 @@ impl Link {
     }
 
     fn retransmissions(&self) -> Vec<(u8, u32)> {
-        self.sent.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect()
+        self.sent
+            .iter()
+            .filter(|s| s.2)
+            .map(|s| (s.0, s.1))
+            .collect()
     }
 }
 
@@ -146,7 +163,9 @@ impl Link {
 fn retransmits_only_the_lost_psn_on_its_path() {
     let mut l = Link::new(4);
     l.write(1, 200 * 1024);
-    let done = l.run(1, us(1_000), |path, psn, copy| path == 2 && psn == 5 && copy == 1);
+    let done = l.run(1, us(1_000), |path, psn, copy| {
+        path == 2 && psn == 5 && copy == 1
+    });
     assert_eq!(done, 1);
     assert_eq!(l.retransmissions(), vec![(2, 5)]);
     assert_eq!(l.ep[0].stats().rtos, 0, "found by SACK, not by timeout");
@@ -157,7 +176,9 @@ fn retransmits_only_the_lost_psn_on_its_path() {
 fn lost_retransmission_is_detected_without_timeout() {
     let mut l = Link::new(2);
     l.write(1, 400 * 1024);
-    let done = l.run(1, us(1_000), |path, psn, copy| path == 1 && psn == 9 && copy <= 2);
+    let done = l.run(1, us(1_000), |path, psn, copy| {
+        path == 1 && psn == 9 && copy <= 2
+    });
     assert_eq!(done, 1);
     assert_eq!(l.retransmissions(), vec![(1, 9), (1, 9)]);
     assert_eq!(l.ep[0].stats().rtos, 0);
@@ -196,9 +217,14 @@ fn sprays_over_every_path_with_own_psn_spaces() {
     for p in 0..8u8 {
         let psns: Vec<u32> = l.sent.iter().filter(|s| s.0 == p).map(|s| s.1).collect();
         assert!(psns.len() >= 16, "path {p} carried {} packets", psns.len());
-        assert_eq!(psns, (0..psns.len() as u32).collect::<Vec<_>>(), "path {p} PSNs are 0,1,2,...");
+        assert_eq!(
+            psns,
+            (0..psns.len() as u32).collect::<Vec<_>>(),
+            "path {p} PSNs are 0,1,2,..."
+        );
     }
-    let ports: std::collections::HashSet<u16> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
+    let ports: std::collections::HashSet<u16> =
+        l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
     assert_eq!(ports.len(), 8, "one entropy port per path");
 }
 
@@ -261,7 +287,11 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
             ecn: wire::Ecn::Ect0,
             ttl: 64,
         };
-        rx.handle_frame(at, &wire::encode(&addr, &t, &[k as u8 + psn as u8; 100]), &mut mem);
+        rx.handle_frame(
+            at,
+            &wire::encode(&addr, &t, &[k as u8 + psn as u8; 100]),
+            &mut mem,
+        );
         let f = rx.poll_transmit(at, &mem).expect("an ACK");
         match wire::parse(&f, wire::FERROCE_PORT).unwrap().transport.body {
             Body::Ack(a) => a.rate_hint_mbps,
@@ -269,7 +299,15 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
         }
     };
     // While senders are still appearing the count is unreliable: no hint.
-    let warm: Vec<u32> = (0..10).map(|i| send(i % 5, (i / 5) as u32, us(1 + 11 * (i / 5) as u64) + i as u64)).collect();
+    let warm: Vec<u32> = (0..10)
+        .map(|i| {
+            send(
+                i % 5,
+                (i / 5) as u32,
+                us(1 + 11 * (i / 5) as u64) + i as u64,
+            )
+        })
+        .collect();
     assert_eq!(warm, vec![0; 10]);
     // One active window (20 us) after the first packet all five are known: each gets a fifth.
     let hints: Vec<u32> = (0..5).map(|k| send(k, 2, us(23) + k as u64)).collect();

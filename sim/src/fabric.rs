@@ -29,7 +29,12 @@ pub enum Loss {
     /// Two-state Markov (Gilbert-Elliott) bursty loss: per frame, move
     /// good->bad with `to_bad`, bad->good with `to_good`, then lose the frame
     /// with the state's probability.
-    GilbertElliott { to_bad: f64, to_good: f64, loss_good: f64, loss_bad: f64 },
+    GilbertElliott {
+        to_bad: f64,
+        to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
 }
 
 impl Loss {
@@ -38,7 +43,12 @@ impl Loss {
         match *self {
             Loss::None => 0.0,
             Loss::Iid(p) => p,
-            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
+            Loss::GilbertElliott {
+                to_bad,
+                to_good,
+                loss_good,
+                loss_bad,
+            } => {
                 let pi_bad = to_bad / (to_bad + to_good);
                 pi_bad * loss_bad + (1.0 - pi_bad) * loss_good
             }
@@ -218,9 +228,15 @@ pub struct Fabric<T> {
 }
 
 /// FNV-1a over the 5-tuple with a per-switch seed, then a final mix.
-fn ecmp_hash(seed: u64, t: &([u8; 4], [u8; 4], u8, u16, u16)) -> u64 {
+fn ecmp_hash(seed: u64, t: &wire::FiveTuple) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
-    let bytes = t.0.iter().chain(t.1.iter()).copied().chain([t.2]).chain(t.3.to_be_bytes()).chain(t.4.to_be_bytes());
+    let bytes =
+        t.0.iter()
+            .chain(t.1.iter())
+            .copied()
+            .chain([t.2])
+            .chain(t.3.to_be_bytes())
+            .chain(t.4.to_be_bytes());
     for b in bytes {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
     }
@@ -250,7 +266,10 @@ impl<T: Transport> Fabric<T> {
         let leaf = |l: usize| l;
         let spine = |s: usize| ls.leaves + s;
         for i in 0..ls.leaves + ls.spines {
-            f.switches.push(Switch { routes: HashMap::new(), seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64) });
+            f.switches.push(Switch {
+                routes: HashMap::new(),
+                seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64),
+            });
         }
         let add = |f: &mut Fabric<T>, cfg: LinkConfig, from: Node, to: Node| -> LinkId {
             f.links.push(Link {
@@ -271,14 +290,20 @@ impl<T: Transport> Fabric<T> {
             let l = h / ls.hosts_per_leaf;
             let k = h % ls.hosts_per_leaf;
             let up = add(&mut f, ls.host_link, Node::Host(h), Node::Switch(leaf(l)));
-            down_to_host.push(add(&mut f, ls.host_link, Node::Switch(leaf(l)), Node::Host(h)));
+            down_to_host.push(add(
+                &mut f,
+                ls.host_link,
+                Node::Switch(leaf(l)),
+                Node::Host(h),
+            ));
             let ip = [10, 0, l as u8, k as u8 + 1];
-            f.addrs.push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
+            f.addrs
+                .push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
             f.hosts.push(None);
         }
         let mut leaf_up = vec![Vec::new(); ls.leaves];
         let mut spine_down = vec![vec![0; ls.leaves]; ls.spines];
-        for s in 0..ls.spines {
+        for (s, down) in spine_down.iter_mut().enumerate() {
             let scale = if ls.spines > 1 {
                 1.0 + (ls.spine_delay_skew - 1.0) * s as f64 / (ls.spines - 1) as f64
             } else {
@@ -289,19 +314,24 @@ impl<T: Transport> Fabric<T> {
                 u.delay = (u.delay as f64 * scale) as Time;
                 let mut d = ls.downlink;
                 d.delay = (d.delay as f64 * scale) as Time;
-                up.push(add(&mut f, u, Node::Switch(leaf(l)), Node::Switch(spine(s))));
-                spine_down[s][l] = add(&mut f, d, Node::Switch(spine(s)), Node::Switch(leaf(l)));
+                up.push(add(
+                    &mut f,
+                    u,
+                    Node::Switch(leaf(l)),
+                    Node::Switch(spine(s)),
+                ));
+                down[l] = add(&mut f, d, Node::Switch(spine(s)), Node::Switch(leaf(l)));
             }
         }
-        for h in 0..nhosts {
+        for (h, &to_host) in down_to_host.iter().enumerate() {
             let ip = f.addrs[h].1;
             let hl = h / ls.hosts_per_leaf;
-            for l in 0..ls.leaves {
-                let r = if l == hl { vec![down_to_host[h]] } else { leaf_up[l].clone() };
+            for (l, up) in leaf_up.iter().enumerate() {
+                let r = if l == hl { vec![to_host] } else { up.clone() };
                 f.switches[leaf(l)].routes.insert(ip, r);
             }
-            for s in 0..ls.spines {
-                f.switches[spine(s)].routes.insert(ip, vec![spine_down[s][hl]]);
+            for (s, down) in spine_down.iter().enumerate() {
+                f.switches[spine(s)].routes.insert(ip, vec![down[hl]]);
             }
         }
         f
@@ -320,7 +350,14 @@ impl<T: Transport> Fabric<T> {
     /// Put a transport and its memory on host `h`.
     pub fn attach(&mut self, h: usize, transport: T, mem: Memory) {
         let (mac, ip, link) = self.addrs[h];
-        self.hosts[h] = Some(Host { transport, mem, mac, ip, link, wake_at: None });
+        self.hosts[h] = Some(Host {
+            transport,
+            mem,
+            mac,
+            ip,
+            link,
+            wake_at: None,
+        });
         self.service(h);
     }
 
@@ -351,7 +388,11 @@ impl<T: Transport> Fabric<T> {
 
     /// Black-hole `target` from `from` until `until`.
     pub fn add_fault(&mut self, target: FaultTarget, from: Time, until: Time) {
-        self.faults.push(Fault { from, until, target });
+        self.faults.push(Fault {
+            from,
+            until,
+            target,
+        });
     }
 
     /// Counters of link `id`.
@@ -361,7 +402,10 @@ impl<T: Transport> Fabric<T> {
 
     /// Links into host `h` (the last hop, usually the incast bottleneck).
     pub fn link_to_host(&self, h: usize) -> LinkId {
-        self.links.iter().position(|l| l.to == Node::Host(h)).expect("host has a downlink")
+        self.links
+            .iter()
+            .position(|l| l.to == Node::Host(h))
+            .expect("host has a downlink")
     }
 
     /// Sum of all link counters.
@@ -399,7 +443,11 @@ impl<T: Transport> Fabric<T> {
 
     fn schedule(&mut self, t: Time, ev: Ev) {
         self.seq += 1;
-        self.events.push(Scheduled { t, seq: self.seq, ev });
+        self.events.push(Scheduled {
+            t,
+            seq: self.seq,
+            ev,
+        });
     }
 
     fn record(&mut self, frame: &[u8]) {
@@ -413,7 +461,9 @@ impl<T: Transport> Fabric<T> {
 
     fn service(&mut self, h: usize) {
         let now = self.now;
-        let Some(host) = self.hosts[h].as_mut() else { return };
+        let Some(host) = self.hosts[h].as_mut() else {
+            return;
+        };
         host.transport.handle_timeout(now);
         let link = host.link;
         let mut sent = false;
@@ -426,7 +476,9 @@ impl<T: Transport> Fabric<T> {
             }
         }
         let host = self.hosts[h].as_mut().expect("host attached");
-        let Some(mut t) = host.transport.poll_timeout() else { return };
+        let Some(mut t) = host.transport.poll_timeout() else {
+            return;
+        };
         if t <= now {
             if self.links[link].busy || sent {
                 return; // TxDone services the host again
@@ -464,7 +516,9 @@ impl<T: Transport> Fabric<T> {
                 && now < f.until
                 && match f.target {
                     FaultTarget::Link(l) => l == id,
-                    FaultTarget::Switch(s) => link.from == Node::Switch(s) || link.to == Node::Switch(s),
+                    FaultTarget::Switch(s) => {
+                        link.from == Node::Switch(s) || link.to == Node::Switch(s)
+                    }
                     FaultTarget::SourcePort(p) => wire::five_tuple(frame).is_some_and(|t| t.3 == p),
                 }
         })
@@ -472,7 +526,9 @@ impl<T: Transport> Fabric<T> {
 
     fn start(&mut self, id: LinkId) {
         let is_host_link = matches!(self.links[id].from, Node::Host(_));
-        let Some(mut frame) = self.links[id].queue.pop_front() else { return };
+        let Some(mut frame) = self.links[id].queue.pop_front() else {
+            return;
+        };
         if !is_host_link {
             self.links[id].queue_bytes -= frame.len();
         }
@@ -490,9 +546,19 @@ impl<T: Transport> Fabric<T> {
         let lost = match link.cfg.loss {
             Loss::None => false,
             Loss::Iid(p) => self.rng.chance(p),
-            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
-                link.ge_bad = if link.ge_bad { !self.rng.chance(to_good) } else { self.rng.chance(to_bad) };
-                self.rng.chance(if link.ge_bad { loss_bad } else { loss_good })
+            Loss::GilbertElliott {
+                to_bad,
+                to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                link.ge_bad = if link.ge_bad {
+                    !self.rng.chance(to_good)
+                } else {
+                    self.rng.chance(to_bad)
+                };
+                self.rng
+                    .chance(if link.ge_bad { loss_bad } else { loss_good })
             }
         };
         if lost {
@@ -526,7 +592,9 @@ impl<T: Transport> Fabric<T> {
             Node::Switch(s) => {
                 let sw = &self.switches[s];
                 let out = wire::five_tuple(&frame).and_then(|t| {
-                    sw.routes.get(&t.1).map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize])
+                    sw.routes
+                        .get(&t.1)
+                        .map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize])
                 });
                 match out {
                     Some(l) => self.enqueue(l, frame),
@@ -538,7 +606,9 @@ impl<T: Transport> Fabric<T> {
 
     /// Process the next event; false when none is left.
     pub fn step(&mut self) -> bool {
-        let Some(Scheduled { t, ev, .. }) = self.events.pop() else { return false };
+        let Some(Scheduled { t, ev, .. }) = self.events.pop() else {
+            return false;
+        };
         self.now = t;
         self.events_run += 1;
         match ev {
@@ -572,7 +642,12 @@ impl<T: Transport> Fabric<T> {
 
     /// Run until `done(self)` holds (checked every `check_every` of simulated
     /// time) or `deadline`; true if `done` held.
-    pub fn run_while_not(&mut self, deadline: Time, check_every: Time, mut done: impl FnMut(&mut Self) -> bool) -> bool {
+    pub fn run_while_not(
+        &mut self,
+        deadline: Time,
+        check_every: Time,
+        mut done: impl FnMut(&mut Self) -> bool,
+    ) -> bool {
         loop {
             if done(self) {
                 return true;
@@ -583,5 +658,231 @@ impl<T: Transport> Fabric<T> {
             let next = (self.now + check_every).min(deadline);
             self.run_until(next);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferroce_proto::transport::Stats;
+    use ferroce_proto::types::us;
+    use ferroce_proto::wire::{
+        Addressing, Body, CommonRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+    };
+    use ferroce_proto::{Completion, HostMemory, PathId, Psn, Result, StreamId};
+
+    /// A transport that sends a scripted list of frames and records arrivals.
+    #[derive(Debug, Default)]
+    struct Script {
+        out: VecDeque<Vec<u8>>,
+        got: Vec<(Time, Vec<u8>)>,
+    }
+
+    impl Transport for Script {
+        fn post(&mut self, _: ferroce_proto::WorkRequest) -> Result<()> {
+            Ok(())
+        }
+        fn post_recv(&mut self, _: ferroce_proto::transport::RecvBuffer) -> Result<()> {
+            Ok(())
+        }
+        fn register_mr(&mut self, _: ferroce_proto::transport::MemoryRegion) -> Result<()> {
+            Ok(())
+        }
+        fn handle_frame(&mut self, now: Time, f: &[u8], _: &mut dyn HostMemory) {
+            self.got.push((now, f.to_vec()));
+        }
+        fn poll_transmit(&mut self, _: Time, _: &dyn HostMemory) -> Option<Vec<u8>> {
+            self.out.pop_front()
+        }
+        fn poll_timeout(&self) -> Option<Time> {
+            None
+        }
+        fn handle_timeout(&mut self, _: Time) {}
+        fn poll_completion(&mut self) -> Option<Completion> {
+            None
+        }
+        fn stats(&self) -> Stats {
+            Stats::default()
+        }
+        fn outstanding(&self) -> usize {
+            0
+        }
+    }
+
+    fn frame(f: &Fabric<Script>, from: usize, to: usize, sport: u16) -> Vec<u8> {
+        frame_psn(f, from, to, sport, 0)
+    }
+
+    fn frame_psn(f: &Fabric<Script>, from: usize, to: usize, sport: u16, psn: u32) -> Vec<u8> {
+        let (src_mac, src_ip) = f.host_addr(from);
+        let (dst_mac, dst_ip) = f.host_addr(to);
+        let a = Addressing {
+            src_mac,
+            dst_mac,
+            src_ip,
+            dst_ip,
+            sport,
+            dport: wire::FERROCE_PORT,
+            dscp: 0,
+            ecn: Ecn::Ect0,
+            ttl: 64,
+        };
+        let t = TransportRepr {
+            common: CommonRepr {
+                opcode: Opcode::Nak,
+                conn: Default::default(),
+                path: PathId(0),
+                psn: Psn::new(psn),
+                timestamp: 0,
+                stream: StreamId(0),
+                flags: 0,
+            },
+            body: Body::Nak(NakRepr {
+                code: NakCode::Access,
+                msg_seq: Default::default(),
+                info: 0,
+            }),
+        };
+        wire::encode(&a, &t, &[])
+    }
+
+    fn two_leaves(spines: usize, downlink: LinkConfig) -> Fabric<Script> {
+        let link = LinkConfig::new(100_000, us(1));
+        let mut f = Fabric::leaf_spine(LeafSpine {
+            leaves: 2,
+            hosts_per_leaf: 2,
+            spines,
+            host_link: link,
+            uplink: link,
+            downlink,
+            spine_delay_skew: 1.0,
+            seed: 3,
+        });
+        for h in 0..4 {
+            f.attach(h, Script::default(), Memory::default());
+        }
+        f
+    }
+
+    #[test]
+    fn source_port_chooses_the_spine_and_arrival_time_is_exact() {
+        let mut f = two_leaves(4, LinkConfig::new(100_000, us(1)));
+        let sent: Vec<Vec<u8>> = (0..64).map(|i| frame(&f, 0, 2, 50_000 + i)).collect();
+        let len = sent[0].len();
+        f.host_mut(0).transport.out.extend(sent);
+        f.kick(0);
+        f.run_until(us(100));
+        let got = &f.host(2).transport.got;
+        assert_eq!(got.len(), 64);
+        // First frame: 4 serialisations (store and forward) + 4 propagation delays.
+        let ser = wire_time(len + WIRE_OVERHEAD, 100_000);
+        assert_eq!(got[0].0, 4 * ser + 4 * us(1));
+        let used: Vec<u64> = (0..4)
+            .map(|s| {
+                f.link_stats(
+                    f.links
+                        .iter()
+                        .position(|l| l.from == Node::Switch(2 + s) && l.to == Node::Switch(1))
+                        .unwrap(),
+                )
+                .frames
+            })
+            .collect();
+        assert!(
+            used.iter().all(|&n| n > 4),
+            "every spine carries some ports: {used:?}"
+        );
+        // The same port always takes the same spine.
+        let mut again = two_leaves(4, LinkConfig::new(100_000, us(1)));
+        let one: Vec<Vec<u8>> = (0..10).map(|_| frame(&again, 0, 2, 50_007)).collect();
+        again.host_mut(0).transport.out.extend(one);
+        again.kick(0);
+        again.run_until(us(100));
+        let busy: Vec<u64> = (0..4)
+            .map(|s| {
+                again
+                    .link_stats(
+                        again
+                            .links
+                            .iter()
+                            .position(|l| l.from == Node::Switch(2 + s) && l.to == Node::Switch(1))
+                            .unwrap(),
+                    )
+                    .frames
+            })
+            .collect();
+        assert_eq!(busy.iter().filter(|&&n| n == 10).count(), 1, "{busy:?}");
+    }
+
+    #[test]
+    fn congested_queue_marks_ecn_and_drops_at_capacity() {
+        // Two senders at line rate into one receiver: the last hop queues.
+        let mut f = two_leaves(2, LinkConfig::new(100_000, us(1)));
+        let bottleneck = f.link_to_host(2);
+        f.links[bottleneck].cfg.ecn_threshold_bytes = 2_000;
+        f.links[bottleneck].cfg.queue_bytes = 20_000;
+        for h in [0, 1] {
+            let frames: Vec<Vec<u8>> = (0..400).map(|i| frame(&f, h, 2, 50_000 + i)).collect();
+            f.host_mut(h).transport.out.extend(frames);
+            f.kick(h);
+        }
+        f.run_until(us(1_000));
+        let s = f.link_stats(bottleneck);
+        assert!(s.ecn_marked > 0 && s.tail_drops > 0, "{s:?}");
+        assert!(s.peak_queue_bytes <= 20_000);
+        let got = &f.host(2).transport.got;
+        assert_eq!(got.len() as u64 + s.tail_drops, 800);
+        let ce = got
+            .iter()
+            .filter(|(_, fr)| wire::parse(fr, wire::FERROCE_PORT).unwrap().addr.ecn == Ecn::Ce)
+            .count();
+        assert_eq!(
+            ce as u64, s.ecn_marked,
+            "marked frames arrive intact and CE"
+        );
+    }
+
+    #[test]
+    fn gilbert_elliott_loss_matches_its_mean_and_comes_in_bursts() {
+        let ge = Loss::GilbertElliott {
+            to_bad: 0.02,
+            to_good: 0.25,
+            loss_good: 0.0,
+            loss_bad: 0.5,
+        };
+        let mut d = LinkConfig::new(100_000, us(1));
+        d.loss = ge;
+        let mut f = two_leaves(1, d);
+        let n = 20_000u16;
+        let frames: Vec<Vec<u8>> = (0..n)
+            .map(|i| frame_psn(&f, 0, 2, 50_000 + (i % 1000), i as u32))
+            .collect();
+        f.host_mut(0).transport.out.extend(frames);
+        f.kick(0);
+        f.run_until(us(20_000));
+        let mut arrived = vec![false; n as usize];
+        for (_, fr) in &f.host(2).transport.got {
+            arrived[wire::parse(fr, wire::FERROCE_PORT)
+                .unwrap()
+                .transport
+                .common
+                .psn
+                .get() as usize] = true;
+        }
+        let lost = arrived.iter().filter(|a| !**a).count();
+        let rate = lost as f64 / n as f64;
+        assert!(
+            (rate - ge.mean()).abs() < 0.01,
+            "loss {rate} vs mean {}",
+            ge.mean()
+        );
+        // Bursts: a loss right after a loss is far likelier than a loss.
+        let after_loss = arrived.windows(2).filter(|w| !w[0]).count();
+        let both = arrived.windows(2).filter(|w| !w[0] && !w[1]).count();
+        let conditional = both as f64 / after_loss as f64;
+        assert!(
+            conditional > 3.0 * rate,
+            "P(loss | loss) {conditional} vs P(loss) {rate}"
+        );
     }
 }

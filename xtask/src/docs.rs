@@ -4,7 +4,10 @@ use anyhow::Context;
 
 /// The generated files and their contents.
 pub fn generated() -> Vec<(&'static str, String)> {
-    vec![("docs/wire.md", ferroce_proto::wire::markdown()), ("docs/regmap.md", ferroce_proto::regs::markdown())]
+    vec![
+        ("docs/wire.md", ferroce_proto::wire::markdown()),
+        ("docs/regmap.md", ferroce_proto::regs::markdown()),
+    ]
 }
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
@@ -24,7 +27,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         }
     }
     if !stale.is_empty() {
-        anyhow::bail!("stale generated docs: {} (run `cargo xtask docs`)", stale.join(", "));
+        anyhow::bail!(
+            "stale generated docs: {} (run `cargo xtask docs`)",
+            stale.join(", ")
+        );
     }
     Ok(())
 }

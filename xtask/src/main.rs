@@ -25,7 +25,10 @@ Commands:
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
 }
 
 fn main() -> anyhow::Result<()> {
@@ -50,8 +53,11 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+/// Flags given, and `--key value` pairs given.
+pub type Opts = (Vec<String>, Vec<(String, String)>);
+
 /// Parse `--flag` and `--key VALUE` options, refusing anything else.
-pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Result<(Vec<String>, Vec<(String, String)>)> {
+pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Result<Opts> {
     let mut f = Vec::new();
     let mut k = Vec::new();
     let mut it = args.iter();
@@ -59,7 +65,9 @@ pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Res
         if flags.contains(&a.as_str()) {
             f.push(a.clone());
         } else if keys.contains(&a.as_str()) {
-            let v = it.next().ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
+            let v = it
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
             k.push((a.clone(), v.clone()));
         } else {
             anyhow::bail!("unknown option {a:?} (see `cargo xtask help`)");

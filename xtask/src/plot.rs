@@ -14,30 +14,78 @@ pub fn goodput_svg(sweep: &[LossPoint]) -> String {
     let x = |loss: f64| l + pw * loss / max_loss;
     let y = |g: f64| t + ph * (1.0 - g.clamp(0.0, 1.0));
     let mut s = String::new();
-    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+    );
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     for i in 0..=5 {
         let g = i as f64 / 5.0;
-        let _ = writeln!(s, r##"<line x1="{l}" y1="{0}" x2="{1}" y2="{0}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{g:.1}</text>"##, y(g), l + pw, l - 6.0, y(g) + 4.0);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{l}" y1="{0}" x2="{1}" y2="{0}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{g:.1}</text>"##,
+            y(g),
+            l + pw,
+            l - 6.0,
+            y(g) + 4.0
+        );
         let lv = max_loss * i as f64 / 5.0;
-        let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">{:.2}</text>"#, x(lv), t + ph + 18.0, lv);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{:.2}</text>"#,
+            x(lv),
+            t + ph + 18.0,
+            lv
+        );
     }
-    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">loss probability</text>"#, l + pw / 2.0, h - 10.0);
-    let _ = writeln!(s, r#"<text x="15" y="{}" transform="rotate(-90 15 {})" text-anchor="middle">goodput / line rate</text>"#, t + ph / 2.0, t + ph / 2.0);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">loss probability</text>"#,
+        l + pw / 2.0,
+        h - 10.0
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="15" y="{}" transform="rotate(-90 15 {})" text-anchor="middle">goodput / line rate</text>"#,
+        t + ph / 2.0,
+        t + ph / 2.0
+    );
     let mut mtus: Vec<u32> = sweep.iter().map(|p| p.mtu).collect();
     mtus.dedup();
     let mut legend_y = t + 10.0;
     for (mi, mtu) in mtus.iter().enumerate() {
         let pts: Vec<&LossPoint> = sweep.iter().filter(|p| p.mtu == *mtu).collect();
-        let dash = if mi == 0 { "" } else { r#" stroke-dasharray="6 3""# };
+        let dash = if mi == 0 {
+            ""
+        } else {
+            r#" stroke-dasharray="6 3""#
+        };
         for (name, color, get) in [
-            ("ferroce", "#1f77b4", (|p: &LossPoint| p.ferroce_goodput) as fn(&LossPoint) -> f64),
+            (
+                "ferroce",
+                "#1f77b4",
+                (|p: &LossPoint| p.ferroce_goodput) as fn(&LossPoint) -> f64,
+            ),
             ("go-back-N", "#d62728", |p: &LossPoint| p.gbn_goodput),
             ("ideal", "#999999", |p: &LossPoint| p.ideal),
         ] {
-            let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.loss), y(get(p)))).collect();
-            let _ = writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#, path.join(" "));
-            let _ = writeln!(s, r#"<line x1="{}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{color}" stroke-width="2"{dash}/><text x="{}" y="{}">{name}, MTU {mtu}</text>"#, w - r + 10.0, w - r + 35.0, w - r + 40.0, legend_y + 4.0);
+            let path: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", x(p.loss), y(get(p))))
+                .collect();
+            let _ = writeln!(
+                s,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#,
+                path.join(" ")
+            );
+            let _ = writeln!(
+                s,
+                r#"<line x1="{}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{color}" stroke-width="2"{dash}/><text x="{}" y="{}">{name}, MTU {mtu}</text>"#,
+                w - r + 10.0,
+                w - r + 35.0,
+                w - r + 40.0,
+                legend_y + 4.0
+            );
             legend_y += 18.0;
         }
     }

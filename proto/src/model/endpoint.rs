@@ -7,11 +7,14 @@ use super::delivery::{Delivery, Placement};
 use super::sendq::{Segment, SendQueue};
 use super::wire_time;
 use crate::rng::Rng;
-use crate::transport::{Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest};
+use crate::transport::{
+    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
+    WorkRequest,
+};
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
-    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
-    WIRE_OVERHEAD,
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
+    TransportRepr, WIRE_OVERHEAD,
 };
 use crate::{Error, Result};
 
@@ -256,10 +259,16 @@ impl Endpoint {
     /// Establish a connection.
     pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
         if cc.paths == 0 || cc.paths > 16 {
-            return Err(Error::BadConfig(format!("connection {}: paths must be 1..=16", cc.id)));
+            return Err(Error::BadConfig(format!(
+                "connection {}: paths must be 1..=16",
+                cc.id
+            )));
         }
         if cc.streams == 0 {
-            return Err(Error::BadConfig(format!("connection {}: at least one stream", cc.id)));
+            return Err(Error::BadConfig(format!(
+                "connection {}: at least one stream",
+                cc.id
+            )));
         }
         if self.conns.contains_key(&cc.id) {
             return Err(Error::BadConfig(format!("connection {} exists", cc.id)));
@@ -299,7 +308,10 @@ impl Endpoint {
                 ack_at: None,
             })
             .collect();
-        let rate = cc.initial_rate_mbps.unwrap_or(self.cfg.line_rate_mbps).clamp(1, self.cfg.line_rate_mbps);
+        let rate = cc
+            .initial_rate_mbps
+            .unwrap_or(self.cfg.line_rate_mbps)
+            .clamp(1, self.cfg.line_rate_mbps);
         self.conns.insert(
             cc.id,
             Conn {
@@ -363,7 +375,10 @@ impl Endpoint {
     }
 
     fn rate_hint(&self, now: Time) -> u32 {
-        if self.busy_since.is_none_or(|t| now < t + self.cfg.active_window) {
+        if self
+            .busy_since
+            .is_none_or(|t| now < t + self.cfg.active_window)
+        {
             return 0;
         }
         // Active: heard from within the window, or with a message half
@@ -374,7 +389,9 @@ impl Endpoint {
             .conns
             .iter()
             .filter(|(id, c)| {
-                c.last_rx.is_some_and(|t| t + w >= now || (t + 8 * w >= now && self.delivery.has_partial(**id)))
+                c.last_rx.is_some_and(|t| {
+                    t + w >= now || (t + 8 * w >= now && self.delivery.has_partial(**id))
+                })
             })
             .count()
             .max(1);
@@ -414,7 +431,15 @@ impl Endpoint {
         self.control.push_back(frame);
     }
 
-    fn queue_nak(&mut self, now: Time, id: ConnId, c: &CommonRepr, d: &DataRepr, code: NakCode, sport: u16) {
+    fn queue_nak(
+        &mut self,
+        now: Time,
+        id: ConnId,
+        c: &CommonRepr,
+        d: &DataRepr,
+        code: NakCode,
+        sport: u16,
+    ) {
         let cfg = self.conns[&id].cfg;
         let t = TransportRepr {
             common: CommonRepr {
@@ -426,7 +451,11 @@ impl Endpoint {
                 stream: c.stream,
                 flags: 0,
             },
-            body: Body::Nak(NakRepr { code, msg_seq: d.msg_seq, info: 0 }),
+            body: Body::Nak(NakRepr {
+                code,
+                msg_seq: d.msg_seq,
+                info: 0,
+            }),
         };
         let frame = wire::encode(&self.addressing(&cfg, sport), &t, &[]);
         self.stats.tx_naks += 1;
@@ -449,7 +478,10 @@ impl Endpoint {
             self.stats.rx_ecn_ce += 1;
         }
         let window = self.cfg.active_window;
-        let idle = !self.conns.values().any(|c| c.last_rx.is_some_and(|t| t + window >= now));
+        let idle = !self
+            .conns
+            .values()
+            .any(|c| c.last_rx.is_some_and(|t| t + window >= now));
         if idle {
             self.busy_since = Some(now);
         }
@@ -471,7 +503,10 @@ impl Endpoint {
             match self.delivery.place(id, &c, d, f.payload, mem) {
                 Placement::Placed => {
                     self.stats.bytes_placed += f.payload.len() as u64;
-                    self.conns.get_mut(&id).expect("connection exists").bytes_placed += f.payload.len() as u64;
+                    self.conns
+                        .get_mut(&id)
+                        .expect("connection exists")
+                        .bytes_placed += f.payload.len() as u64;
                 }
                 Placement::Refused(code) => {
                     self.stats.rx_access_violation += 1;
@@ -593,7 +628,8 @@ impl Endpoint {
         if a.ecn_ce > 0 {
             path.ecn_echoes += a.ecn_ce as u64;
             if now.saturating_sub(path.last_cut) > path.srtt.unwrap_or(0) {
-                path.cwnd = ((path.cwnd.min(path.outstanding as f64 + 1.0)) * (1.0 - beta)).max(1.0);
+                path.cwnd =
+                    ((path.cwnd.min(path.outstanding as f64 + 1.0)) * (1.0 - beta)).max(1.0);
                 path.last_cut = now;
             }
         } else if newly > 0 {
@@ -624,8 +660,14 @@ impl Endpoint {
         let rnr_delay = self.cfg.rnr_delay;
         let conn = self.conns.get_mut(&id).expect("connection exists");
         match n.code {
-            NakCode::Access => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
-            NakCode::RecvTooSmall => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
+            NakCode::Access => {
+                conn.sq
+                    .fail(c.stream, n.msg_seq, CompletionStatus::RemoteAccessError)
+            }
+            NakCode::RecvTooSmall => {
+                conn.sq
+                    .fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall)
+            }
             NakCode::NoRecv => {
                 let path = &mut conn.tx[c.path.0 as usize];
                 if let Some(e) = path.log[c.psn.slot()].as_mut() {
@@ -639,7 +681,15 @@ impl Endpoint {
         }
     }
 
-    fn build_data(&self, now: Time, conn: &Conn, p: usize, psn: Psn, seg: &Segment, fl: u8, mem: &dyn HostMemory) -> Vec<u8> {
+    fn build_data(
+        &self,
+        now: Time,
+        conn: &Conn,
+        (p, psn): (usize, Psn),
+        seg: &Segment,
+        fl: u8,
+        mem: &dyn HostMemory,
+    ) -> Vec<u8> {
         let mut payload = vec![0u8; seg.len as usize];
         mem.read(seg.local, &mut payload);
         let t = TransportRepr {
@@ -696,7 +746,9 @@ impl Endpoint {
             let p = p as usize;
             let path = &mut conn.tx[p];
             let next = path.next_psn;
-            let Some(e) = path.log[psn.slot()].as_mut() else { continue };
+            let Some(e) = path.log[psn.slot()].as_mut() else {
+                continue;
+            };
             e.queued = false;
             if e.psn != psn || e.sacked {
                 continue;
@@ -706,7 +758,8 @@ impl Endpoint {
             let seg = e.seg;
             path.retransmitted += 1;
             let conn = &self.conns[&id];
-            let frame = self.build_data(now, conn, p, psn, &seg, flags::RETX | flags::ACK_REQ, mem);
+            let frame =
+                self.build_data(now, conn, (p, psn), &seg, flags::RETX | flags::ACK_REQ, mem);
             self.stats.tx_retx += 1;
             self.pace(now, id, frame.len());
             return Some(frame);
@@ -716,8 +769,15 @@ impl Endpoint {
         let path = &mut conn.tx[p];
         let psn = path.next_psn;
         path.next_psn = psn.add(1);
-        path.log[psn.slot()] =
-            Some(LogEntry { psn, seg, sacked: false, marker: psn.add(1), retx_count: 0, queued: false, rnr: false });
+        path.log[psn.slot()] = Some(LogEntry {
+            psn,
+            seg,
+            sacked: false,
+            marker: psn.add(1),
+            retx_count: 0,
+            queued: false,
+            rnr: false,
+        });
         path.outstanding += 1;
         path.epoch_sent += 1;
         path.sent += 1;
@@ -728,7 +788,7 @@ impl Endpoint {
             conn.tx[p].rto_at = Some(now + rto);
         }
         let fl = if seg.last { flags::ACK_REQ } else { 0 };
-        let frame = self.build_data(now, &self.conns[&id], p, psn, &seg, fl, mem);
+        let frame = self.build_data(now, &self.conns[&id], (p, psn), &seg, fl, mem);
         self.stats.tx_data += 1;
         self.pace(now, id, frame.len());
         Some(frame)
@@ -771,17 +831,28 @@ impl Endpoint {
 impl Transport for Endpoint {
     fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (conn, ..) = wr.parts();
-        let c = self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?;
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(Error::UnknownConnection(conn))?;
         c.sq.post(wr)
     }
 
     fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
-        let c = self.conns.get(&rb.conn).ok_or(Error::UnknownConnection(rb.conn))?;
+        let c = self
+            .conns
+            .get(&rb.conn)
+            .ok_or(Error::UnknownConnection(rb.conn))?;
         if rb.stream.0 >= c.cfg.streams {
-            return Err(Error::BadStream { conn: rb.conn, stream: rb.stream });
+            return Err(Error::BadStream {
+                conn: rb.conn,
+                stream: rb.stream,
+            });
         }
         if rb.len == 0 || rb.addr.checked_add(rb.len as u64).is_none() {
-            return Err(Error::BadWorkRequest("receive buffer empty or wrapping".into()));
+            return Err(Error::BadWorkRequest(
+                "receive buffer empty or wrapping".into(),
+            ));
         }
         self.delivery.post_recv(rb);
         Ok(())

@@ -60,7 +60,10 @@ impl<'a> HeaderView<'a> {
                 available: bytes.len(),
             });
         }
-        Ok(HeaderView { header, bytes: &bytes[..header.len] })
+        Ok(HeaderView {
+            header,
+            bytes: &bytes[..header.len],
+        })
     }
     /// The value of field `name`.
     pub fn get(&self, name: &str) -> u64 {
@@ -87,9 +90,16 @@ pub fn markdown() -> String {
          initial value and final XOR 0xffffffff) of the transport header and payload, sent \
          most significant byte first.\n"
     );
-    let _ = writeln!(s, "| packet | layout | header bytes (without payload and CRC) |\n|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| packet | layout | header bytes (without payload and CRC) |\n|---|---|---|"
+    );
     let l2l4 = headers::ETH.len + headers::IPV4.len + headers::UDP.len;
-    for (name, ext) in [("data", &headers::DATA), ("ACK", &headers::ACK), ("NAK", &headers::NAK)] {
+    for (name, ext) in [
+        ("data", &headers::DATA),
+        ("ACK", &headers::ACK),
+        ("NAK", &headers::NAK),
+    ] {
         let _ = writeln!(
             s,
             "| {name} | Eth {} + IPv4 {} + UDP {} + common {} + {} {}{} + CRC {} | {} |",
@@ -113,7 +123,10 @@ pub fn markdown() -> String {
         if !matches!(h.name, "data extension" | "ACK extension" | "NAK extension") {
             frame_offset += h.len;
         }
-        let _ = writeln!(s, "| byte | bits | width | field | meaning |\n|---|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "| byte | bits | width | field | meaning |\n|---|---|---|---|---|"
+        );
         for fl in h.fields {
             let bit_in_byte = fl.bit_offset % 8;
             let _ = writeln!(

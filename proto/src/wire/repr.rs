@@ -78,7 +78,12 @@ impl NakCode {
             2 => NakCode::NoRecv,
             3 => NakCode::RecvTooSmall,
             4 => NakCode::SeqErr,
-            other => return Err(Error::BadField { field: "nak.code", value: other as u64 }),
+            other => {
+                return Err(Error::BadField {
+                    field: "nak.code",
+                    value: other as u64,
+                })
+            }
         })
     }
 }
@@ -321,7 +326,11 @@ pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &m
 
 fn need(what: &'static str, needed: usize, available: usize) -> Result<()> {
     if available < needed {
-        Err(Error::Truncated { what, needed, available })
+        Err(Error::Truncated {
+            what,
+            needed,
+            available,
+        })
     } else {
         Ok(())
     }
@@ -334,20 +343,30 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     let eth = &frame[..ETH.len];
     let ethertype = ETH.field("ethertype").get(eth) as u16;
     if ethertype != ETHERTYPE_IPV4 {
-        return Err(Error::NotFerroce { ethertype, proto: 0, dport: 0 });
+        return Err(Error::NotFerroce {
+            ethertype,
+            proto: 0,
+            dport: 0,
+        });
     }
     need("IPv4 header", ETH.len + IPV4.len, frame.len())?;
     let ip = &frame[ETH.len..ETH.len + IPV4.len];
     let ipf = |n: &str| IPV4.field(n).get(ip);
     if ipf("version") != 4 || ipf("ihl") != 5 {
-        return Err(Error::BadField { field: "ipv4.version/ihl", value: ip[0] as u64 });
+        return Err(Error::BadField {
+            field: "ipv4.version/ihl",
+            value: ip[0] as u64,
+        });
     }
     if internet_checksum(ip) != 0 {
         return Err(Error::BadIpChecksum);
     }
     let proto = ipf("protocol") as u8;
     if ipf("frag_off") != 0 || ipf("flags") & 0b001 != 0 {
-        return Err(Error::BadField { field: "ipv4.fragment", value: ipf("frag_off") });
+        return Err(Error::BadField {
+            field: "ipv4.fragment",
+            value: ipf("frag_off"),
+        });
     }
     let ip_total = ipf("total_len") as usize;
     if ETH.len + ip_total != frame.len() {
@@ -358,20 +377,36 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         });
     }
     if proto != IP_PROTO_UDP {
-        return Err(Error::NotFerroce { ethertype, proto, dport: 0 });
+        return Err(Error::NotFerroce {
+            ethertype,
+            proto,
+            dport: 0,
+        });
     }
     need("UDP header", L2L4, frame.len())?;
     let udp = &frame[ETH.len + IPV4.len..L2L4];
     let dport = UDP.field("dport").get(udp) as u16;
     if dport != port {
-        return Err(Error::NotFerroce { ethertype, proto, dport });
+        return Err(Error::NotFerroce {
+            ethertype,
+            proto,
+            dport,
+        });
     }
     let udp_len = UDP.field("len").get(udp) as usize;
     if udp_len != ip_total - IPV4.len {
-        return Err(Error::BadLength { what: "udp.len", declared: udp_len, actual: ip_total - IPV4.len });
+        return Err(Error::BadLength {
+            what: "udp.len",
+            declared: udp_len,
+            actual: ip_total - IPV4.len,
+        });
     }
     let tp = &frame[L2L4..];
-    need("ferroce common header + CRC", COMMON.len + CRC_LEN, tp.len())?;
+    need(
+        "ferroce common header + CRC",
+        COMMON.len + CRC_LEN,
+        tp.len(),
+    )?;
     let (covered, trailer) = tp.split_at(tp.len() - CRC_LEN);
     let trailer = u32::from_be_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
     let computed = crc32(covered);
@@ -380,7 +415,10 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     }
     let cf = |n: &str| COMMON.field(n).get(covered);
     if cf("version") != TRANSPORT_VERSION as u64 {
-        return Err(Error::BadField { field: "common.version", value: cf("version") });
+        return Err(Error::BadField {
+            field: "common.version",
+            value: cf("version"),
+        });
     }
     let opcode = Opcode::from_u8(cf("opcode") as u8)?;
     let common = CommonRepr {
@@ -415,7 +453,10 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
                 });
             }
             if d.msg_len == 0 || d.payload_len == 0 {
-                return Err(Error::BadField { field: "data.msg_len/payload_len", value: 0 });
+                return Err(Error::BadField {
+                    field: "data.msg_len/payload_len",
+                    value: 0,
+                });
             }
             if d.offset as u64 + d.payload_len as u64 > d.msg_len as u64 {
                 return Err(Error::BadLength {
@@ -428,7 +469,11 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         }
         Opcode::Ack => {
             if ext.len() != ACK.len {
-                return Err(Error::BadLength { what: "ACK extension", declared: ACK.len, actual: ext.len() });
+                return Err(Error::BadLength {
+                    what: "ACK extension",
+                    declared: ACK.len,
+                    actual: ext.len(),
+                });
             }
             let g = |n: &str| ACK.field(n).get(ext);
             let mut sack = [0u8; 32];
@@ -444,7 +489,11 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         }
         Opcode::Nak => {
             if ext.len() != NAK.len {
-                return Err(Error::BadLength { what: "NAK extension", declared: NAK.len, actual: ext.len() });
+                return Err(Error::BadLength {
+                    what: "NAK extension",
+                    declared: NAK.len,
+                    actual: ext.len(),
+                });
             }
             let g = |n: &str| NAK.field(n).get(ext);
             let n = NakRepr {
@@ -470,13 +519,19 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         ecn: Ecn::from_bits(ipf("ecn")),
         ttl: ipf("ttl") as u8,
     };
-    Ok(Frame { addr, transport: TransportRepr { common, body }, payload })
+    Ok(Frame {
+        addr,
+        transport: TransportRepr { common, body },
+        payload,
+    })
 }
 
-/// The IPv4/UDP 5-tuple of a frame, for ECMP hashing in switches:
-/// (src ip, dst ip, protocol, sport, dport). `None` if the frame is too short
-/// or not IPv4.
-pub fn five_tuple(frame: &[u8]) -> Option<([u8; 4], [u8; 4], u8, u16, u16)> {
+/// (src ip, dst ip, protocol, sport, dport).
+pub type FiveTuple = ([u8; 4], [u8; 4], u8, u16, u16);
+
+/// The IPv4/UDP 5-tuple of a frame, for ECMP hashing in switches. `None` if
+/// the frame is too short or not IPv4.
+pub fn five_tuple(frame: &[u8]) -> Option<FiveTuple> {
     if frame.len() < L2L4 || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
         return None;
     }
@@ -494,7 +549,9 @@ pub fn five_tuple(frame: &[u8]) -> Option<([u8; 4], [u8; 4], u8, u16, u16)> {
 /// Mark an ECN-capable IPv4 frame CE in place and fix the IPv4 checksum, as a
 /// switch does. Returns false (and changes nothing) for Not-ECT or non-IPv4.
 pub fn mark_ce(frame: &mut [u8]) -> bool {
-    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+    if frame.len() < ETH.len + IPV4.len
+        || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64
+    {
         return false;
     }
     let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
