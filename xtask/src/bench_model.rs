@@ -258,7 +258,8 @@ fn markdown(
          repeat). Loss is i.i.d. on every spine-to-leaf link, so data and ACKs see it alike. \
          Goodput is payload placed in receiver memory per unit time after the warm-up, as a \
          fraction of line rate; `ideal` is the payload fraction of the wire with this MTU \
-         (headers, CRC, preamble and inter-frame gap removed) times (1 - loss).\n",
+         (headers, CRC, preamble and inter-frame gap removed) times (1 - loss). A ratio a little above 1 is sampling noise: the \
+         loss a finite run actually sees differs from the nominal rate.\n",
         if quick { " --quick" } else { "" },
         secs
     );
