@@ -15,6 +15,8 @@ pub mod fabric;
 pub mod memory;
 pub mod pcap;
 pub mod scenario;
+pub mod tools;
+pub mod verilator;
 
 /// Errors of the simulation harness.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +27,10 @@ pub enum Error {
     Io(#[from] std::io::Error),
     #[error("invalid scenario: {0}")]
     Scenario(String),
+    #[error("tool: {0}")]
+    Tool(String),
+    #[error("verilator model {model}: {msg}")]
+    Verilator { model: String, msg: String },
     #[error("did not finish: {0}")]
     Stuck(String),
 }

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::delivery::{Delivery, Placement};
+use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
 use super::wire_time;
 use crate::rng::Rng;
@@ -147,29 +148,12 @@ struct TxPath {
 
 #[derive(Debug)]
 struct RxPath {
-    cum: Psn,
-    /// One past the highest PSN received.
-    high: Psn,
-    bitmap: [u8; 32],
+    sack: SackTracker,
     pending: u16,
     ce: u16,
     ts: u32,
     sport: u16,
     ack_at: Option<Time>,
-}
-
-impl RxPath {
-    fn bit(&self, psn: Psn) -> bool {
-        self.bitmap[psn.slot() / 8] & (1 << (psn.slot() % 8)) != 0
-    }
-    fn set(&mut self, psn: Psn, v: bool) {
-        let (i, b) = (psn.slot() / 8, 1u8 << (psn.slot() % 8));
-        if v {
-            self.bitmap[i] |= b
-        } else {
-            self.bitmap[i] &= !b
-        }
-    }
 }
 
 /// What a test or the CLI sees of a path.
@@ -298,9 +282,7 @@ impl Endpoint {
         }
         let rx = (0..cc.paths)
             .map(|_| RxPath {
-                cum: Psn::new(0),
-                high: Psn::new(0),
-                bitmap: [0; 32],
+                sack: SackTracker::default(),
                 pending: 0,
                 ce: 0,
                 ts: 0,
@@ -403,7 +385,7 @@ impl Endpoint {
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let rx = &mut conn.rx[p];
         let ack = AckRepr {
-            sack: rx.bitmap,
+            sack: *rx.sack.bitmap(),
             ts_echo: rx.ts,
             rate_hint_mbps: hint,
             ecn_ce: rx.ce,
@@ -417,7 +399,7 @@ impl Endpoint {
                 opcode: Opcode::Ack,
                 conn: conn.cfg.remote_id,
                 path: PathId(p as u8),
-                psn: rx.cum,
+                psn: rx.sack.cum(),
                 timestamp: (now / 1000) as u32,
                 stream: Default::default(),
                 flags: 0,
@@ -487,49 +469,44 @@ impl Endpoint {
         }
         let conn = self.conns.get_mut(&id).expect("connection exists");
         conn.last_rx = Some(now);
-        let rx = &mut conn.rx[p];
-        let diff = c.psn.diff(rx.cum);
+        let verdict = conn.rx[p].sack.classify(c.psn);
         let mut immediate = c.flags & flags::ACK_REQ != 0;
-        if diff < 0 || (diff < PATH_WINDOW as i32 && rx.bit(c.psn)) {
-            self.stats.rx_dup += 1;
-            if c.flags & flags::RETX != 0 {
-                self.stats.rx_dup_retx += 1;
-            }
-            immediate = true;
-        } else if diff >= PATH_WINDOW as i32 {
-            self.stats.rx_out_of_window += 1;
-            immediate = true;
-        } else {
-            match self.delivery.place(id, &c, d, f.payload, mem) {
-                Placement::Placed => {
-                    self.stats.bytes_placed += f.payload.len() as u64;
-                    self.conns
-                        .get_mut(&id)
-                        .expect("connection exists")
-                        .bytes_placed += f.payload.len() as u64;
+        match verdict {
+            Verdict::Duplicate => {
+                self.stats.rx_dup += 1;
+                if c.flags & flags::RETX != 0 {
+                    self.stats.rx_dup_retx += 1;
                 }
-                Placement::Refused(code) => {
-                    self.stats.rx_access_violation += 1;
-                    self.queue_nak(now, id, &c, d, code, f.addr.sport);
+                immediate = true;
+            }
+            Verdict::OutOfWindow => {
+                self.stats.rx_out_of_window += 1;
+                immediate = true;
+            }
+            Verdict::New { hole } => {
+                match self.delivery.place(id, &c, d, f.payload, mem) {
+                    Placement::Placed => {
+                        self.stats.bytes_placed += f.payload.len() as u64;
+                        self.conns
+                            .get_mut(&id)
+                            .expect("connection exists")
+                            .bytes_placed += f.payload.len() as u64;
+                    }
+                    Placement::Refused(code) => {
+                        self.stats.rx_access_violation += 1;
+                        self.queue_nak(now, id, &c, d, code, f.addr.sport);
+                    }
+                    Placement::NotReady => {
+                        self.stats.rx_no_recv += 1;
+                        self.queue_nak(now, id, &c, d, NakCode::NoRecv, f.addr.sport);
+                        return;
+                    }
                 }
-                Placement::NotReady => {
-                    self.stats.rx_no_recv += 1;
-                    self.queue_nak(now, id, &c, d, NakCode::NoRecv, f.addr.sport);
-                    return;
-                }
-            }
-            let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
-            rx.set(c.psn, true);
-            if c.psn.diff(rx.high) > 0 {
-                immediate = true; // a new hole: tell the sender at once
-            }
-            if c.psn.diff(rx.high) >= 0 {
-                rx.high = c.psn.add(1);
-            }
-            while rx.bit(rx.cum) {
-                let cum = rx.cum;
-                rx.set(cum, false);
-                rx.cum = cum.add(1);
+                // A new hole: tell the sender at once.
+                immediate |= hole;
+                self.conns.get_mut(&id).expect("connection exists").rx[p]
+                    .sack
+                    .accept(c.psn);
             }
         }
         let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];

@@ -16,6 +16,7 @@
 mod delivery;
 mod endpoint;
 pub mod mr;
+pub mod sack;
 pub mod sendq;
 
 pub use delivery::{Delivery, Placement};

@@ -1,0 +1,10 @@
+//! ferroce-hdl: the transport engine's RTL blocks in rust-hdl, emitted as
+//! Verilog (see [`emit`]).
+
+// rust-hdl block types carry no Debug.
+#![allow(missing_debug_implementations)]
+
+pub use rust_hdl;
+
+pub mod emit;
+pub mod sack;

