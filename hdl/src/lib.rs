@@ -7,4 +7,5 @@
 pub use rust_hdl;
 
 pub mod emit;
+pub mod lit;
 pub mod sack;

@@ -25,6 +25,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::lit::Lit;
+
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::Psn;
 
@@ -125,7 +127,7 @@ wire [23:0] d_high = psn - high;
 wire [7:0] slot = psn[7:0];
 wire [7:0] cs = cum[7:0];
 wire behind = d_cum[23];
-wire in_window = ~behind & (d_cum[23:8] == 16'd0);
+wire in_window = d_cum < 24'd256;
 wire seen = map[slot];
 wire is_new = in_window & ~seen;
 wire do_set = is_new & commit & ~load;
@@ -135,8 +137,11 @@ wire [255:0] m1 = do_set ? (map | onehot) : map;
 // ge_cs[i] = (i >= cs): thermometer mask, constant comparisons only.
 wire [255:0] ge_cs;
 genvar gi;
+// i = 0 and i = 255 are written out: a loop term would compare a constant.
+assign ge_cs[0] = (cs == 8'd0);
+assign ge_cs[255] = 1'b1;
 generate
-  for (gi = 0; gi < 256; gi = gi + 1) begin : thermo_cs
+  for (gi = 1; gi < 255; gi = gi + 1) begin : thermo_cs
     assign ge_cs[gi] = (gi[7:0] >= cs);
   end
 endgenerate
@@ -145,10 +150,10 @@ endgenerate
 // two balanced find-first-set trees (heap order, leaves 256..511).
 wire [255:0] z_hi = ~m1 & ge_cs;
 wire [255:0] z_lo = ~m1 & ~ge_cs;
-wire [511:0] v_hi;
-wire [511:0] v_lo;
-wire [4095:0] x_hi;
-wire [4095:0] x_lo;
+wire [511:1] v_hi;
+wire [511:1] v_lo;
+wire [4095:8] x_hi;
+wire [4095:8] x_lo;
 genvar gk;
 generate
   for (gk = 0; gk < 256; gk = gk + 1) begin : leaf
@@ -164,10 +169,6 @@ generate
     assign x_lo[gk * 8 +: 8] = v_lo[2 * gk] ? x_lo[2 * gk * 8 +: 8] : x_lo[(2 * gk + 1) * 8 +: 8];
   end
 endgenerate
-assign v_hi[0] = 1'b0;
-assign v_lo[0] = 1'b0;
-assign x_hi[7:0] = 8'd0;
-assign x_lo[7:0] = 8'd0;
 wire found_hi = v_hi[1];
 wire found_lo = v_lo[1];
 wire [7:0] zero_at = found_hi ? x_hi[15:8] : x_lo[15:8];
@@ -176,8 +177,10 @@ wire [8:0] advance = any_zero ? {1'b0, zero_at - cs} : 9'd256;
 
 // Clear the run [cs, zero_at) that the cumulative PSN passes.
 wire [255:0] ge_zero;
+assign ge_zero[0] = (zero_at == 8'd0);
+assign ge_zero[255] = 1'b1;
 generate
-  for (gi = 0; gi < 256; gi = gi + 1) begin : thermo_zero
+  for (gi = 1; gi < 255; gi = gi + 1) begin : thermo_zero
     assign ge_zero[gi] = (gi[7:0] >= zero_at);
   end
 endgenerate
@@ -237,6 +240,10 @@ pub struct Sack<const K: usize> {
     // clearing sweep after reset
     init_busy: DFF<Bool>,
     init_addr: DFF<Bits<K>>,
+    one: Lit<K, 1>,
+    zero_key: Lit<K, 0>,
+    zero_psn: Lit<24, 0>,
+    zero_map: Lit<256, 0>,
     // registered outputs
     o_valid: DFF<Bool>,
     o_key: DFF<Bits<K>>,
@@ -313,13 +320,13 @@ impl<const K: usize> Logic for Sack<K> {
             self.cum_ram.write_address.next = self.init_addr.q.val();
             self.high_ram.write_address.next = self.init_addr.q.val();
             self.map_ram.write_address.next = self.init_addr.q.val();
-            self.cum_ram.write_data.next = 0.into();
-            self.high_ram.write_data.next = 0.into();
-            self.map_ram.write_data.next = 0.into();
+            self.cum_ram.write_data.next = self.zero_psn.value.val();
+            self.high_ram.write_data.next = self.zero_psn.value.val();
+            self.map_ram.write_data.next = self.zero_map.value.val();
             self.cum_ram.write_enable.next = true;
             self.high_ram.write_enable.next = true;
             self.map_ram.write_enable.next = true;
-            self.init_addr.d.next = self.init_addr.q.val() + 1;
+            self.init_addr.d.next = self.init_addr.q.val() + self.one.value.val();
             if self.init_addr.q.val().all() {
                 self.init_busy.d.next = false;
             }
@@ -337,7 +344,7 @@ impl<const K: usize> Logic for Sack<K> {
 
         if self.reset.val() {
             self.init_busy.d.next = true;
-            self.init_addr.d.next = 0.into();
+            self.init_addr.d.next = self.zero_key.value.val();
             self.s1_valid.d.next = false;
             self.fw_valid.d.next = false;
             self.o_valid.d.next = false;

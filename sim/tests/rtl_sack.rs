@@ -1,5 +1,5 @@
-//! The `sack` RTL block in Verilator against the reference tracker:
-//! >= 10^5 random operations over many (connection, path) keys, with
+//! The `sack` RTL block in Verilator against the reference tracker: at least
+//! 100 000 random operations over many (connection, path) keys, with
 //! wrap-around, duplicates and out-of-window PSNs; every output must equal
 //! the model.
 

@@ -2,6 +2,7 @@
 
 mod bench_model;
 mod docs;
+mod emit;
 mod plot;
 mod tools;
 
@@ -15,6 +16,8 @@ Commands:
                         unless already there; prints what is installed where
   docs [--check]        regenerate docs/wire.md and docs/regmap.md from the field
                         tables and the register map; --check fails if they are stale
+  emit [--no-lint]      write every RTL block's Verilog to target/verilog/ and lint it
+                        with Verilator -Wall (suppressed warnings are listed with reasons)
   bench-model [--quick] [--json FILE]
                         run ferroce and the go-back-N baseline side by side on the
                         fabric model (loss sweep, reordering, incast); writes
@@ -41,6 +44,7 @@ fn main() -> anyhow::Result<()> {
     match cmd.as_str() {
         "tools" => tools::run(rest),
         "docs" => docs::run(rest),
+        "emit" => emit::run(rest),
         "bench-model" => bench_model::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
