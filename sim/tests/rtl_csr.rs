@@ -1,0 +1,297 @@
+//! The `csr` RTL block in Verilator against the register map's reference
+//! (`ferroce_proto::regs::RegFile`): reset values, access types, byte
+//! strobes, error responses for bad addresses, and the hardware-side buses,
+//! driven through AXI-Lite with random stalls on both sides and a protocol
+//! checker on the responses.
+
+use ferroce_proto::regs::{self, BusError, RegFile, BLOCKS, REGION_BYTES};
+use ferroce_proto::rng::Rng;
+use ferroce_sim::verilator::{ModelLib, Port, Sim};
+
+struct Axi {
+    sim: Sim,
+    rng: Rng,
+    p: std::collections::HashMap<&'static str, Port>,
+    /// Probability that the master stalls a cycle (valid late, ready low).
+    stall: f64,
+    strobes_seen: Vec<u64>,
+}
+
+const OKAY: u64 = 0;
+const SLVERR: u64 = 2;
+
+impl Axi {
+    fn new(seed: u64, stall: f64) -> Axi {
+        let v = ferroce_hdl::emit::verilog(ferroce_hdl::csr::Csr::default());
+        let lib = ModelLib::build("csr", &v).expect("csr model builds");
+        let mut sim = Sim::new(&lib);
+        sim.clock("clock");
+        let names = [
+            "reset",
+            "s_axil_awaddr",
+            "s_axil_awvalid",
+            "s_axil_awready",
+            "s_axil_wdata",
+            "s_axil_wstrb",
+            "s_axil_wvalid",
+            "s_axil_wready",
+            "s_axil_bresp",
+            "s_axil_bvalid",
+            "s_axil_bready",
+            "s_axil_araddr",
+            "s_axil_arvalid",
+            "s_axil_arready",
+            "s_axil_rdata",
+            "s_axil_rresp",
+            "s_axil_rvalid",
+            "s_axil_rready",
+            "regs",
+            "strobe",
+            "hw",
+        ];
+        let p = names.iter().map(|n| (*n, sim.port(n))).collect();
+        let mut a = Axi {
+            sim,
+            rng: Rng::new(seed),
+            p,
+            stall,
+            strobes_seen: Vec::new(),
+        };
+        a.set("reset", 1);
+        a.tick();
+        a.set("reset", 0);
+        a
+    }
+
+    fn set(&mut self, n: &str, v: u64) {
+        let p = self.p[n];
+        self.sim.set(p, v);
+    }
+
+    fn get(&self, n: &str) -> u64 {
+        self.sim.get(self.p[n])
+    }
+
+    fn tick(&mut self) {
+        self.sim.tick();
+        let s = self.get("strobe");
+        if s != 0 {
+            self.strobes_seen.push(s);
+        }
+    }
+
+    fn stalled(&mut self) -> bool {
+        self.rng.chance(self.stall)
+    }
+
+    /// Wait for a response channel with random back-pressure; check that the
+    /// response holds steady while not accepted.
+    fn take_response(&mut self, valid: &str, ready: &str, fields: &[&str]) -> Vec<u64> {
+        let mut held: Option<Vec<u64>> = None;
+        for _ in 0..1000 {
+            self.sim.eval();
+            if self.get(valid) == 1 {
+                let now: Vec<u64> = fields.iter().map(|f| self.get(f)).collect();
+                if let Some(h) = &held {
+                    assert_eq!(
+                        h, &now,
+                        "{valid}: response changed while waiting for {ready}"
+                    );
+                }
+                held = Some(now.clone());
+                if !self.stalled() {
+                    self.set(ready, 1);
+                    self.tick();
+                    self.set(ready, 0);
+                    self.sim.eval();
+                    return now;
+                }
+            } else {
+                assert!(held.is_none(), "{valid} dropped before {ready}");
+            }
+            self.set(ready, 0);
+            self.tick();
+        }
+        panic!("no response on {valid}");
+    }
+
+    fn write(&mut self, addr: u32, data: u32, strb: u8) -> u64 {
+        // Address and data raised independently, each held until accepted.
+        let (mut aw_up, mut w_up) = (false, false);
+        self.set("s_axil_awaddr", addr as u64);
+        self.set("s_axil_wdata", data as u64);
+        self.set("s_axil_wstrb", strb as u64);
+        for _ in 0..1000 {
+            aw_up |= !self.stalled();
+            w_up |= !self.stalled();
+            self.set("s_axil_awvalid", aw_up as u64);
+            self.set("s_axil_wvalid", w_up as u64);
+            self.sim.eval();
+            let accepted = self.get("s_axil_awready") == 1;
+            assert_eq!(
+                accepted,
+                self.get("s_axil_wready") == 1,
+                "address and data are taken together"
+            );
+            assert!(!accepted || (aw_up && w_up), "ready without both valid");
+            self.tick();
+            if accepted {
+                self.set("s_axil_awvalid", 0);
+                self.set("s_axil_wvalid", 0);
+                return self.take_response("s_axil_bvalid", "s_axil_bready", &["s_axil_bresp"])[0];
+            }
+        }
+        panic!("write to {addr:#x} never accepted");
+    }
+
+    fn read(&mut self, addr: u32) -> (u64, u32) {
+        self.set("s_axil_araddr", addr as u64);
+        while self.stalled() {
+            self.set("s_axil_arvalid", 0);
+            self.tick();
+        }
+        self.set("s_axil_arvalid", 1);
+        for _ in 0..1000 {
+            self.sim.eval();
+            let accepted = self.get("s_axil_arready") == 1;
+            self.tick();
+            if accepted {
+                self.set("s_axil_arvalid", 0);
+                let r = self.take_response(
+                    "s_axil_rvalid",
+                    "s_axil_rready",
+                    &["s_axil_rresp", "s_axil_rdata"],
+                );
+                return (r[0], r[1] as u32);
+            }
+        }
+        panic!("read of {addr:#x} never accepted");
+    }
+
+    fn set_hw(&mut self, words: &[u32]) {
+        let p = self.p["hw"];
+        self.sim.set_words(p, words);
+    }
+
+    fn regs_bus(&self) -> Vec<u32> {
+        self.sim.get_words(self.p["regs"])
+    }
+}
+
+fn resp(r: Result<(), BusError>) -> u64 {
+    if r.is_ok() {
+        OKAY
+    } else {
+        SLVERR
+    }
+}
+
+#[test]
+fn every_register_resets_to_the_map_and_reads_back() {
+    let mut axi = Axi::new(1, 0.3);
+    let mut model = RegFile::new();
+    let hw: Vec<u32> = (0..regs::N_HARDWARE)
+        .map(|j| 0x1000_0000 + j as u32 * 0x0101)
+        .collect();
+    axi.set_hw(&hw);
+    for (j, (addr, _)) in regs::hardware().iter().enumerate() {
+        model.set(*addr, hw[j]);
+    }
+    let mut checked = 0;
+    for (i, b) in BLOCKS.iter().enumerate() {
+        let base = regs::block_base(i);
+        for off in [0u32, 4, 8]
+            .into_iter()
+            .chain(b.regs.iter().map(|r| r.offset))
+        {
+            let addr = base + off;
+            let (r, data) = axi.read(addr);
+            assert_eq!(r, OKAY, "read {}+{off:#x}", b.name);
+            assert_eq!(
+                data,
+                model.read(addr).unwrap(),
+                "reset value of {}+{off:#x}",
+                b.name
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked,
+        BLOCKS.iter().map(|b| b.regs.len() + 3).sum::<usize>()
+    );
+    let bus = axi.regs_bus();
+    for (i, (addr, r)) in regs::stored().iter().enumerate() {
+        assert_eq!(bus[i], r.reset, "regs bus, {} at {addr:#x}", r.name);
+    }
+}
+
+#[test]
+fn random_accesses_match_the_reference_and_errors_change_nothing() {
+    let mut axi = Axi::new(7, 0.4);
+    let mut model = RegFile::new();
+    let mapped: Vec<u32> = regs::all_regs()
+        .map(|(a, _)| a)
+        .chain((0..BLOCKS.len()).map(regs::block_base))
+        .collect();
+    let stored = regs::stored();
+    let mut rng = Rng::new(99);
+    let (mut errors, mut writes_ok) = (0, 0);
+    for n in 0..4000 {
+        if n % 500 == 0 {
+            let hw: Vec<u32> = (0..regs::N_HARDWARE)
+                .map(|_| rng.next_u64() as u32)
+                .collect();
+            axi.set_hw(&hw);
+            for (j, (addr, _)) in regs::hardware().iter().enumerate() {
+                model.set(*addr, hw[j]);
+            }
+        }
+        let addr = match rng.below(10) {
+            0 => mapped[rng.below(mapped.len() as u64) as usize] + 1 + rng.below(3) as u32, // misaligned
+            1 => REGION_BYTES + (rng.below(0x1000) as u32 & !3), // beyond the map
+            2 => rng.below(REGION_BYTES as u64) as u32 & !3,     // anywhere inside
+            _ => mapped[rng.below(mapped.len() as u64) as usize],
+        };
+        if rng.chance(0.5) {
+            let (data, strb) = (rng.next_u64() as u32, rng.below(16) as u8);
+            axi.strobes_seen.clear();
+            let got = axi.write(addr, data, strb);
+            let want = resp(model.write_strobed(addr, data, strb));
+            assert_eq!(got, want, "write {addr:#x} response");
+            if want == OKAY {
+                writes_ok += 1;
+                let i = stored
+                    .iter()
+                    .position(|(a, _)| *a == addr)
+                    .expect("a writable register");
+                assert_eq!(axi.strobes_seen, vec![1u64 << i], "strobe of {addr:#x}");
+            } else {
+                errors += 1;
+                assert!(axi.strobes_seen.is_empty(), "a refused write strobed");
+            }
+        } else {
+            let (r, data) = axi.read(addr);
+            match model.read(addr) {
+                Ok(v) => assert_eq!((r, data), (OKAY, v), "read {addr:#x}"),
+                Err(_) => {
+                    assert_eq!(r, SLVERR, "read {addr:#x} must fail");
+                    errors += 1;
+                }
+            }
+        }
+        let bus = axi.regs_bus();
+        for (i, (a, r)) in stored.iter().enumerate() {
+            assert_eq!(
+                bus[i],
+                model.get(*a),
+                "regs bus {} after access {n}",
+                r.name
+            );
+        }
+    }
+    assert!(
+        errors > 500 && writes_ok > 500,
+        "errors {errors}, good writes {writes_ok}"
+    );
+}
