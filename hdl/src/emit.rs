@@ -18,5 +18,6 @@ pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("csr", verilog(crate::csr::Csr::default())),
         ("sack", verilog(crate::sack::Sack::<SACK_KEY_BITS>::new())),
+        ("spray", verilog(crate::spray::Spray::default())),
     ]
 }

@@ -10,3 +10,4 @@ pub mod csr;
 pub mod emit;
 pub mod lit;
 pub mod sack;
+pub mod spray;

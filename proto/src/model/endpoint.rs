@@ -3,9 +3,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::cc::Window;
 use super::delivery::{Delivery, Placement};
 use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
+use super::spray::{self, Candidate, PortGen};
 use super::wire_time;
 use crate::rng::Rng;
 use crate::transport::{
@@ -44,8 +46,6 @@ pub struct EndpointConfig {
     pub rnr_delay: Time,
     /// Window per path in packets (at most [`PATH_WINDOW`]).
     pub max_cwnd: u32,
-    /// Multiplicative decrease on ECN echo.
-    pub ecn_beta: f64,
     /// Consecutive RTOs after which a path gets a new source port.
     pub repath_after_rtos: u32,
     /// Consecutive RTOs after which a path takes no new data.
@@ -68,7 +68,6 @@ impl EndpointConfig {
             active_window: crate::types::us(20),
             rnr_delay: crate::types::us(50),
             max_cwnd: PATH_WINDOW,
-            ecn_beta: 0.5,
             repath_after_rtos: 1,
             retire_after_rtos: 3,
             seed: 1,
@@ -85,9 +84,6 @@ impl EndpointConfig {
         }
         if self.ack_every == 0 || self.max_cwnd == 0 || self.max_cwnd > PATH_WINDOW {
             return bad("ack_every must be >= 1 and max_cwnd 1..=256");
-        }
-        if !(0.0..1.0).contains(&self.ecn_beta) {
-            return bad("ecn_beta must be in [0, 1)");
         }
         Ok(())
     }
@@ -132,10 +128,9 @@ struct TxPath {
     log: Vec<Option<LogEntry>>,
     /// Entries neither cumulatively acknowledged nor SACKed.
     outstanding: u32,
-    cwnd: f64,
+    window: Window,
     srtt: Option<Time>,
     rttvar: Time,
-    last_cut: Time,
     rto_at: Option<Time>,
     rtos_in_row: u32,
     retired: bool,
@@ -160,7 +155,7 @@ struct RxPath {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PathSnapshot {
     pub sport: u16,
-    pub cwnd: f64,
+    pub cwnd: u32,
     pub srtt: Option<Time>,
     pub retired: bool,
     pub sent: u64,
@@ -193,7 +188,7 @@ pub struct Endpoint {
     rr: usize,
     delivery: Delivery,
     control: VecDeque<Vec<u8>>,
-    rng: Rng,
+    ports: PortGen,
     stats: Stats,
     /// Since when some connection has been continuously active; the rate
     /// hint is withheld until the active count has been observed for one
@@ -205,7 +200,7 @@ impl Endpoint {
     /// A new endpoint.
     pub fn new(cfg: EndpointConfig) -> Result<Endpoint> {
         cfg.validate()?;
-        let rng = Rng::new(cfg.seed);
+        let ports = PortGen::new(Rng::new(cfg.seed).next_u64() as u32);
         Ok(Endpoint {
             cfg,
             conns: BTreeMap::new(),
@@ -213,7 +208,7 @@ impl Endpoint {
             rr: 0,
             delivery: Delivery::default(),
             control: VecDeque::new(),
-            rng,
+            ports,
             stats: Stats::default(),
             busy_since: None,
         })
@@ -232,12 +227,7 @@ impl Endpoint {
     }
 
     fn fresh_sport(&mut self, avoid: u16) -> u16 {
-        loop {
-            let p = wire::ENTROPY_PORT_BASE + self.rng.below(16384) as u16;
-            if p != avoid {
-                return p;
-            }
-        }
+        self.ports.next_port(avoid)
     }
 
     /// Establish a connection.
@@ -266,10 +256,9 @@ impl Endpoint {
                 una: Psn::new(0),
                 log: vec![None; PATH_WINDOW as usize],
                 outstanding: 0,
-                cwnd: self.cfg.max_cwnd as f64,
+                window: Window::new(self.cfg.max_cwnd),
                 srtt: None,
                 rttvar: 0,
-                last_cut: 0,
                 rto_at: None,
                 rtos_in_row: 0,
                 retired: false,
@@ -330,7 +319,7 @@ impl Endpoint {
             c.tx.iter()
                 .map(|p| PathSnapshot {
                     sport: p.sport,
-                    cwnd: p.cwnd,
+                    cwnd: p.window.cwnd,
                     srtt: p.srtt,
                     retired: p.retired,
                     sent: p.sent,
@@ -532,8 +521,7 @@ impl Endpoint {
     fn on_ack(&mut self, now: Time, id: ConnId, c: &CommonRepr, a: &AckRepr) {
         let p = c.path.0 as usize;
         let line = self.cfg.line_rate_mbps;
-        let max_cwnd = self.cfg.max_cwnd as f64;
-        let beta = self.cfg.ecn_beta;
+        let max_cwnd = self.cfg.max_cwnd;
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let path = &mut conn.tx[p];
         let cum = c.psn;
@@ -602,16 +590,16 @@ impl Endpoint {
             path.rtos_in_row = 0;
             path.retired = false;
         }
-        if a.ecn_ce > 0 {
-            path.ecn_echoes += a.ecn_ce as u64;
-            if now.saturating_sub(path.last_cut) > path.srtt.unwrap_or(0) {
-                path.cwnd =
-                    ((path.cwnd.min(path.outstanding as f64 + 1.0)) * (1.0 - beta)).max(1.0);
-                path.last_cut = now;
-            }
-        } else if newly > 0 {
-            path.cwnd = (path.cwnd + newly as f64 / path.cwnd).min(max_cwnd);
-        }
+        path.ecn_echoes += a.ecn_ce as u64;
+        let srtt = path.srtt.unwrap_or(0);
+        path.window.on_ack(
+            now,
+            newly,
+            a.ecn_ce as u32,
+            path.outstanding,
+            srtt,
+            max_cwnd,
+        );
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
         path.rto_at = (path.outstanding > 0).then_some(now + rto);
@@ -692,24 +680,18 @@ impl Endpoint {
         wire::encode(&self.addressing(&conn.cfg, conn.tx[p].sport), &t, &payload)
     }
 
-    /// The path new data goes on: the one with the most free window, ties
-    /// broken round-robin; retired paths only when nothing else is left.
+    /// The path new data goes on (see `spray::pick`).
     fn pick_path(conn: &Conn) -> Option<usize> {
-        let n = conn.tx.len();
-        let mut best: Option<(usize, f64)> = None;
-        let any_live = conn.tx.iter().any(|p| !p.retired);
-        for k in 0..n {
-            let i = (conn.path_rr + k) % n;
-            let p = &conn.tx[i];
-            if (p.retired && any_live) || p.next_psn.diff(p.una) >= PATH_WINDOW as i32 {
-                continue;
-            }
-            let free = p.cwnd - p.outstanding as f64;
-            if free >= 1.0 && best.is_none_or(|(_, b)| free > b) {
-                best = Some((i, free));
-            }
+        let mut c = [Candidate::default(); 16];
+        for (i, p) in conn.tx.iter().enumerate() {
+            c[i] = Candidate {
+                present: true,
+                free: p.window.free(p.outstanding),
+                span_ok: p.next_psn.diff(p.una) < PATH_WINDOW as i32,
+                retired: p.retired,
+            };
         }
-        best.map(|(i, _)| i)
+        spray::pick(&c[..conn.tx.len()], conn.path_rr)
     }
 
     fn can_send(conn: &Conn) -> bool {

@@ -13,11 +13,13 @@
 //! * congestion: per-path window with ECN AIMD, connection pacing at the
 //!   receiver's fair-share rate hint.
 
+pub mod cc;
 mod delivery;
 mod endpoint;
 pub mod mr;
 pub mod sack;
 pub mod sendq;
+pub mod spray;
 
 pub use delivery::{Delivery, Placement};
 pub use endpoint::{ConnConfig, Endpoint, EndpointConfig, PathSnapshot};
