@@ -32,11 +32,9 @@ fn path_choice_matches_the_model() {
     );
     let (out_valid, out_found, out_path) = (p("out_valid"), p("out_found"), p("out_path"));
     let mut rng = Rng::new(11);
-    let mut pending: Option<Option<usize>> = None;
     let (mut checked, mut found, mut ties) = (0, 0, 0);
     while checked < 100_000 {
-        let issue = !rng.chance(0.2);
-        if issue {
+        let pending = if !rng.chance(0.2) {
             let n = 1 + rng.below(16) as usize;
             let mut c = [Candidate::default(); 16];
             // Now and then every path retired: the fallback rule.
@@ -85,12 +83,12 @@ fn path_choice_matches_the_model() {
             }
             s.set(pick_valid, 1);
             s.tick();
-            pending = Some(want);
+            Some(want)
         } else {
             s.set(pick_valid, 0);
             s.tick();
-            pending = None;
-        }
+            None
+        };
         assert_eq!(
             s.get(out_valid) == 1,
             pending.is_some(),
