@@ -8,6 +8,7 @@ pub use rust_hdl;
 
 pub mod csr;
 pub mod emit;
+pub mod keyed;
 pub mod lit;
 pub mod sack;
 pub mod spray;

@@ -25,7 +25,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::lit::Lit;
+use crate::keyed::KeyedState;
 
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::Psn;
@@ -40,20 +40,28 @@ pub const VERDICT_OOW: u64 = 2;
 /// Rust `update` is the reference model, for rust-hdl's own simulator.
 #[derive(LogicBlock, Default)]
 pub struct SackCore {
-    pub cum: Signal<In, Bits<24>>,
-    pub high: Signal<In, Bits<24>>,
-    pub map: Signal<In, Bits<256>>,
+    /// Packed state: {bitmap[255:0], high[23:0], cum[23:0]}.
+    pub state: Signal<In, Bits<STATE_BITS>>,
     pub psn: Signal<In, Bits<24>>,
     pub commit: Signal<In, Bool>,
     pub load: Signal<In, Bool>,
     pub verdict: Signal<Out, Bits<2>>,
     pub hole: Signal<Out, Bool>,
-    pub new_cum: Signal<Out, Bits<24>>,
-    pub new_high: Signal<Out, Bits<24>>,
-    pub new_map: Signal<Out, Bits<256>>,
+    pub new_state: Signal<Out, Bits<STATE_BITS>>,
 }
 
 type Bool = bool;
+
+/// Bits of one key's state: bitmap, highest + 1, cumulative PSN.
+pub const STATE_BITS: usize = 256 + 24 + 24;
+
+fn pack(t: &SackTracker) -> Bits<STATE_BITS> {
+    let mut s = Bits::<STATE_BITS>::default();
+    s.set_bits::<24>(0, (t.cum().get() as u64).into());
+    s.set_bits::<24>(24, (t.high().get() as u64).into());
+    s.set_bits::<256>(48, bytes_to_map(t.bitmap()));
+    s
+}
 
 /// Bits<256> <-> the model's byte array.
 pub fn map_to_bytes(m: Bits<256>) -> [u8; 32] {
@@ -78,15 +86,14 @@ impl Logic for SackCore {
         if self.load.val() {
             self.verdict.next = VERDICT_NEW.into();
             self.hole.next = false;
-            self.new_cum.next = self.psn.val();
-            self.new_high.next = self.psn.val();
-            self.new_map.next = Bits::default();
+            self.new_state.next = pack(&SackTracker::starting_at(psn));
             return;
         }
+        let st = self.state.val();
         let t = SackTracker::from_parts(
-            Psn::new(self.cum.val().index() as u32),
-            Psn::new(self.high.val().index() as u32),
-            map_to_bytes(self.map.val()),
+            Psn::new(st.get_bits::<24>(0).index() as u32),
+            Psn::new(st.get_bits::<24>(24).index() as u32),
+            map_to_bytes(st.get_bits::<256>(48)),
         );
         let mut next = t;
         let (code, hole) = match t.classify(psn) {
@@ -101,17 +108,13 @@ impl Logic for SackCore {
         };
         self.verdict.next = code.into();
         self.hole.next = hole;
-        self.new_cum.next = (next.cum().get() as u64).into();
-        self.new_high.next = (next.high().get() as u64).into();
-        self.new_map.next = bytes_to_map(next.bitmap());
+        self.new_state.next = pack(&next);
     }
 
     fn connect(&mut self) {
         self.verdict.connect();
         self.hole.connect();
-        self.new_cum.connect();
-        self.new_high.connect();
-        self.new_map.connect();
+        self.new_state.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -120,6 +123,9 @@ impl Logic for SackCore {
 }
 
 const SACK_CORE_VERILOG: &str = r#"
+wire [23:0] cum = state[23:0];
+wire [23:0] high = state[47:24];
+wire [255:0] map = state[303:48];
 // Distance of the PSN from the cumulative PSN and from the highest, 24-bit
 // serial arithmetic: bit 23 set means "before".
 wire [23:0] d_cum = psn - cum;
@@ -190,15 +196,11 @@ always @(*) begin
   if (load) begin
     verdict = 2'd0;
     hole = 1'b0;
-    new_cum = psn;
-    new_high = psn;
-    new_map = 256'd0;
+    new_state = {256'd0, psn, psn};
   end else begin
     verdict = is_new ? 2'd0 : (in_window | behind) ? 2'd1 : 2'd2;
     hole = is_new & ~d_high[23] & (d_high != 24'd0);
-    new_cum = cum + {15'd0, advance};
-    new_high = (do_set & ~d_high[23]) ? psn + 24'd1 : high;
-    new_map = m1 & ~passed;
+    new_state = {m1 & ~passed, (do_set & ~d_high[23]) ? psn + 24'd1 : high, cum + {15'd0, advance}};
   end
 end
 "#;
@@ -222,36 +224,17 @@ pub struct Sack<const K: usize> {
     pub out_high: Signal<Out, Bits<24>>,
     pub out_bitmap: Signal<Out, Bits<256>>,
     core: SackCore,
-    cum_ram: RAM<Bits<24>, K>,
-    high_ram: RAM<Bits<24>, K>,
-    map_ram: RAM<Bits<256>, K>,
-    // stage 1: the operation whose state the RAMs are returning
-    s1_valid: DFF<Bool>,
+    store: KeyedState<K, STATE_BITS>,
+    // stage 1: the operation whose state the store is returning
     s1_op: DFF<Bool>,
-    s1_key: DFF<Bits<K>>,
     s1_psn: DFF<Bits<24>>,
     s1_commit: DFF<Bool>,
-    // the state written at the last edge, for back-to-back operations
-    fw_valid: DFF<Bool>,
-    fw_key: DFF<Bits<K>>,
-    fw_cum: DFF<Bits<24>>,
-    fw_high: DFF<Bits<24>>,
-    fw_map: DFF<Bits<256>>,
-    // clearing sweep after reset
-    init_busy: DFF<Bool>,
-    init_addr: DFF<Bits<K>>,
-    one: Lit<K, 1>,
-    zero_key: Lit<K, 0>,
-    zero_psn: Lit<24, 0>,
-    zero_map: Lit<256, 0>,
     // registered outputs
     o_valid: DFF<Bool>,
     o_key: DFF<Bits<K>>,
     o_verdict: DFF<Bits<2>>,
     o_hole: DFF<Bool>,
-    o_cum: DFF<Bits<24>>,
-    o_high: DFF<Bits<24>>,
-    o_map: DFF<Bits<256>>,
+    o_state: DFF<Bits<STATE_BITS>>,
 }
 
 impl<const K: usize> Sack<K> {
@@ -265,98 +248,39 @@ impl<const K: usize> Logic for Sack<K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_op, s1_key, s1_psn, s1_commit, fw_valid, fw_key, fw_cum,
-            fw_high, fw_map, init_busy, init_addr, o_valid, o_key, o_verdict, o_hole, o_cum,
-            o_high, o_map
+            self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state
         );
-        self.cum_ram.read_clock.next = self.clock.val();
-        self.cum_ram.write_clock.next = self.clock.val();
-        self.high_ram.read_clock.next = self.clock.val();
-        self.high_ram.write_clock.next = self.clock.val();
-        self.map_ram.read_clock.next = self.clock.val();
-        self.map_ram.write_clock.next = self.clock.val();
-
-        // Stage 0: read the key's state.
-        self.cum_ram.read_address.next = self.in_key.val();
-        self.high_ram.read_address.next = self.in_key.val();
-        self.map_ram.read_address.next = self.in_key.val();
-        self.s1_valid.d.next = self.in_valid.val() & !self.init_busy.q.val();
+        self.store.clock.next = self.clock.val();
+        self.store.reset.next = self.reset.val();
+        self.store.rd_valid.next = self.in_valid.val();
+        self.store.rd_key.next = self.in_key.val();
         self.s1_op.d.next = self.in_op.val();
-        self.s1_key.d.next = self.in_key.val();
         self.s1_psn.d.next = self.in_psn.val();
         self.s1_commit.d.next = self.in_commit.val();
 
-        // Stage 1: the state is the RAM's, unless the previous operation
-        // wrote this key at the edge that the RAM read missed.
-        if self.fw_valid.q.val() & (self.fw_key.q.val() == self.s1_key.q.val()) {
-            self.core.cum.next = self.fw_cum.q.val();
-            self.core.high.next = self.fw_high.q.val();
-            self.core.map.next = self.fw_map.q.val();
-        } else {
-            self.core.cum.next = self.cum_ram.read_data.val();
-            self.core.high.next = self.high_ram.read_data.val();
-            self.core.map.next = self.map_ram.read_data.val();
-        }
+        self.core.state.next = self.store.state.val();
         self.core.psn.next = self.s1_psn.q.val();
         self.core.commit.next = self.s1_commit.q.val();
         self.core.load.next = self.s1_op.q.val();
+        self.store.wr_valid.next = true;
+        self.store.wr_state.next = self.core.new_state.val();
 
-        self.fw_valid.d.next = self.s1_valid.q.val();
-        self.fw_key.d.next = self.s1_key.q.val();
-        self.fw_cum.d.next = self.core.new_cum.val();
-        self.fw_high.d.next = self.core.new_high.val();
-        self.fw_map.d.next = self.core.new_map.val();
-
-        self.o_valid.d.next = self.s1_valid.q.val() & !self.s1_op.q.val();
-        self.o_key.d.next = self.s1_key.q.val();
+        self.o_valid.d.next = self.store.s1_valid.val() & !self.s1_op.q.val();
+        self.o_key.d.next = self.store.s1_key.val();
         self.o_verdict.d.next = self.core.verdict.val();
         self.o_hole.d.next = self.core.hole.val();
-        self.o_cum.d.next = self.core.new_cum.val();
-        self.o_high.d.next = self.core.new_high.val();
-        self.o_map.d.next = self.core.new_map.val();
-
-        // Write back, or clear during the sweep.
-        if self.init_busy.q.val() {
-            self.cum_ram.write_address.next = self.init_addr.q.val();
-            self.high_ram.write_address.next = self.init_addr.q.val();
-            self.map_ram.write_address.next = self.init_addr.q.val();
-            self.cum_ram.write_data.next = self.zero_psn.value.val();
-            self.high_ram.write_data.next = self.zero_psn.value.val();
-            self.map_ram.write_data.next = self.zero_map.value.val();
-            self.cum_ram.write_enable.next = true;
-            self.high_ram.write_enable.next = true;
-            self.map_ram.write_enable.next = true;
-            self.init_addr.d.next = self.init_addr.q.val() + self.one.value.val();
-            if self.init_addr.q.val().all() {
-                self.init_busy.d.next = false;
-            }
-        } else {
-            self.cum_ram.write_address.next = self.s1_key.q.val();
-            self.high_ram.write_address.next = self.s1_key.q.val();
-            self.map_ram.write_address.next = self.s1_key.q.val();
-            self.cum_ram.write_data.next = self.core.new_cum.val();
-            self.high_ram.write_data.next = self.core.new_high.val();
-            self.map_ram.write_data.next = self.core.new_map.val();
-            self.cum_ram.write_enable.next = self.s1_valid.q.val();
-            self.high_ram.write_enable.next = self.s1_valid.q.val();
-            self.map_ram.write_enable.next = self.s1_valid.q.val();
-        }
-
+        self.o_state.d.next = self.core.new_state.val();
         if self.reset.val() {
-            self.init_busy.d.next = true;
-            self.init_addr.d.next = self.zero_key.value.val();
-            self.s1_valid.d.next = false;
-            self.fw_valid.d.next = false;
             self.o_valid.d.next = false;
         }
 
-        self.ready.next = !self.init_busy.q.val();
+        self.ready.next = self.store.ready.val();
         self.out_valid.next = self.o_valid.q.val();
         self.out_key.next = self.o_key.q.val();
         self.out_verdict.next = self.o_verdict.q.val();
         self.out_hole.next = self.o_hole.q.val();
-        self.out_cum.next = self.o_cum.q.val();
-        self.out_high.next = self.o_high.q.val();
-        self.out_bitmap.next = self.o_map.q.val();
+        self.out_cum.next = self.o_state.q.val().get_bits::<24>(0);
+        self.out_high.next = self.o_state.q.val().get_bits::<24>(24);
+        self.out_bitmap.next = self.o_state.q.val().get_bits::<256>(48);
     }
 }
