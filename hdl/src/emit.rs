@@ -9,15 +9,16 @@ pub fn verilog<B: Block>(mut block: B) -> String {
     generate_verilog(&block)
 }
 
-/// Key width of the default build: 16 connections x 8 paths.
-pub const SACK_KEY_BITS: usize = 7;
+/// Path-key width of the default build: 16 connections x 8 paths.
+pub const PATH_KEY_BITS: usize = 7;
 
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
+        ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
-        ("sack", verilog(crate::sack::Sack::<SACK_KEY_BITS>::new())),
+        ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
         ("spray", verilog(crate::spray::Spray::default())),
     ]
 }

@@ -6,6 +6,7 @@
 
 pub use rust_hdl;
 
+pub mod cc;
 pub mod csr;
 pub mod emit;
 pub mod keyed;

@@ -11,7 +11,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::Psn;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
-const KEY_BITS: usize = ferroce_hdl::emit::SACK_KEY_BITS;
+const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 fn model() -> std::sync::Arc<ModelLib> {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::sack::Sack::<KEY_BITS>::new());
