@@ -8,8 +8,8 @@ use ferroce_proto::wire::{
 use ferroce_proto::{ConnId, Error, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use proptest::prelude::*;
 
-const DATA_FRAME: &str = "0200000001010200000000010800456a0054000040004011252e0a0000010a000101c3504645004000001002000703123456deadbeef0002030000000009000010000000040000040000000000014000100000005151cafef00d0102030427e1a219";
-const ACK_FRAME: &str = "0200000001010200000000010800456a006000004000401125220a0000010a000101c3504645004c0000101000070300010000000010000000000500000000000000000000000000000000000000000000000000000000000080deadbeef000061a80002000400000000921c9c28";
+const DATA_FRAME: &str = "0200000001010200000000010800456a0054000040004011252e0a0000010a000101c3504645004000001002000703123456deadbeef0002030000000009000010000000040000040000000000014000100000005151cafef00d0102030419a2e127";
+const ACK_FRAME: &str = "0200000001010200000000010800456a006000004000401125220a0000010a000101c3504645004c0000101000070300010000000010000000000500000000000000000000000000000000000000000000000000000000000080deadbeef000061a80002000400000000289c1c92";
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len())
@@ -151,7 +151,7 @@ fn malformed_frames_give_typed_errors() {
     bad[43] = 0x7f; // opcode; fix the CRC so only the opcode is wrong
     let n = bad.len();
     let crc = wire::crc32(&bad[42..n - 4]);
-    bad[n - 4..].copy_from_slice(&crc.to_be_bytes());
+    bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(wire::parse(&bad, port), Err(Error::UnknownOpcode(0x7f)));
     assert!(matches!(
         wire::parse(&good, 4791),
@@ -170,7 +170,7 @@ fn malformed_frames_give_typed_errors() {
     let mut bad = good.clone();
     bad[42 + 16 + 13] = 5;
     let crc = wire::crc32(&bad[42..n - 4]);
-    bad[n - 4..].copy_from_slice(&crc.to_be_bytes());
+    bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
     assert!(matches!(
         wire::parse(&bad, port),
         Err(Error::BadLength {

@@ -23,6 +23,11 @@ const fn make_table() -> [u32; 256] {
 
 static TABLE: [u32; 256] = make_table();
 
+/// CRC-32 of a message followed by its CRC sent least significant byte
+/// first: the same for every message, so a receiver can check the trailer
+/// without knowing where the message ends.
+pub const CRC_RESIDUE: u32 = 0x2144_df1c;
+
 /// CRC-32 of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
     let mut c = 0xffff_ffffu32;
@@ -54,6 +59,16 @@ mod tests {
         // The standard check value of CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn message_and_trailer_leave_the_residue() {
+        for len in [0usize, 1, 7, 64, 1500] {
+            let mut m: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
+            let c = crc32(&m);
+            m.extend_from_slice(&c.to_le_bytes());
+            assert_eq!(crc32(&m), CRC_RESIDUE, "length {len}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod field;
 pub mod headers;
 mod repr;
 
-pub use crc::{crc32, internet_checksum};
+pub use crc::{crc32, internet_checksum, CRC_RESIDUE};
 pub use field::{Field, Header};
 pub use repr::*;
 
@@ -88,7 +88,8 @@ pub fn markdown() -> String {
          CRC-32 trailer. All fields are big-endian; bit 0 is the most significant bit of byte 0 \
          of its header. The trailer is the CRC-32 (IEEE 802.3 polynomial, reflected, \
          initial value and final XOR 0xffffffff) of the transport header and payload, sent \
-         most significant byte first.\n"
+         least significant byte first like the Ethernet FCS, so that a receiver can run the \
+         CRC over the trailer too and compare with the constant residue 0x2144df1c.\n"
     );
     let _ = writeln!(
         s,

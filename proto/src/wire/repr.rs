@@ -321,7 +321,7 @@ pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &m
     };
     let crc_at = COMMON.len + ext_len + payload.len();
     let crc = crc32(&tp[..crc_at]);
-    tp[crc_at..crc_at + CRC_LEN].copy_from_slice(&crc.to_be_bytes());
+    tp[crc_at..crc_at + CRC_LEN].copy_from_slice(&crc.to_le_bytes());
 }
 
 fn need(what: &'static str, needed: usize, available: usize) -> Result<()> {
@@ -408,7 +408,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         tp.len(),
     )?;
     let (covered, trailer) = tp.split_at(tp.len() - CRC_LEN);
-    let trailer = u32::from_be_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let trailer = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
     let computed = crc32(covered);
     if trailer != computed {
         return Err(Error::BadCrc { trailer, computed });
