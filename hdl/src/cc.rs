@@ -40,7 +40,7 @@ fn pack(w: &Window) -> Bits<STATE_BITS> {
     let mut s = Bits::<STATE_BITS>::default();
     s.set_bits::<9>(0, (w.cwnd as u64).into());
     s.set_bits::<9>(9, (w.credit as u64).into());
-    s.set_bits::<32>(18, (w.last_cut as u64).into());
+    s.set_bits::<32>(18, w.last_cut.into());
     s
 }
 

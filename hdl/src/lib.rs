@@ -11,5 +11,6 @@ pub mod csr;
 pub mod emit;
 pub mod keyed;
 pub mod lit;
+pub mod rx_parse;
 pub mod sack;
 pub mod spray;

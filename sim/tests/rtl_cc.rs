@@ -85,7 +85,11 @@ fn windows_match_the_model_on_random_acks() {
             let outstanding = rng.below(257) as u32;
             let w = model.get_mut(&k).expect("loaded");
             // Now and then exactly one RTT since the last cut: the boundary.
-            let srtt = if rng.chance(0.2) { now - w.last_cut } else { 50 + rng.below(2000) };
+            let srtt = if rng.chance(0.2) {
+                now - w.last_cut
+            } else {
+                50 + rng.below(2000)
+            };
             let before = w.cwnd;
             let cut = w.on_ack(now, newly, ce, outstanding, srtt, max[&k]);
             cuts += cut as u64;
