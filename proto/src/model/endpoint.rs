@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::cc::Window;
 use super::delivery::{Delivery, Placement};
+use super::retx::PathLog;
 use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
@@ -107,27 +108,13 @@ pub struct ConnConfig {
     pub initial_rate_mbps: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct LogEntry {
-    psn: Psn,
-    seg: Segment,
-    sacked: bool,
-    /// The path's next PSN when this entry was last (re)sent: a SACK at or
-    /// beyond it while this entry is missing means that copy was lost.
-    marker: Psn,
-    retx_count: u32,
-    queued: bool,
-    rnr: bool,
-}
-
 #[derive(Debug)]
 struct TxPath {
     sport: u16,
-    next_psn: Psn,
-    una: Psn,
-    log: Vec<Option<LogEntry>>,
-    /// Entries neither cumulatively acknowledged nor SACKed.
-    outstanding: u32,
+    /// PSN window and loss state (the RTL `retx` block's view).
+    log: PathLog,
+    /// What each PSN in flight carries, by PSN mod 256.
+    segs: Vec<Option<Segment>>,
     window: Window,
     srtt: Option<Time>,
     rttvar: Time,
@@ -170,7 +157,8 @@ struct Conn {
     sq: SendQueue,
     tx: Vec<TxPath>,
     rx: Vec<RxPath>,
-    retx: VecDeque<(u8, Psn)>,
+    /// Paths are offered retransmissions round-robin from here.
+    retx_rr: usize,
     rnr: Vec<(Time, u8, Psn)>,
     rate_mbps: u32,
     next_tx: Time,
@@ -252,10 +240,8 @@ impl Endpoint {
             let sport = self.fresh_sport(0);
             tx.push(TxPath {
                 sport,
-                next_psn: Psn::new(0),
-                una: Psn::new(0),
-                log: vec![None; PATH_WINDOW as usize],
-                outstanding: 0,
+                log: PathLog::starting_at(Psn::new(0)),
+                segs: vec![None; PATH_WINDOW as usize],
                 window: Window::new(self.cfg.max_cwnd),
                 srtt: None,
                 rttvar: 0,
@@ -290,7 +276,7 @@ impl Endpoint {
                 sq: SendQueue::new(cc.id, cc.streams),
                 tx,
                 rx,
-                retx: VecDeque::new(),
+                retx_rr: 0,
                 rnr: Vec::new(),
                 rate_mbps: rate,
                 next_tx: 0,
@@ -325,7 +311,7 @@ impl Endpoint {
                     sent: p.sent,
                     retransmitted: p.retransmitted,
                     ecn_echoes: p.ecn_echoes,
-                    outstanding: p.outstanding,
+                    outstanding: p.log.outstanding(),
                 })
                 .collect()
         })
@@ -524,10 +510,9 @@ impl Endpoint {
         let max_cwnd = self.cfg.max_cwnd;
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let path = &mut conn.tx[p];
-        let cum = c.psn;
-        if cum.diff(path.una) < 0 || cum.diff(path.next_psn) > 0 {
+        let Some(result) = path.log.on_ack(c.psn, &a.sack) else {
             return; // older than what we know, or acknowledging the unsent
-        }
+        };
         if a.rate_hint_mbps > 0 {
             conn.rate_mbps = a.rate_hint_mbps.min(line);
         }
@@ -542,50 +527,15 @@ impl Endpoint {
                 path.srtt = Some((7 * s + sample) / 8);
             }
         }
-        let mut newly = 0u32;
-        while path.una != cum {
-            if let Some(e) = path.log[path.una.slot()].take() {
-                if !e.sacked {
-                    path.outstanding -= 1;
-                    newly += 1;
-                    conn.sq.ack(e.seg.stream, e.seg.msg_seq, e.seg.len as u32);
-                }
-            }
-            path.una = path.una.add(1);
-        }
-        let mut highest = None;
-        let mut psn = cum;
-        while psn != path.next_psn {
-            if a.sacked(psn) {
-                highest = Some(psn);
-                if let Some(e) = path.log[psn.slot()].as_mut() {
-                    if !e.sacked {
-                        e.sacked = true;
-                        path.outstanding -= 1;
-                        newly += 1;
-                        conn.sq.ack(e.seg.stream, e.seg.msg_seq, e.seg.len as u32);
-                    }
-                }
-            }
-            psn = psn.add(1);
-        }
-        if let Some(h) = highest {
-            let mut psn = cum;
-            while psn != h {
-                if let Some(e) = path.log[psn.slot()].as_mut() {
-                    let lost = !e.sacked
-                        && !e.queued
-                        && !e.rnr
-                        && (e.retx_count == 0 || h.diff(e.marker) >= 0);
-                    if lost {
-                        e.queued = true;
-                        conn.retx.push_back((p as u8, psn));
-                        path.epoch_lost += 1;
-                    }
-                }
-                psn = psn.add(1);
+        let newly = result.newly.len() as u32;
+        // Each PSN is reported newly acknowledged once; its slot keeps the
+        // segment until a new PSN takes the slot.
+        for psn in &result.newly {
+            if let Some(seg) = path.segs[psn.slot()] {
+                conn.sq.ack(seg.stream, seg.msg_seq, seg.len as u32);
             }
         }
+        path.epoch_lost += result.lost;
         if newly > 0 {
             path.rtos_in_row = 0;
             path.retired = false;
@@ -596,13 +546,13 @@ impl Endpoint {
             now,
             newly,
             a.ecn_ce as u32,
-            path.outstanding,
+            path.log.outstanding(),
             srtt,
             max_cwnd,
         );
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
-        path.rto_at = (path.outstanding > 0).then_some(now + rto);
+        path.rto_at = (path.log.outstanding() > 0).then_some(now + rto);
         if path.epoch_sent >= 64 {
             let repath = path.epoch_lost * 4 >= path.epoch_sent;
             path.epoch_sent = 0;
@@ -634,12 +584,8 @@ impl Endpoint {
                     .fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall)
             }
             NakCode::NoRecv => {
-                let path = &mut conn.tx[c.path.0 as usize];
-                if let Some(e) = path.log[c.psn.slot()].as_mut() {
-                    if e.psn == c.psn && !e.sacked && !e.rnr {
-                        e.rnr = true;
-                        conn.rnr.push((now + rnr_delay, c.path.0, c.psn));
-                    }
+                if conn.tx[c.path.0 as usize].log.hold(c.psn) {
+                    conn.rnr.push((now + rnr_delay, c.path.0, c.psn));
                 }
             }
             NakCode::SeqErr => {}
@@ -686,8 +632,8 @@ impl Endpoint {
         for (i, p) in conn.tx.iter().enumerate() {
             c[i] = Candidate {
                 present: true,
-                free: p.window.free(p.outstanding),
-                span_ok: p.next_psn.diff(p.una) < PATH_WINDOW as i32,
+                free: p.window.free(p.log.outstanding()),
+                span_ok: p.log.can_send(),
                 retired: p.retired,
             };
         }
@@ -695,26 +641,23 @@ impl Endpoint {
     }
 
     fn can_send(conn: &Conn) -> bool {
-        !conn.retx.is_empty() || (conn.sq.has_data() && Self::pick_path(conn).is_some())
+        conn.tx.iter().any(|p| p.log.has_queued())
+            || (conn.sq.has_data() && Self::pick_path(conn).is_some())
     }
 
     fn transmit(&mut self, now: Time, id: ConnId, mem: &dyn HostMemory) -> Option<Vec<u8>> {
         let mtu = self.cfg.mtu;
         let conn = self.conns.get_mut(&id).expect("connection exists");
-        while let Some((p, psn)) = conn.retx.pop_front() {
-            let p = p as usize;
-            let path = &mut conn.tx[p];
-            let next = path.next_psn;
-            let Some(e) = path.log[psn.slot()].as_mut() else {
+        // Retransmissions first, paths taking turns, lowest PSN first on each.
+        let n = conn.tx.len();
+        for k in 0..n {
+            let p = (conn.retx_rr + k) % n;
+            let Some(psn) = conn.tx[p].log.take_retx() else {
                 continue;
             };
-            e.queued = false;
-            if e.psn != psn || e.sacked {
-                continue;
-            }
-            e.marker = next;
-            e.retx_count += 1;
-            let seg = e.seg;
+            conn.retx_rr = (p + 1) % n;
+            let path = &mut conn.tx[p];
+            let seg = path.segs[psn.slot()].expect("a PSN in flight has its segment");
             path.retransmitted += 1;
             let conn = &self.conns[&id];
             let frame =
@@ -726,18 +669,8 @@ impl Endpoint {
         let p = Self::pick_path(conn)?;
         let seg = conn.sq.next_segment(mtu)?;
         let path = &mut conn.tx[p];
-        let psn = path.next_psn;
-        path.next_psn = psn.add(1);
-        path.log[psn.slot()] = Some(LogEntry {
-            psn,
-            seg,
-            sacked: false,
-            marker: psn.add(1),
-            retx_count: 0,
-            queued: false,
-            rnr: false,
-        });
-        path.outstanding += 1;
+        let psn = path.log.send_new();
+        path.segs[psn.slot()] = Some(seg);
         path.epoch_sent += 1;
         path.sent += 1;
         conn.path_rr = (p + 1) % conn.tx.len();
@@ -768,22 +701,13 @@ impl Endpoint {
         if rtos >= retire_after {
             path.retired = true;
         }
-        let mut psn = path.una;
-        while psn != path.next_psn {
-            if let Some(e) = path.log[psn.slot()].as_mut() {
-                if !e.sacked && !e.queued && !e.rnr {
-                    e.queued = true;
-                    conn.retx.push_back((p as u8, psn));
-                }
-            }
-            psn = psn.add(1);
-        }
+        path.log.on_rto();
         if rtos >= repath_after {
             self.repath(id, p);
         }
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
-        path.rto_at = (path.outstanding > 0).then_some(now + rto);
+        path.rto_at = (path.log.outstanding() > 0).then_some(now + rto);
     }
 }
 
@@ -910,15 +834,7 @@ impl Transport for Endpoint {
             while i < conn.rnr.len() {
                 if conn.rnr[i].0 <= now {
                     let (_, p, psn) = conn.rnr.swap_remove(i);
-                    if let Some(e) = conn.tx[p as usize].log[psn.slot()].as_mut() {
-                        if e.psn == psn && e.rnr {
-                            e.rnr = false;
-                            if !e.sacked && !e.queued {
-                                e.queued = true;
-                                conn.retx.push_back((p, psn));
-                            }
-                        }
-                    }
+                    conn.tx[p as usize].log.release(psn);
                 } else {
                     i += 1;
                 }

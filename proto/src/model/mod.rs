@@ -17,6 +17,7 @@ pub mod cc;
 mod delivery;
 mod endpoint;
 pub mod mr;
+pub mod retx;
 pub mod sack;
 pub mod sendq;
 pub mod spray;

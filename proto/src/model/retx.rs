@@ -1,0 +1,292 @@
+//! The send side of one path as the RTL `retx` block keeps it: the PSN
+//! window and four 256-bit bitmaps indexed by PSN mod 256.
+//!
+//! * `sacked`: selectively acknowledged (cumulatively acknowledged PSNs
+//!   leave the window);
+//! * `queued`: found lost, waiting to be resent;
+//! * `rexmit`: resent at least once;
+//! * `held`: refused for now by the receiver (no receive buffer); not lost.
+//!
+//! Loss rules: on an ACK, every PSN below the highest SACKed one that is
+//! neither SACKed, queued nor held is lost if it was never resent, or if a
+//! PSN at or beyond `marker` (the path's next PSN when it last resent
+//! anything) is SACKed: a packet sent after the last retransmission arrived,
+//! so on this FIFO path that retransmission is gone too. Retransmissions go
+//! out lowest PSN first.
+
+use crate::types::Psn;
+
+const SLOTS: u32 = 256;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Bitmap([u64; 4]);
+
+impl Bitmap {
+    fn get(&self, p: Psn) -> bool {
+        self.0[p.slot() / 64] >> (p.slot() % 64) & 1 == 1
+    }
+    fn set(&mut self, p: Psn, v: bool) {
+        let (w, b) = (p.slot() / 64, p.slot() % 64);
+        if v {
+            self.0[w] |= 1 << b
+        } else {
+            self.0[w] &= !(1 << b)
+        }
+    }
+}
+
+/// What an ACK did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AckResult {
+    /// PSNs acknowledged for the first time (cumulatively or by SACK), in
+    /// PSN order.
+    pub newly: Vec<Psn>,
+    /// PSNs found lost by this ACK (now queued).
+    pub lost: u32,
+}
+
+/// One path's send state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PathLog {
+    next: Psn,
+    una: Psn,
+    marker: Psn,
+    sacked: Bitmap,
+    queued: Bitmap,
+    rexmit: Bitmap,
+    held: Bitmap,
+}
+
+impl PathLog {
+    /// A path whose first PSN is `psn`.
+    pub fn starting_at(psn: Psn) -> PathLog {
+        PathLog {
+            next: psn,
+            una: psn,
+            marker: psn,
+            ..Default::default()
+        }
+    }
+
+    /// The next PSN to send.
+    pub fn next(&self) -> Psn {
+        self.next
+    }
+
+    /// The oldest PSN not cumulatively acknowledged.
+    pub fn una(&self) -> Psn {
+        self.una
+    }
+
+    /// PSNs in flight: from `una` to `next`.
+    pub fn span(&self) -> u32 {
+        self.next.diff(self.una) as u32
+    }
+
+    /// May a new PSN be sent (fewer than 256 in flight)?
+    pub fn can_send(&self) -> bool {
+        self.span() < SLOTS
+    }
+
+    fn range(&self) -> impl Iterator<Item = Psn> {
+        let una = self.una;
+        (0..self.span()).map(move |i| una.add(i))
+    }
+
+    /// Packets neither cumulatively acknowledged nor SACKed.
+    pub fn outstanding(&self) -> u32 {
+        self.range().filter(|p| !self.sacked.get(*p)).count() as u32
+    }
+
+    /// Is anything queued for retransmission?
+    pub fn has_queued(&self) -> bool {
+        self.range().any(|p| self.queued.get(p))
+    }
+
+    /// Take the next PSN for a new packet; `can_send` must hold.
+    pub fn send_new(&mut self) -> Psn {
+        debug_assert!(self.can_send());
+        let p = self.next;
+        for b in [
+            &mut self.sacked,
+            &mut self.queued,
+            &mut self.rexmit,
+            &mut self.held,
+        ] {
+            b.set(p, false);
+        }
+        self.next = p.add(1);
+        p
+    }
+
+    /// Process an ACK (cumulative PSN and circular SACK bitmap). `None` if it
+    /// is older than what is known or acknowledges what was never sent.
+    pub fn on_ack(&mut self, cum: Psn, sack: &[u8; 32]) -> Option<AckResult> {
+        if cum.diff(self.una) < 0 || cum.diff(self.next) > 0 {
+            return None;
+        }
+        let sacked_bit = |p: Psn| sack[p.slot() / 8] >> (p.slot() % 8) & 1 == 1;
+        let mut r = AckResult::default();
+        while self.una != cum {
+            let p = self.una;
+            if !self.sacked.get(p) {
+                r.newly.push(p);
+            }
+            self.una = p.add(1);
+        }
+        let mut highest = None;
+        for p in self.range().collect::<Vec<_>>() {
+            if sacked_bit(p) {
+                highest = Some(p);
+                if !self.sacked.get(p) {
+                    self.sacked.set(p, true);
+                    self.queued.set(p, false);
+                    r.newly.push(p);
+                }
+            }
+        }
+        if let Some(h) = highest {
+            let resent_lost = h.diff(self.marker) >= 0;
+            let mut p = self.una;
+            while p != h {
+                let candidate = !self.sacked.get(p) && !self.queued.get(p) && !self.held.get(p);
+                if candidate && (!self.rexmit.get(p) || resent_lost) {
+                    self.queued.set(p, true);
+                    r.lost += 1;
+                }
+                p = p.add(1);
+            }
+        }
+        Some(r)
+    }
+
+    /// The next retransmission: the lowest queued PSN. Marks it resent and
+    /// moves the marker to the next PSN.
+    pub fn take_retx(&mut self) -> Option<Psn> {
+        let p = self.range().find(|p| self.queued.get(*p))?;
+        self.queued.set(p, false);
+        self.rexmit.set(p, true);
+        self.marker = self.next;
+        Some(p)
+    }
+
+    /// Retransmission timeout: queue every PSN in flight that is not SACKed,
+    /// queued or held. Returns how many.
+    pub fn on_rto(&mut self) -> u32 {
+        let mut n = 0;
+        for p in self.range().collect::<Vec<_>>() {
+            if !self.sacked.get(p) && !self.queued.get(p) && !self.held.get(p) {
+                self.queued.set(p, true);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn in_flight(&self, p: Psn) -> bool {
+        p.diff(self.una) >= 0 && p.diff(self.next) < 0
+    }
+
+    /// The receiver refused `p` for now: hold it (not lost). True if held.
+    pub fn hold(&mut self, p: Psn) -> bool {
+        if !self.in_flight(p) || self.sacked.get(p) || self.held.get(p) {
+            return false;
+        }
+        self.held.set(p, true);
+        self.queued.set(p, false);
+        true
+    }
+
+    /// A held PSN may be retried: queue it. True if it was queued.
+    pub fn release(&mut self, p: Psn) -> bool {
+        if !self.in_flight(p) || !self.held.get(p) {
+            return false;
+        }
+        self.held.set(p, false);
+        if self.sacked.get(p) {
+            return false;
+        }
+        self.queued.set(p, true);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sack(psns: &[u32]) -> [u8; 32] {
+        let mut s = [0u8; 32];
+        for &p in psns {
+            let i = Psn::new(p).slot();
+            s[i / 8] |= 1 << (i % 8);
+        }
+        s
+    }
+
+    #[test]
+    fn hole_is_queued_resent_and_a_lost_resend_is_found_without_timeout() {
+        let mut l = PathLog::starting_at(Psn::new(10));
+        for _ in 0..6 {
+            l.send_new();
+        }
+        // 10, 11 arrive; 12 lost; 13 arrives.
+        let r = l.on_ack(Psn::new(12), &sack(&[13])).unwrap();
+        assert_eq!(r.newly, vec![Psn::new(10), Psn::new(11), Psn::new(13)]);
+        assert_eq!(r.lost, 1);
+        assert_eq!(l.outstanding(), 3); // 12, 14, 15
+        assert_eq!(l.take_retx(), Some(Psn::new(12)));
+        assert_eq!(l.take_retx(), None);
+        // 14, 15 were sent before the resend: no verdict on it yet.
+        let r = l.on_ack(Psn::new(12), &sack(&[13, 14, 15])).unwrap();
+        assert_eq!(r.lost, 0);
+        l.send_new(); // 16, after the resend
+        let r = l.on_ack(Psn::new(12), &sack(&[13, 14, 15, 16])).unwrap();
+        assert_eq!(r.lost, 1, "16 arrived, the resent 12 did not");
+        assert_eq!(l.take_retx(), Some(Psn::new(12)));
+        let r = l.on_ack(Psn::new(17), &sack(&[])).unwrap();
+        assert_eq!(r.newly, vec![Psn::new(12)]);
+        assert_eq!(l.outstanding(), 0);
+    }
+
+    #[test]
+    fn rto_queues_the_tail_and_held_psns_wait() {
+        let mut l = PathLog::starting_at(Psn::new(0));
+        for _ in 0..4 {
+            l.send_new();
+        }
+        assert!(l.hold(Psn::new(1)));
+        l.on_ack(Psn::new(0), &sack(&[2])).unwrap();
+        assert_eq!(l.take_retx(), Some(Psn::new(0)), "0 is lost, 1 is held");
+        assert_eq!(l.take_retx(), None);
+        assert_eq!(
+            l.on_rto(),
+            2,
+            "0 (resent, still missing) and 3; 1 is held, 2 SACKed"
+        );
+        assert_eq!(l.take_retx(), Some(Psn::new(0)));
+        assert_eq!(l.take_retx(), Some(Psn::new(3)));
+        assert!(l.release(Psn::new(1)));
+        assert_eq!(l.take_retx(), Some(Psn::new(1)));
+        assert!(
+            l.on_ack(Psn::new(9), &sack(&[])).is_none(),
+            "acknowledges the unsent"
+        );
+        assert!(!l.can_send() || l.span() < 256);
+    }
+
+    #[test]
+    fn window_is_256_psns_across_the_wrap() {
+        let mut l = PathLog::starting_at(Psn::new(Psn::MODULUS - 5));
+        for _ in 0..256 {
+            assert!(l.can_send());
+            l.send_new();
+        }
+        assert!(!l.can_send());
+        let r = l
+            .on_ack(Psn::new(Psn::MODULUS - 5).add(256), &sack(&[]))
+            .unwrap();
+        assert_eq!(r.newly.len(), 256);
+        assert!(l.can_send());
+    }
+}
