@@ -18,6 +18,10 @@ pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
+        (
+            "retx",
+            verilog(crate::retx::Retx::<PATH_KEY_BITS>::default()),
+        ),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
         ("spray", verilog(crate::spray::Spray::default())),

@@ -11,6 +11,7 @@ pub mod csr;
 pub mod emit;
 pub mod keyed;
 pub mod lit;
+pub mod retx;
 pub mod rx_parse;
 pub mod sack;
 pub mod spray;

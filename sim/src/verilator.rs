@@ -16,7 +16,7 @@ use crate::tools;
 use crate::{Error, Result};
 
 /// Bumped whenever the shim or the build flags change (part of the cache key).
-const SHIM_VERSION: u32 = 1;
+const SHIM_VERSION: u32 = 2;
 
 #[repr(C)]
 struct RawPort {
@@ -192,7 +192,14 @@ fn build_uncached(name: &str, verilog: &str, traced: bool, dir: &Path) -> Result
             "--top-module",
             "top",
         ])
-        .args(["--Mdir", "obj", "-CFLAGS", "-fPIC -O2"]);
+        .args([
+            "--Mdir",
+            "obj",
+            "-CFLAGS",
+            "-fPIC -O2",
+            "-MAKEFLAGS",
+            "CFG_CXXFLAGS_PCH_I=-include",
+        ]);
     if traced {
         v.arg("--trace-fst");
     }

@@ -1,0 +1,250 @@
+//! The `retx` RTL block in Verilator against
+//! `ferroce_proto::model::retx::PathLog`: random streams of sends,
+//! ACKs (from a simulated lossy receiver, with reordered, stale and noisy
+//! ones), retransmissions, timeouts and holds over many path keys with
+//! random idle cycles. Every result (PSNs, newly acknowledged sets, lost
+//! counts, outstanding, queued) equals the model's, so the exact set and
+//! order of retransmit requests does.
+
+use std::collections::{HashMap, VecDeque};
+
+use ferroce_hdl::retx::op;
+use ferroce_proto::model::retx::PathLog;
+use ferroce_proto::model::sack::{SackTracker, Verdict};
+use ferroce_proto::rng::Rng;
+use ferroce_proto::Psn;
+use ferroce_sim::verilator::{ModelLib, Sim};
+
+const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
+
+#[derive(Debug, PartialEq, Eq)]
+struct Out {
+    key: u64,
+    op: u64,
+    ok: bool,
+    psn: u32,
+    newly: [u32; 8],
+    count: u32,
+    lost: u32,
+    outstanding: u32,
+    queued: bool,
+    can_send: bool,
+}
+
+struct Path {
+    log: PathLog,
+    rx: SackTracker,
+    acks: VecDeque<(Psn, [u8; 32])>,
+}
+
+fn deliver(p: &mut Path, psn: Psn) {
+    if let Verdict::New { .. } = p.rx.classify(psn) {
+        p.rx.accept(psn);
+    }
+    p.acks.push_back((p.rx.cum(), *p.rx.bitmap()));
+}
+
+#[test]
+fn retransmit_state_matches_the_model() {
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::retx::Retx::<KEY_BITS>::default());
+    let lib = ModelLib::build("retx", &v).expect("retx model builds");
+    let mut s = Sim::new(&lib);
+    s.clock("clock");
+    let p = |n: &str| s.port(n);
+    let (reset, ready, in_valid, in_op, in_key, in_psn, in_sack) = (
+        p("reset"),
+        p("ready"),
+        p("in_valid"),
+        p("in_op"),
+        p("in_key"),
+        p("in_psn"),
+        p("in_sack"),
+    );
+    let outs = [
+        "out_valid",
+        "out_key",
+        "out_op",
+        "out_ok",
+        "out_psn",
+        "out_newly",
+        "out_count",
+        "out_lost",
+        "out_outstanding",
+        "out_queued",
+        "out_can_send",
+    ]
+    .map(|n| s.port(n));
+    s.set(reset, 1);
+    s.tick();
+    s.set(reset, 0);
+    while s.get(ready) == 0 {
+        s.tick();
+    }
+    let keys = 1u64 << KEY_BITS;
+    let mut rng = Rng::new(77);
+    let mut paths: HashMap<u64, Path> = HashMap::new();
+    let mut expected: VecDeque<Out> = VecDeque::new();
+    let mut loads: VecDeque<u64> = (0..keys).collect();
+    let (mut checked, mut retx_taken, mut lost_found, mut rtos) = (0u64, 0u64, 0u64, 0u64);
+    while checked < 150_000 {
+        let mut issue: Option<(u64, u64, u32, [u8; 32])> = None;
+        if !rng.chance(0.15) {
+            if let Some(k) = loads.pop_front() {
+                issue = Some((
+                    op::LOAD,
+                    k,
+                    (Psn::MODULUS - 300 + rng.below(600) as u32) % Psn::MODULUS,
+                    [0; 32],
+                ));
+            } else {
+                let k = if rng.chance(0.6) {
+                    rng.below(3)
+                } else {
+                    rng.below(keys)
+                };
+                let path = paths.get_mut(&k).expect("loaded");
+                let o = match rng.below(100) {
+                    0..=39 => op::SEND,
+                    40..=69 => op::ACK,
+                    70..=87 => op::TAKE,
+                    88 => op::RTO,
+                    89..=94 => op::HOLD,
+                    95..=98 => op::RELEASE,
+                    _ => op::LOAD,
+                };
+                let (psn, sack) = match o {
+                    op::ACK => {
+                        let (mut cum, mut sack) = path
+                            .acks
+                            .pop_front()
+                            .unwrap_or((path.rx.cum(), *path.rx.bitmap()));
+                        if rng.chance(0.05) {
+                            cum = cum.add(rng.below(40) as u32).add(Psn::MODULUS - 20);
+                            // stale or ahead
+                        }
+                        if rng.chance(0.05) {
+                            sack[rng.below(32) as usize] ^= 1 << rng.below(8); // noise
+                        }
+                        (cum.get(), sack)
+                    }
+                    op::HOLD | op::RELEASE => (
+                        path.log
+                            .una()
+                            .add(rng.below(path.log.span() as u64 + 3) as u32)
+                            .get(),
+                        [0; 32],
+                    ),
+                    op::LOAD => (rng.next_u64() as u32 & 0xff_ffff, [0; 32]),
+                    _ => (0, [0; 32]),
+                };
+                issue = Some((o, k, psn, sack));
+            }
+        }
+        if let Some((o, k, psn, sack)) = issue {
+            if o == op::LOAD {
+                paths.insert(
+                    k,
+                    Path {
+                        log: PathLog::starting_at(Psn::new(psn)),
+                        rx: SackTracker::starting_at(Psn::new(psn)),
+                        acks: VecDeque::new(),
+                    },
+                );
+            }
+            let path = paths.get_mut(&k).expect("loaded");
+            let mut e = Out {
+                key: k,
+                op: o,
+                ok: false,
+                psn: 0,
+                newly: [0; 8],
+                count: 0,
+                lost: 0,
+                outstanding: 0,
+                queued: false,
+                can_send: false,
+            };
+            match o {
+                op::LOAD => e.ok = true,
+                op::SEND => {
+                    if path.log.can_send() {
+                        let p = path.log.send_new();
+                        e.ok = true;
+                        e.psn = p.get();
+                        if !rng.chance(0.12) {
+                            deliver(path, p);
+                        }
+                    }
+                }
+                op::ACK => {
+                    if let Some(r) = path.log.on_ack(Psn::new(psn), &sack) {
+                        e.ok = true;
+                        for p in &r.newly {
+                            e.newly[p.slot() / 32] |= 1 << (p.slot() % 32);
+                        }
+                        e.count = r.newly.len() as u32;
+                        e.lost = r.lost;
+                        lost_found += r.lost as u64;
+                    }
+                }
+                op::TAKE => {
+                    if let Some(p) = path.log.take_retx() {
+                        e.ok = true;
+                        e.psn = p.get();
+                        retx_taken += 1;
+                        if !rng.chance(0.25) {
+                            deliver(path, p);
+                        }
+                    }
+                }
+                op::RTO => {
+                    e.ok = true;
+                    e.count = path.log.on_rto();
+                    rtos += 1;
+                }
+                op::HOLD => e.ok = path.log.hold(Psn::new(psn)),
+                op::RELEASE => e.ok = path.log.release(Psn::new(psn)),
+                _ => unreachable!(),
+            }
+            e.outstanding = path.log.outstanding();
+            e.queued = path.log.has_queued();
+            e.can_send = path.log.can_send();
+            expected.push_back(e);
+            s.set(in_valid, 1);
+            s.set(in_op, o);
+            s.set(in_key, k);
+            s.set(in_psn, psn as u64);
+            let words: Vec<u32> = (0..8)
+                .map(|i| u32::from_le_bytes(sack[4 * i..4 * i + 4].try_into().unwrap()))
+                .collect();
+            s.set_words(in_sack, &words);
+        } else {
+            s.set(in_valid, 0);
+        }
+        s.tick();
+        if s.get(outs[0]) == 1 {
+            let nw = s.get_words(outs[5]);
+            let got = Out {
+                key: s.get(outs[1]),
+                op: s.get(outs[2]),
+                ok: s.get(outs[3]) == 1,
+                psn: s.get(outs[4]) as u32,
+                newly: nw.try_into().unwrap(),
+                count: s.get(outs[6]) as u32,
+                lost: s.get(outs[7]) as u32,
+                outstanding: s.get(outs[8]) as u32,
+                queued: s.get(outs[9]) == 1,
+                can_send: s.get(outs[10]) == 1,
+            };
+            let want = expected
+                .pop_front()
+                .expect("an output with no operation behind it");
+            assert_eq!(got, want, "operation {checked}");
+            checked += 1;
+        }
+    }
+    assert!(
+        retx_taken > 5_000 && lost_found > 3_000 && rtos > 1_000,
+        "retx {retx_taken}, lost {lost_found}, rtos {rtos}"
+    );
+}
