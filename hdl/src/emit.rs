@@ -25,5 +25,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
         ("spray", verilog(crate::spray::Spray::default())),
+        ("tx_build", verilog(crate::tx_build::TxBuild::default())),
     ]
 }

@@ -15,3 +15,4 @@ pub mod retx;
 pub mod rx_parse;
 pub mod sack;
 pub mod spray;
+pub mod tx_build;
