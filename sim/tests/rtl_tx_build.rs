@@ -14,12 +14,8 @@ use ferroce_sim::verilator::{ModelLib, Sim};
 
 fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
     let addr = Addressing {
-        src_mac: rng.next_u64().to_be_bytes()[2..]
-            .try_into()
-            .unwrap(),
-        dst_mac: rng.next_u64().to_be_bytes()[2..]
-            .try_into()
-            .unwrap(),
+        src_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
+        dst_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
         src_ip: (rng.next_u64() as u32).to_be_bytes(),
         dst_ip: (rng.next_u64() as u32).to_be_bytes(),
         sport: rng.next_u64() as u16,
