@@ -22,6 +22,10 @@ pub fn all() -> Vec<(&'static str, String)> {
             "retx",
             verilog(crate::retx::Retx::<PATH_KEY_BITS>::default()),
         ),
+        (
+            "rto_timer",
+            verilog(crate::rto_timer::RtoTimer::<PATH_KEY_BITS>::default()),
+        ),
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod keyed;
 pub mod lit;
 pub mod retx;
+pub mod rto_timer;
 pub mod rx_check;
 pub mod rx_parse;
 pub mod sack;
