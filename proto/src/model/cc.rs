@@ -62,9 +62,76 @@ impl Window {
     }
 }
 
+/// Connection pacing in the form the RTL `pacer` computes: a packet may
+/// leave once the clock reaches `next`; each packet pushes `next` on by its
+/// wire bytes times the cost of a byte. Times are in any unit (picoseconds
+/// in the model, clock cycles in the RTL), held with 16 fraction bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pacer {
+    next_q: u64,
+    cost_q: u64,
+}
+
+impl Pacer {
+    /// Fraction bits of times and costs.
+    pub const FRAC: u32 = 16;
+
+    /// Time units per byte at `rate_mbps`, with 16 fraction bits, when
+    /// `units_per_us` time units make a microsecond (1 000 000 for
+    /// picoseconds; the clock in MHz for cycles). Rounded up: never faster
+    /// than the rate.
+    pub fn cost_q16(rate_mbps: u32, units_per_us: u64) -> u64 {
+        ((units_per_us * 8) << Self::FRAC).div_ceil(rate_mbps.max(1) as u64)
+    }
+
+    /// A pacer at `cost_q` (see [`Pacer::cost_q16`]).
+    pub fn new(cost_q: u64) -> Pacer {
+        Pacer { next_q: 0, cost_q }
+    }
+
+    /// Change the rate; what was already sent keeps its spacing.
+    pub fn set_cost(&mut self, cost_q: u64) {
+        self.cost_q = cost_q;
+    }
+
+    /// May a packet leave at `now`?
+    pub fn may_send(&self, now: u64) -> bool {
+        now << Self::FRAC >= self.next_q
+    }
+
+    /// The first time at which a packet may leave.
+    pub fn ready_at(&self) -> u64 {
+        self.next_q.div_ceil(1 << Self::FRAC)
+    }
+
+    /// A packet of `bytes` (on the wire) left at `now`.
+    pub fn on_send(&mut self, now: u64, bytes: u64) {
+        self.next_q = self.next_q.max(now << Self::FRAC) + bytes * self.cost_q;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pacer_spaces_packets_at_the_rate() {
+        // 100 Gb/s in picoseconds: 80 ps per byte.
+        let cost = Pacer::cost_q16(100_000, 1_000_000);
+        assert_eq!(cost, 80 << 16);
+        let mut p = Pacer::new(cost);
+        assert!(p.may_send(0));
+        p.on_send(0, 1000);
+        assert_eq!(p.ready_at(), 80_000);
+        assert!(!p.may_send(79_999) && p.may_send(80_000));
+        p.on_send(100_000, 500); // idle time is not banked
+        assert_eq!(p.ready_at(), 140_000);
+        // 10 Gb/s at a 156.25 MHz clock: 0.125 cycles per byte... times 8.
+        assert_eq!(
+            Pacer::cost_q16(10_000, 156),
+            (156 * 8 * 65536_u64).div_ceil(10_000)
+        );
+    }
 
     #[test]
     fn additive_increase_and_halving_once_per_rtt() {

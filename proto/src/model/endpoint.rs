@@ -3,13 +3,15 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::cc::Window;
+use super::cc::{Pacer, Window};
+
+/// Picoseconds in a microsecond: the model's time unit for the pacer.
+const PS_PER_US: u64 = 1_000_000;
 use super::delivery::{Delivery, Placement};
 use super::retx::PathLog;
 use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
-use super::wire_time;
 use crate::rng::Rng;
 use crate::transport::{
     Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
@@ -161,7 +163,7 @@ struct Conn {
     retx_rr: usize,
     rnr: Vec<(Time, u8, Psn)>,
     rate_mbps: u32,
-    next_tx: Time,
+    pacer: Pacer,
     last_rx: Option<Time>,
     path_rr: usize,
     bytes_placed: u64,
@@ -279,7 +281,7 @@ impl Endpoint {
                 retx_rr: 0,
                 rnr: Vec::new(),
                 rate_mbps: rate,
-                next_tx: 0,
+                pacer: Pacer::new(Pacer::cost_q16(rate, PS_PER_US)),
                 last_rx: None,
                 path_rr: 0,
                 bytes_placed: 0,
@@ -515,6 +517,8 @@ impl Endpoint {
         };
         if a.rate_hint_mbps > 0 {
             conn.rate_mbps = a.rate_hint_mbps.min(line);
+            conn.pacer
+                .set_cost(Pacer::cost_q16(conn.rate_mbps, PS_PER_US));
         }
         let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
         match path.srtt {
@@ -688,7 +692,7 @@ impl Endpoint {
 
     fn pace(&mut self, now: Time, id: ConnId, frame_len: usize) {
         let conn = self.conns.get_mut(&id).expect("connection exists");
-        conn.next_tx = conn.next_tx.max(now) + wire_time(frame_len + WIRE_OVERHEAD, conn.rate_mbps);
+        conn.pacer.on_send(now, (frame_len + WIRE_OVERHEAD) as u64);
     }
 
     fn on_rto(&mut self, now: Time, id: ConnId, p: usize) {
@@ -779,7 +783,7 @@ impl Transport for Endpoint {
         for k in 0..n {
             let i = (self.rr + k) % n;
             let id = self.order[i];
-            if self.conns[&id].next_tx > now {
+            if !self.conns[&id].pacer.may_send(now) {
                 continue;
             }
             if let Some(f) = self.transmit(now, id, mem) {
@@ -798,7 +802,7 @@ impl Transport for Endpoint {
         let mut min = |x: Time| t = Some(t.map_or(x, |y| y.min(x)));
         for c in self.conns.values() {
             if Self::can_send(c) {
-                min(c.next_tx);
+                min(c.pacer.ready_at());
             }
             for r in &c.rx {
                 if let Some(a) = r.ack_at {
