@@ -9,6 +9,9 @@ pub fn verilog<B: Block>(mut block: B) -> String {
     generate_verilog(&block)
 }
 
+/// Connection-key width of the default build: 16 connections.
+pub const CONN_KEY_BITS: usize = 4;
+
 /// Path-key width of the default build: 16 connections x 8 paths.
 pub const PATH_KEY_BITS: usize = 7;
 
@@ -18,6 +21,10 @@ pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
+        (
+            "pacer",
+            verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default()),
+        ),
         (
             "retx",
             verilog(crate::retx::Retx::<PATH_KEY_BITS>::default()),

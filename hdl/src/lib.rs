@@ -11,6 +11,7 @@ pub mod csr;
 pub mod emit;
 pub mod keyed;
 pub mod lit;
+pub mod pacer;
 pub mod retx;
 pub mod rto_timer;
 pub mod rx_check;
