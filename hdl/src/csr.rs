@@ -158,20 +158,9 @@ pub fn decoder_verilog() -> String {
     let a = ADDR_BITS;
     let mut s = String::new();
     let _ = writeln!(s, "// Generated from ferroce_proto::regs: do not edit.");
-    let _ = writeln!(
-        s,
-        "reg bvalid_q;\nreg [1:0] bresp_q;\nreg rvalid_q;\nreg [1:0] rresp_q;\nreg [31:0] rdata_q;"
-    );
-    let _ = writeln!(
-        s,
-        "reg [{}:0] regs_q;\nreg [{}:0] strobe_q;",
-        STORED_BITS - 1,
-        N_STORED - 1
-    );
-    let _ = writeln!(
-        s,
-        "wire wr_fire = s_axil_awvalid & s_axil_wvalid & ~bvalid_q;"
-    );
+    let _ = writeln!(s, "reg bvalid_q;\nreg [1:0] bresp_q;\nreg rvalid_q;\nreg [1:0] rresp_q;\nreg [31:0] rdata_q;");
+    let _ = writeln!(s, "reg [{}:0] regs_q;\nreg [{}:0] strobe_q;", STORED_BITS - 1, N_STORED - 1);
+    let _ = writeln!(s, "wire wr_fire = s_axil_awvalid & s_axil_wvalid & ~bvalid_q;");
     let _ = writeln!(s, "wire rd_fire = s_axil_arvalid & ~rvalid_q;");
     let _ = writeln!(
         s,
@@ -187,22 +176,9 @@ pub fn decoder_verilog() -> String {
     let _ = writeln!(s, "reg [31:0] rd_value;\nreg rd_ok;\nalways @(*) begin\n  rd_ok = 1'b1;\n  rd_value = 32'd0;\n  case (s_axil_araddr)");
     for (i, b) in BLOCKS.iter().enumerate() {
         let base = regs::block_base(i);
-        let next = if i + 1 < BLOCKS.len() {
-            regs::block_base(i + 1)
-        } else {
-            0
-        };
-        for (off, v, what) in [
-            (0, b.type_id, "type"),
-            (4, b.version, "version"),
-            (8, next, "next"),
-        ] {
-            let _ = writeln!(
-                s,
-                "    {a}'h{:04x}: rd_value = 32'h{v:08x}; // {}.{what}",
-                base + off,
-                b.name
-            );
+        let next = if i + 1 < BLOCKS.len() { regs::block_base(i + 1) } else { 0 };
+        for (off, v, what) in [(0, b.type_id, "type"), (4, b.version, "version"), (8, next, "next")] {
+            let _ = writeln!(s, "    {a}'h{:04x}: rd_value = 32'h{v:08x}; // {}.{what}", base + off, b.name);
         }
     }
     for (addr, r) in regs::all_regs() {
@@ -210,17 +186,11 @@ pub fn decoder_verilog() -> String {
             Access::Const => format!("32'h{:08x}", r.reset),
             Access::Wo => "32'd0".to_string(),
             Access::Rw => {
-                let i = stored
-                    .iter()
-                    .position(|(x, _)| *x == addr)
-                    .expect("RW is stored");
+                let i = stored.iter().position(|(x, _)| *x == addr).expect("RW is stored");
                 format!("regs_q[{}:{}]", 32 * i + 31, 32 * i)
             }
             Access::Ro => {
-                let j = hardware
-                    .iter()
-                    .position(|(x, _)| *x == addr)
-                    .expect("RO is hardware");
+                let j = hardware.iter().position(|(x, _)| *x == addr).expect("RO is hardware");
                 format!("hw[{}:{}]", 32 * j + 31, 32 * j)
             }
         };
@@ -234,27 +204,14 @@ pub fn decoder_verilog() -> String {
         N_STORED - 1
     );
     for (i, (addr, r)) in stored.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "    {a}'h{addr:04x}: begin wr_ok = 1'b1; wr_sel[{i}] = 1'b1; end // {}",
-            r.name
-        );
+        let _ = writeln!(s, "    {a}'h{addr:04x}: begin wr_ok = 1'b1; wr_sel[{i}] = 1'b1; end // {}", r.name);
     }
     let _ = writeln!(s, "    default: wr_ok = 1'b0;\n  endcase\nend");
     let mut reset = String::new();
     for (i, (_, r)) in stored.iter().enumerate() {
-        let _ = writeln!(
-            reset,
-            "    regs_q[{}:{}] <= 32'h{:08x};",
-            32 * i + 31,
-            32 * i,
-            r.reset
-        );
+        let _ = writeln!(reset, "    regs_q[{}:{}] <= 32'h{:08x};", 32 * i + 31, 32 * i, r.reset);
     }
-    let _ = writeln!(
-        s,
-        "always @(posedge clock) begin\n  strobe_q <= {N_STORED}'d0;"
-    );
+    let _ = writeln!(s, "always @(posedge clock) begin\n  strobe_q <= {N_STORED}'d0;");
     let _ = writeln!(
         s,
         "  if (wr_fire) begin\n    bvalid_q <= 1'b1;\n    bresp_q <= wr_ok ? 2'b00 : 2'b10;\n  end else if (s_axil_bready) begin\n    bvalid_q <= 1'b0;\n  end"

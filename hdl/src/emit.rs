@@ -21,18 +21,9 @@ pub fn all() -> Vec<(&'static str, String)> {
     vec![
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
-        (
-            "pacer",
-            verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default()),
-        ),
-        (
-            "retx",
-            verilog(crate::retx::Retx::<PATH_KEY_BITS>::default()),
-        ),
-        (
-            "rto_timer",
-            verilog(crate::rto_timer::RtoTimer::<PATH_KEY_BITS>::default()),
-        ),
+        ("pacer", verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default())),
+        ("retx", verilog(crate::retx::Retx::<PATH_KEY_BITS>::default())),
+        ("rto_timer", verilog(crate::rto_timer::RtoTimer::<PATH_KEY_BITS>::default())),
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),

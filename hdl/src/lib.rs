@@ -12,6 +12,7 @@ pub mod emit;
 pub mod keyed;
 pub mod lit;
 pub mod pacer;
+pub mod rate_div;
 pub mod retx;
 pub mod rto_timer;
 pub mod rx_check;

@@ -116,9 +116,7 @@ pub struct Pacer<const K: usize> {
 impl<const K: usize> Logic for Pacer<K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, s1_op, s1_now, s1_cost, s1_bytes, o_valid, o_key, o_may, o_ready_at
-        );
+        dff_setup!(self, clock, s1_op, s1_now, s1_cost, s1_bytes, o_valid, o_key, o_may, o_ready_at);
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
         self.store.rd_valid.next = self.in_valid.val();

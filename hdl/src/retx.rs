@@ -71,9 +71,7 @@ impl Logic for RetxCore {
     // is not used for it (the Verilator test compares the Verilog with the
     // model), so its update only keeps the outputs defined.
     fn update(&mut self) {
-        let log = self
-            ._log
-            .get_or_insert_with(|| PathLog::starting_at(Psn::new(0)));
+        let log = self._log.get_or_insert_with(|| PathLog::starting_at(Psn::new(0)));
         self.ok.next = false;
         self.out_psn.next = 0.into();
         self.newly.next = 0.into();
@@ -113,7 +111,10 @@ fn popcount(name: &str, v: &str) -> String {
         let _ = writeln!(s, "  wire [{}:0] lv{l};", (256 >> l) * 9 - 1);
     }
     let _ = writeln!(s, "  genvar i;");
-    let _ = writeln!(s, "  for (i = 0; i < 256; i = i + 1) begin : l0\n    assign lv0[9 * i +: 9] = {{8'd0, {v}[i]}};\n  end");
+    let _ = writeln!(
+        s,
+        "  for (i = 0; i < 256; i = i + 1) begin : l0\n    assign lv0[9 * i +: 9] = {{8'd0, {v}[i]}};\n  end"
+    );
     for l in 1..=8usize {
         let _ = writeln!(
             s,
@@ -143,10 +144,7 @@ fn first_set(name: &str, v: &str) -> String {
         "  for (i = 1; i < 256; i = i + 1) begin : node\n    assign val[i] = val[2 * i] | val[2 * i + 1];\n    \
          assign idx[i * 8 +: 8] = val[2 * i] ? idx[2 * i * 8 +: 8] : idx[(2 * i + 1) * 8 +: 8];\n  end"
     );
-    let _ = writeln!(
-        s,
-        "  assign {name}_any = val[1];\n  assign {name}_at = idx[15:8];"
-    );
+    let _ = writeln!(s, "  assign {name}_any = val[1];\n  assign {name}_at = idx[15:8];");
     let _ = writeln!(s, "end endgenerate");
     s
 }
@@ -160,10 +158,7 @@ fn last_set(name: &str, v: &str) -> String {
         "generate begin : rev_{name}\n  genvar i;\n  for (i = 0; i < 256; i = i + 1) begin : r\n    assign {name}_rev[i] = {v}[255 - i];\n  end\nend endgenerate"
     );
     s.push_str(&first_set(&format!("{name}_r"), &format!("{name}_rev")));
-    let _ = writeln!(
-        s,
-        "wire {name}_any = {name}_r_any;\nwire [7:0] {name}_at = 8'd255 - {name}_r_at;"
-    );
+    let _ = writeln!(s, "wire {name}_any = {name}_r_any;\nwire [7:0] {name}_at = 8'd255 - {name}_r_at;");
     s
 }
 
@@ -213,15 +208,9 @@ wire [255:0] onehot = {255'd0, 1'b1} << cs;
     }
     // In flight: [una, next); after an ACK: [cum, next); acknowledged: [una, cum).
     s.push_str(&range("flight", "us", "ns", "ge_us", "ge_ns", "full"));
-    let _ = writeln!(
-        s,
-        "wire [23:0] d_cum_next = next - psn;\nwire rest_full = d_cum_next == 24'd256;"
-    );
+    let _ = writeln!(s, "wire [23:0] d_cum_next = next - psn;\nwire rest_full = d_cum_next == 24'd256;");
     s.push_str(&range("rest", "cs", "ns", "ge_cs", "ge_ns", "rest_full"));
-    let _ = writeln!(
-        s,
-        "wire [23:0] d_cum_una = psn - una;\nwire acked_full = d_cum_una == 24'd256;"
-    );
+    let _ = writeln!(s, "wire [23:0] d_cum_una = psn - una;\nwire acked_full = d_cum_una == 24'd256;");
     s.push_str(&range("acked", "us", "cs", "ge_us", "ge_cs", "acked_full"));
     // ACK
     let _ = writeln!(s, "wire [255:0] sack_in = sack & rest;");
@@ -230,31 +219,15 @@ wire [255:0] onehot = {255'd0, 1'b1} << cs;
     let _ = writeln!(s, "wire [255:0] ack_sacked = sacked | sack_new;");
     let _ = writeln!(s, "wire [255:0] ack_queued0 = queued_q & ~sack_new;");
     // Highest SACKed PSN in [cum, next): wrapped part (slots below cs) wins.
-    let _ = writeln!(
-        s,
-        "wire [255:0] sack_hi = sack_in & ge_cs;\nwire [255:0] sack_lo = sack_in & ~ge_cs;"
-    );
+    let _ = writeln!(s, "wire [255:0] sack_hi = sack_in & ge_cs;\nwire [255:0] sack_lo = sack_in & ~ge_cs;");
     s.push_str(&last_set("hi", "sack_hi"));
     s.push_str(&last_set("lo", "sack_lo"));
-    let _ = writeln!(
-        s,
-        "wire have_high = hi_any | lo_any;\nwire [7:0] hs = lo_any ? lo_at : hi_at;"
-    );
-    let _ = writeln!(
-        s,
-        "wire [23:0] high = psn + {{16'd0, hs - cs}};\nwire [23:0] d_high_marker = high - marker;"
-    );
+    let _ = writeln!(s, "wire have_high = hi_any | lo_any;\nwire [7:0] hs = lo_any ? lo_at : hi_at;");
+    let _ = writeln!(s, "wire [23:0] high = psn + {{16'd0, hs - cs}};\nwire [23:0] d_high_marker = high - marker;");
     let _ = writeln!(s, "wire resent_lost = d_high_marker < 24'h800000;");
     s.push_str(&thermometer("hs", "hs"));
     let _ = writeln!(s, "wire no_full = 1'b0;");
-    s.push_str(&range(
-        "below_high",
-        "cs",
-        "hs",
-        "ge_cs",
-        "ge_hs",
-        "no_full",
-    ));
+    s.push_str(&range("below_high", "cs", "hs", "ge_cs", "ge_hs", "no_full"));
     let _ = writeln!(
         s,
         "wire [255:0] holes = have_high ? (below_high & ~ack_sacked & ~ack_queued0 & ~held & (~rexmit | {{256{{resent_lost}}}})) : 256'd0;"
@@ -263,22 +236,13 @@ wire [255:0] onehot = {255'd0, 1'b1} << cs;
     s.push_str(&popcount("n_holes", "holes"));
     // TAKE: lowest queued PSN from una (slots at or above us first).
     let _ = writeln!(s, "wire [255:0] q_live = queued_q & flight;");
-    let _ = writeln!(
-        s,
-        "wire [255:0] q_hi = q_live & ge_us;\nwire [255:0] q_lo = q_live & ~ge_us;"
-    );
+    let _ = writeln!(s, "wire [255:0] q_hi = q_live & ge_us;\nwire [255:0] q_lo = q_live & ~ge_us;");
     s.push_str(&first_set("qh", "q_hi"));
     s.push_str(&first_set("ql", "q_lo"));
-    let _ = writeln!(
-        s,
-        "wire take_any = qh_any | ql_any;\nwire [7:0] take_at = qh_any ? qh_at : ql_at;"
-    );
+    let _ = writeln!(s, "wire take_any = qh_any | ql_any;\nwire [7:0] take_at = qh_any ? qh_at : ql_at;");
     let _ = writeln!(s, "wire [255:0] take_bit = {{255'd0, 1'b1}} << take_at;");
     // RTO
-    let _ = writeln!(
-        s,
-        "wire [255:0] rto_add = flight & ~sacked & ~queued_q & ~held;"
-    );
+    let _ = writeln!(s, "wire [255:0] rto_add = flight & ~sacked & ~queued_q & ~held;");
     s.push_str(&popcount("n_rto", "rto_add"));
     // The state after the operation, and the path summary of that state.
     s.push_str(
@@ -377,18 +341,16 @@ end
 wire n_full = n_span == 24'd256;
 "#,
     );
-    let _ = writeln!(
-        s,
-        "wire [7:0] n_us = n_una[7:0];\nwire [7:0] n_ns = n_next[7:0];"
-    );
+    let _ = writeln!(s, "wire [7:0] n_us = n_una[7:0];\nwire [7:0] n_ns = n_next[7:0];");
     s.push_str(&thermometer("nus", "n_us"));
     s.push_str(&thermometer("nns", "n_ns"));
-    s.push_str(&range(
-        "n_flight", "n_us", "n_ns", "ge_nus", "ge_nns", "n_full",
-    ));
+    s.push_str(&range("n_flight", "n_us", "n_ns", "ge_nus", "ge_nns", "n_full"));
     let _ = writeln!(s, "wire [255:0] n_unacked = n_flight & ~n_sacked;");
     s.push_str(&popcount("n_out", "n_unacked"));
-    let _ = writeln!(s, "always @(*) begin\n  outstanding = n_out;\n  queued = |(n_queued & n_flight);\n  can_send = ~n_full;\nend");
+    let _ = writeln!(
+        s,
+        "always @(*) begin\n  outstanding = n_out;\n  queued = |(n_queued & n_flight);\n  can_send = ~n_full;\nend"
+    );
     s
 }
 

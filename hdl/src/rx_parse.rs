@@ -103,10 +103,7 @@ impl Logic for RxParse {
             }
             if let Some(f) = st.checking.take() {
                 if st.result.is_none() {
-                    let code = ErrorCode::of(&ferroce_proto::wire::parse(
-                        &f,
-                        self.cfg_port.val().index() as u16,
-                    ));
+                    let code = ErrorCode::of(&ferroce_proto::wire::parse(&f, self.cfg_port.val().index() as u16));
                     st.result = Some((code, f));
                 } else {
                     st.checking = Some(f);
@@ -128,8 +125,7 @@ impl Logic for RxParse {
             }
         }
         let st = &*self._sim;
-        self.s_axis_tready.next =
-            st.checking.is_none() && (st.result.is_none() || self.m_ready.val());
+        self.s_axis_tready.next = st.checking.is_none() && (st.result.is_none() || self.m_ready.val());
         self.m_valid.next = st.result.is_some();
         let (code, f) = st.result.clone().unwrap_or((ErrorCode::None, Vec::new()));
         self.m_good.next = st.result.is_some() && code == ErrorCode::None;
@@ -179,17 +175,9 @@ fn field(h: &Header, name: &str) -> (String, usize) {
         let byte = base(h) + k;
         let top = 8 * byte + 7 - (lo - 8 * k);
         let bottom = 8 * byte + 7 - (hi - 1 - 8 * k);
-        parts.push(if top == bottom {
-            format!("hb[{top}]")
-        } else {
-            format!("hb[{top}:{bottom}]")
-        });
+        parts.push(if top == bottom { format!("hb[{top}]") } else { format!("hb[{top}:{bottom}]") });
     }
-    let expr = if parts.len() == 1 {
-        parts.remove(0)
-    } else {
-        format!("{{{}}}", parts.join(", "))
-    };
+    let expr = if parts.len() == 1 { parts.remove(0) } else { format!("{{{}}}", parts.join(", ")) };
     (expr, f.bits)
 }
 
@@ -228,31 +216,24 @@ pub fn verilog() -> String {
         s.push('\n');
     };
     let l2l4 = ETH.len + IPV4.len + UDP.len;
-    w(
-        &mut s,
-        "// Generated from ferroce_proto::wire (header tables and CRC): do not edit.".into(),
-    );
+    w(&mut s, "// Generated from ferroce_proto::wire (header tables and CRC): do not edit.".into());
     w(&mut s, format!("reg [{}:0] hb;", HDR_BITS - 1));
     w(&mut s, "reg [13:0] len;\nreg [3:0] beat;\nreg [31:0] crc;\nreg checking;\nreg res_valid;\nreg res_good;\nreg [3:0] res_error;\nreg [13:0] res_len;".into());
-    w(
-        &mut s,
-        "wire in_ready = ~checking & (~res_valid | m_ready);".into(),
-    );
+    w(&mut s, "wire in_ready = ~checking & (~res_valid | m_ready);".into());
     w(&mut s, "wire take = s_axis_tvalid & in_ready;".into());
     // Bytes in this beat (tkeep contiguous from lane 0).
     w(&mut s, "wire [3:0] nbytes = s_axis_tlast ? ({3'd0, s_axis_tkeep[0]} + {3'd0, s_axis_tkeep[1]} + {3'd0, s_axis_tkeep[2]} + {3'd0, s_axis_tkeep[3]} + {3'd0, s_axis_tkeep[4]} + {3'd0, s_axis_tkeep[5]} + {3'd0, s_axis_tkeep[6]} + {3'd0, s_axis_tkeep[7]}) : 4'd8;".into());
     // CRC coverage: frame bytes from l2l4 on.
     let first_beat = l2l4 / 8;
     let first_lane = l2l4 % 8;
-    w(&mut s, format!("wire [3:0] lo = (beat < 4'd{first_beat}) ? 4'd8 : (beat == 4'd{first_beat}) ? 4'd{first_lane} : 4'd0;"));
     w(
         &mut s,
-        "wire [3:0] ncrc = (nbytes > lo) ? nbytes - lo : 4'd0;".into(),
+        format!(
+            "wire [3:0] lo = (beat < 4'd{first_beat}) ? 4'd8 : (beat == 4'd{first_beat}) ? 4'd{first_lane} : 4'd0;"
+        ),
     );
-    w(
-        &mut s,
-        "wire [63:0] cdata = s_axis_tdata >> {lo[2:0], 3'b000};".into(),
-    );
+    w(&mut s, "wire [3:0] ncrc = (nbytes > lo) ? nbytes - lo : 4'd0;".into());
+    w(&mut s, "wire [63:0] cdata = s_axis_tdata >> {lo[2:0], 3'b000};".into());
     w(&mut s, "reg [31:0] crc_next;".into());
     w(&mut s, "always @(*) begin\n  case (ncrc)".into());
     for n in 1..=8 {
@@ -260,24 +241,14 @@ pub fn verilog() -> String {
         let bits: Vec<String> = eq
             .iter()
             .map(|(sm, dm)| {
-                let dmask = if n == 8 {
-                    *dm
-                } else {
-                    dm & ((1u64 << (8 * n)) - 1)
-                };
+                let dmask = if n == 8 { *dm } else { dm & ((1u64 << (8 * n)) - 1) };
                 format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dmask:016x}))")
             })
             .rev()
             .collect();
-        w(
-            &mut s,
-            format!("    4'd{n}: crc_next = {{{}}};", bits.join(", ")),
-        );
+        w(&mut s, format!("    4'd{n}: crc_next = {{{}}};", bits.join(", ")));
     }
-    w(
-        &mut s,
-        "    default: crc_next = crc;\n  endcase\nend".into(),
-    );
+    w(&mut s, "    default: crc_next = crc;\n  endcase\nend".into());
     w(
         &mut s,
         "always @(posedge clock) begin\n  if (res_valid & m_ready) res_valid <= 1'b0;\n  if (take) begin\n    \
@@ -307,15 +278,7 @@ pub fn verilog() -> String {
     let mut declared = String::new();
     let mut fld = |h: &Header, name: &str| -> String {
         let (expr, bits) = field(h, name);
-        let wname = format!(
-            "f_{}_{}",
-            h.name
-                .split_whitespace()
-                .next()
-                .unwrap_or("h")
-                .to_lowercase(),
-            name
-        );
+        let wname = format!("f_{}_{}", h.name.split_whitespace().next().unwrap_or("h").to_lowercase(), name);
         let _ = writeln!(declared, "wire [{}:0] {wname} = {expr};", bits - 1);
         wname
     };
@@ -348,37 +311,16 @@ pub fn verilog() -> String {
             )
         })
         .collect();
-    w(
-        &mut s,
-        format!("wire [31:0] ip_sum0 = {};", words.join(" + ")),
-    );
-    w(
-        &mut s,
-        "wire [31:0] ip_sum1 = {16'd0, ip_sum0[15:0]} + {16'd0, ip_sum0[31:16]};".into(),
-    );
-    w(
-        &mut s,
-        "wire [15:0] ip_sum = ip_sum1[15:0] + ip_sum1[31:16];".into(),
-    );
+    w(&mut s, format!("wire [31:0] ip_sum0 = {};", words.join(" + ")));
+    w(&mut s, "wire [31:0] ip_sum1 = {16'd0, ip_sum0[15:0]} + {16'd0, ip_sum0[31:16]};".into());
+    w(&mut s, "wire [15:0] ip_sum = ip_sum1[15:0] + ip_sum1[31:16];".into());
     // Lengths, in 16 bits.
     w(&mut s, "wire [15:0] L = {2'd0, len};".into());
     w(&mut s, format!("wire [15:0] tp = L - 16'd{l2l4};"));
-    w(
-        &mut s,
-        format!("wire [15:0] ext = tp - 16'd{};", CRC_LEN + COMMON.len),
-    );
-    w(
-        &mut s,
-        format!("wire [15:0] payload = ext - 16'd{};", DATA.len),
-    );
-    w(
-        &mut s,
-        format!("wire [32:0] end_offset = {{1'b0, {offset}}} + {{17'd0, {payload_len}}};"),
-    );
-    w(
-        &mut s,
-        format!("wire is_data = ({opcode} == 8'h01) | ({opcode} == 8'h02) | ({opcode} == 8'h03);"),
-    );
+    w(&mut s, format!("wire [15:0] ext = tp - 16'd{};", CRC_LEN + COMMON.len));
+    w(&mut s, format!("wire [15:0] payload = ext - 16'd{};", DATA.len));
+    w(&mut s, format!("wire [32:0] end_offset = {{1'b0, {offset}}} + {{17'd0, {payload_len}}};"));
+    w(&mut s, format!("wire is_data = ({opcode} == 8'h01) | ({opcode} == 8'h02) | ({opcode} == 8'h03);"));
     w(&mut s, format!("wire is_ack = {opcode} == 8'h10;"));
     w(&mut s, format!("wire is_nak = {opcode} == 8'h11;"));
     // The checks, in the order parse() makes them.
@@ -388,10 +330,7 @@ pub fn verilog() -> String {
         (format!("L < 16'd{}", ETH.len + IPV4.len), 1),
         (format!("({ip_version} != 4'd4) | ({ip_ihl} != 4'd5)"), 3),
         ("ip_sum != 16'hffff".into(), 6),
-        (
-            format!("({ip_frag} != 13'd0) | (({ip_flags} & 3'b001) != 3'd0)"),
-            3,
-        ),
+        (format!("({ip_frag} != 13'd0) | (({ip_flags} & 3'b001) != 3'd0)"), 3),
         (format!("16'd{} + {ip_total} != L", ETH.len), 4),
         (format!("{ip_proto} != 8'd17"), 2),
         (format!("L < 16'd{l2l4}"), 1),
@@ -403,28 +342,16 @@ pub fn verilog() -> String {
         ("~(is_data | is_ack | is_nak)".into(), 7),
         (format!("is_data & (ext < 16'd{})", DATA.len), 1),
         (format!("is_data & (payload != {payload_len})"), 4),
-        (
-            format!("is_data & (({msg_len} == 32'd0) | ({payload_len} == 16'd0))"),
-            3,
-        ),
+        (format!("is_data & (({msg_len} == 32'd0) | ({payload_len} == 16'd0))"), 3),
         (format!("is_data & (end_offset > {{1'b0, {msg_len}}})"), 4),
         (format!("is_ack & (ext != 16'd{})", ACK.len), 4),
         (format!("is_nak & (ext != 16'd{})", NAK.len), 4),
-        (
-            format!("is_nak & (({nak_code} == 8'd0) | ({nak_code} > 8'd4))"),
-            3,
-        ),
+        (format!("is_nak & (({nak_code} == 8'd0) | ({nak_code} > 8'd4))"), 3),
     ];
     w(&mut s, "reg [3:0] error;\nalways @(*) begin".into());
     let mut first = true;
     for (cond, code) in &checks {
-        w(
-            &mut s,
-            format!(
-                "  {}if ({cond}) error = 4'd{code};",
-                if first { "" } else { "else " }
-            ),
-        );
+        w(&mut s, format!("  {}if ({cond}) error = 4'd{code};", if first { "" } else { "else " }));
         first = false;
     }
     w(&mut s, "  else error = 4'd0;\nend".into());

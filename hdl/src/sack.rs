@@ -247,9 +247,7 @@ impl<const K: usize> Sack<K> {
 impl<const K: usize> Logic for Sack<K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state
-        );
+        dff_setup!(self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state);
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
         self.store.rd_valid.next = self.in_valid.val();

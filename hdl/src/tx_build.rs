@@ -219,20 +219,13 @@ pub fn verilog() -> String {
     }
     // Header buffer, from the tables.
     s.push_str("always @(*) begin\n    hc = 0;\n");
-    for (port, h, field) in PORTS
-        .iter()
-        .filter(|(_, h, _)| ![DATA.name, ACK.name, NAK.name].contains(&h.name))
-    {
+    for (port, h, field) in PORTS.iter().filter(|(_, h, _)| ![DATA.name, ACK.name, NAK.name].contains(&h.name)) {
         s.push_str(&place(h, field, port));
     }
     for (h, name, wire) in &named {
         s.push_str(&place(h, name, wire));
     }
-    for (ext, cond) in [
-        (&DATA, "is_data"),
-        (&ACK, "is_ack"),
-        (&NAK, "~is_data & ~is_ack"),
-    ] {
+    for (ext, cond) in [(&DATA, "is_data"), (&ACK, "is_ack"), (&NAK, "~is_data & ~is_ack")] {
         let _ = writeln!(s, "  if ({cond}) begin");
         for (port, h, field) in PORTS.iter().filter(|(_, h, _)| h.name == ext.name) {
             s.push_str(&place(h, field, port));
@@ -317,11 +310,7 @@ reg [31:0] crc_next;
         let bits: Vec<String> = eq
             .iter()
             .map(|(sm, dm)| {
-                let dmask = if n == 8 {
-                    *dm
-                } else {
-                    dm & ((1u64 << (8 * n)) - 1)
-                };
+                let dmask = if n == 8 { *dm } else { dm & ((1u64 << (8 * n)) - 1) };
                 format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dmask:016x}))")
             })
             .rev()

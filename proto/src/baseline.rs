@@ -11,13 +11,12 @@ use crate::model::mr::MrTable;
 use crate::model::sendq::{Segment, SendQueue};
 use crate::model::{wire_time, ConnConfig, Delivery, EndpointConfig, Placement};
 use crate::transport::{
-    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
-    WorkRequest,
+    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
-    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
-    TransportRepr, WIRE_OVERHEAD,
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+    WIRE_OVERHEAD,
 };
 use crate::{Error, Result};
 
@@ -78,10 +77,7 @@ impl GbnEndpoint {
     /// Establish a connection; `paths` is ignored (always one).
     pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
         if cc.streams == 0 || self.conns.contains_key(&cc.id) {
-            return Err(Error::BadConfig(format!(
-                "connection {}: duplicate or no streams",
-                cc.id
-            )));
+            return Err(Error::BadConfig(format!("connection {}: duplicate or no streams", cc.id)));
         }
         // RoCEv2 derives the source port from the QP number: fixed per connection.
         let sport = wire::ENTROPY_PORT_BASE + (cc.id.0.wrapping_mul(2654) % 16384);
@@ -153,13 +149,7 @@ impl GbnEndpoint {
 
     fn ack(&mut self, now: Time, id: ConnId) {
         let c = self.conns.get_mut(&id).expect("connection exists");
-        let a = AckRepr {
-            sack: [0; 32],
-            ts_echo: c.ts,
-            rate_hint_mbps: 0,
-            ecn_ce: 0,
-            acked_pkts: c.pending,
-        };
+        let a = AckRepr { sack: [0; 32], ts_echo: c.ts, rate_hint_mbps: 0, ecn_ce: 0, acked_pkts: c.pending };
         c.pending = 0;
         c.ack_at = None;
         let psn = c.expected;
@@ -170,14 +160,7 @@ impl GbnEndpoint {
         self.control_frame(now, id, Opcode::Nak, psn, Body::Nak(n));
     }
 
-    fn on_data(
-        &mut self,
-        now: Time,
-        id: ConnId,
-        f: &wire::Frame<'_>,
-        d: &DataRepr,
-        mem: &mut dyn HostMemory,
-    ) {
+    fn on_data(&mut self, now: Time, id: ConnId, f: &wire::Frame<'_>, d: &DataRepr, mem: &mut dyn HostMemory) {
         let c = f.transport.common;
         self.stats.rx_data += 1;
         let conn = self.conns.get_mut(&id).expect("connection exists");
@@ -195,11 +178,7 @@ impl GbnEndpoint {
             if !conn.nak_sent {
                 conn.nak_sent = true;
                 let expected = conn.expected;
-                let n = NakRepr {
-                    code: NakCode::SeqErr,
-                    msg_seq: d.msg_seq,
-                    info: expected.get(),
-                };
+                let n = NakRepr { code: NakCode::SeqErr, msg_seq: d.msg_seq, info: expected.get() };
                 self.nak(now, id, expected, n);
             }
             return;
@@ -208,16 +187,7 @@ impl GbnEndpoint {
             Placement::Placed => self.stats.bytes_placed += f.payload.len() as u64,
             Placement::Refused(code) => {
                 self.stats.rx_access_violation += 1;
-                self.nak(
-                    now,
-                    id,
-                    c.psn,
-                    NakRepr {
-                        code,
-                        msg_seq: d.msg_seq,
-                        info: 0,
-                    },
-                );
+                self.nak(now, id, c.psn, NakRepr { code, msg_seq: d.msg_seq, info: 0 });
             }
             Placement::NotReady => {
                 // RNR: not accepted; the sender times out and resends.
@@ -264,14 +234,8 @@ impl GbnEndpoint {
             self.stats.naks_received += 1;
             match n.code {
                 NakCode::SeqErr => conn.next_psn = cm.psn,
-                NakCode::Access => {
-                    conn.sq
-                        .fail(cm.stream, n.msg_seq, CompletionStatus::RemoteAccessError)
-                }
-                NakCode::RecvTooSmall => {
-                    conn.sq
-                        .fail(cm.stream, n.msg_seq, CompletionStatus::RecvTooSmall)
-                }
+                NakCode::Access => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
+                NakCode::RecvTooSmall => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
                 NakCode::NoRecv => {}
             }
         }
@@ -349,22 +313,13 @@ impl GbnEndpoint {
 impl Transport for GbnEndpoint {
     fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (conn, ..) = wr.parts();
-        self.conns
-            .get_mut(&conn)
-            .ok_or(Error::UnknownConnection(conn))?
-            .sq
-            .post(wr)
+        self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?.sq.post(wr)
     }
 
     fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
-        let c = self
-            .conns
-            .get(&rb.conn)
-            .ok_or(Error::UnknownConnection(rb.conn))?;
+        let c = self.conns.get(&rb.conn).ok_or(Error::UnknownConnection(rb.conn))?;
         if rb.stream.0 >= c.cfg.streams || rb.len == 0 {
-            return Err(Error::BadWorkRequest(
-                "bad stream or empty receive buffer".into(),
-            ));
+            return Err(Error::BadWorkRequest("bad stream or empty receive buffer".into()));
         }
         self.delivery.post_recv(rb);
         Ok(())
@@ -384,11 +339,7 @@ impl Transport for GbnEndpoint {
             }
         };
         let c = f.transport.common;
-        if self
-            .conns
-            .get(&c.conn)
-            .is_none_or(|k| k.cfg.peer_ip != f.addr.src_ip)
-        {
+        if self.conns.get(&c.conn).is_none_or(|k| k.cfg.peer_ip != f.addr.src_ip) {
             self.stats.rx_bad_conn += 1;
             return;
         }
@@ -424,13 +375,7 @@ impl Transport for GbnEndpoint {
         let window = self.window as usize;
         self.conns
             .values()
-            .flat_map(|c| {
-                [
-                    Self::can_send(c, window).then_some(c.next_tx),
-                    c.rto_at,
-                    c.ack_at,
-                ]
-            })
+            .flat_map(|c| [Self::can_send(c, window).then_some(c.next_tx), c.rto_at, c.ack_at])
             .flatten()
             .min()
     }

@@ -64,20 +64,8 @@ pub const CORUNDUM_APP_INFO_TYPE: u32 = 0x0000_c005;
 /// APP_ID that ferroce reports in Corundum's app-info block ("FERO").
 pub const APP_ID: u32 = 0x4645_524f;
 
-const fn r(
-    name: &'static str,
-    offset: u32,
-    access: Access,
-    reset: u32,
-    doc: &'static str,
-) -> Register {
-    Register {
-        name,
-        offset,
-        access,
-        reset,
-        doc,
-    }
+const fn r(name: &'static str, offset: u32, access: Access, reset: u32, doc: &'static str) -> Register {
+    Register { name, offset, access, reset, doc }
 }
 
 use Access::{Const, Ro, Rw, Wo};
@@ -90,42 +78,12 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "What this engine was built with.",
         regs: &[
-            r(
-                "build_id",
-                0x0c,
-                Const,
-                0,
-                "build identifier (set at generation)",
-            ),
-            r(
-                "data_width",
-                0x10,
-                Const,
-                64,
-                "MAC and DMA data width in bits",
-            ),
+            r("build_id", 0x0c, Const, 0, "build identifier (set at generation)"),
+            r("data_width", 0x10, Const, 64, "MAC and DMA data width in bits"),
             r("max_conns", 0x14, Const, 16, "connections supported"),
-            r(
-                "max_paths",
-                0x18,
-                Const,
-                8,
-                "paths per connection supported",
-            ),
-            r(
-                "max_streams",
-                0x1c,
-                Const,
-                8,
-                "streams per connection supported",
-            ),
-            r(
-                "max_mtu",
-                0x20,
-                Const,
-                4096,
-                "largest payload per packet in bytes",
-            ),
+            r("max_paths", 0x18, Const, 8, "paths per connection supported"),
+            r("max_streams", 0x1c, Const, 8, "streams per connection supported"),
+            r("max_mtu", 0x20, Const, 4096, "largest payload per packet in bytes"),
         ],
     },
     Block {
@@ -134,71 +92,17 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Enable, addresses and transport timing.",
         regs: &[
-            r(
-                "ctrl",
-                0x0c,
-                Rw,
-                0,
-                "bit0 enable; bit1 clear statistics (self-clearing)",
-            ),
-            r(
-                "status",
-                0x10,
-                Ro,
-                0,
-                "bit0 running; bit1 a DMA error was seen",
-            ),
-            r(
-                "mac_lo",
-                0x14,
-                Rw,
-                0,
-                "local MAC address bytes 2-5 (byte 2 in bits 31:24)",
-            ),
-            r(
-                "mac_hi",
-                0x18,
-                Rw,
-                0,
-                "local MAC address bytes 0-1 in bits 15:0",
-            ),
+            r("ctrl", 0x0c, Rw, 0, "bit0 enable; bit1 clear statistics (self-clearing)"),
+            r("status", 0x10, Ro, 0, "bit0 running; bit1 a DMA error was seen"),
+            r("mac_lo", 0x14, Rw, 0, "local MAC address bytes 2-5 (byte 2 in bits 31:24)"),
+            r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0"),
             r("ip", 0x1c, Rw, 0, "local IPv4 address"),
-            r(
-                "udp_port",
-                0x20,
-                Rw,
-                17989,
-                "UDP destination port of ferroce",
-            ),
-            r(
-                "line_rate_mbps",
-                0x24,
-                Rw,
-                10_000,
-                "line rate used for pacing and the rate hint",
-            ),
+            r("udp_port", 0x20, Rw, 17989, "UDP destination port of ferroce"),
+            r("line_rate_mbps", 0x24, Rw, 10_000, "line rate used for pacing and the rate hint"),
             r("mtu", 0x28, Rw, 1024, "payload bytes per packet"),
-            r(
-                "ack_every",
-                0x2c,
-                Rw,
-                4,
-                "ACK after this many data packets on a path",
-            ),
-            r(
-                "ack_delay_ns",
-                0x30,
-                Rw,
-                2_000,
-                "...or this long after the first unacknowledged one",
-            ),
-            r(
-                "rto_min_ns",
-                0x34,
-                Rw,
-                100_000,
-                "lower bound of the retransmission timeout",
-            ),
+            r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path"),
+            r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one"),
+            r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout"),
         ],
     },
     Block {
@@ -207,46 +111,16 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Connection table, written through a window: set the fields, then `cmd`.",
         regs: &[
-            r(
-                "index",
-                0x0c,
-                Rw,
-                0,
-                "connection number the window refers to",
-            ),
-            r(
-                "remote_id",
-                0x10,
-                Rw,
-                0,
-                "the peer's number for this connection",
-            ),
+            r("index", 0x0c, Rw, 0, "connection number the window refers to"),
+            r("remote_id", 0x10, Rw, 0, "the peer's number for this connection"),
             r("peer_ip", 0x14, Rw, 0, "peer IPv4 address"),
             r("peer_mac_lo", 0x18, Rw, 0, "peer MAC bytes 2-5"),
             r("peer_mac_hi", 0x1c, Rw, 0, "peer MAC bytes 0-1"),
             r("paths", 0x20, Rw, 1, "paths, 1 to max_paths"),
             r("streams", 0x24, Rw, 1, "streams, 1 to max_streams"),
-            r(
-                "initial_rate_mbps",
-                0x28,
-                Rw,
-                0,
-                "rate before the first ACK (0: line rate)",
-            ),
-            r(
-                "cmd",
-                0x2c,
-                Wo,
-                0,
-                "1 write the entry at index; 2 read it into the window; 3 close it",
-            ),
-            r(
-                "cmd_status",
-                0x30,
-                Ro,
-                0,
-                "0 done; 1 busy; 2 bad index or value",
-            ),
+            r("initial_rate_mbps", 0x28, Rw, 0, "rate before the first ACK (0: line rate)"),
+            r("cmd", 0x2c, Wo, 0, "1 write the entry at index; 2 read it into the window; 3 close it"),
+            r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad index or value"),
         ],
     },
     Block {
@@ -279,20 +153,8 @@ pub const BLOCKS: &[Block] = &[
             r("len_hi", 0x20, Rw, 0, "region length, bits 63:32"),
             r("access", 0x24, Rw, 0, "bit0 remote write"),
             r("conn", 0x28, Rw, 0, "the only connection allowed to write"),
-            r(
-                "cmd",
-                0x2c,
-                Wo,
-                0,
-                "1 write the slot; 2 read it into the window; 3 invalidate it",
-            ),
-            r(
-                "cmd_status",
-                0x30,
-                Ro,
-                0,
-                "0 done; 1 busy; 2 bad slot or value",
-            ),
+            r("cmd", 0x2c, Wo, 0, "1 write the slot; 2 read it into the window; 3 invalidate it"),
+            r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad slot or value"),
         ],
     },
     Block {
@@ -301,81 +163,21 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Send, receive and completion rings in host memory, and their doorbells.",
         regs: &[
-            r(
-                "sq_base_lo",
-                0x0c,
-                Rw,
-                0,
-                "send queue ring address, bits 31:0",
-            ),
-            r(
-                "sq_base_hi",
-                0x10,
-                Rw,
-                0,
-                "send queue ring address, bits 63:32",
-            ),
+            r("sq_base_lo", 0x0c, Rw, 0, "send queue ring address, bits 31:0"),
+            r("sq_base_hi", 0x10, Rw, 0, "send queue ring address, bits 63:32"),
             r("sq_log_size", 0x14, Rw, 0, "log2 of send queue entries"),
-            r(
-                "sq_prod",
-                0x18,
-                Rw,
-                0,
-                "send queue producer index: the doorbell",
-            ),
+            r("sq_prod", 0x18, Rw, 0, "send queue producer index: the doorbell"),
             r("sq_cons", 0x1c, Ro, 0, "send queue consumer index"),
-            r(
-                "rq_base_lo",
-                0x20,
-                Rw,
-                0,
-                "receive queue ring address, bits 31:0",
-            ),
-            r(
-                "rq_base_hi",
-                0x24,
-                Rw,
-                0,
-                "receive queue ring address, bits 63:32",
-            ),
+            r("rq_base_lo", 0x20, Rw, 0, "receive queue ring address, bits 31:0"),
+            r("rq_base_hi", 0x24, Rw, 0, "receive queue ring address, bits 63:32"),
             r("rq_log_size", 0x28, Rw, 0, "log2 of receive queue entries"),
-            r(
-                "rq_prod",
-                0x2c,
-                Rw,
-                0,
-                "receive queue producer index: the doorbell",
-            ),
+            r("rq_prod", 0x2c, Rw, 0, "receive queue producer index: the doorbell"),
             r("rq_cons", 0x30, Ro, 0, "receive queue consumer index"),
-            r(
-                "cq_base_lo",
-                0x34,
-                Rw,
-                0,
-                "completion ring address, bits 31:0",
-            ),
-            r(
-                "cq_base_hi",
-                0x38,
-                Rw,
-                0,
-                "completion ring address, bits 63:32",
-            ),
-            r(
-                "cq_log_size",
-                0x3c,
-                Rw,
-                0,
-                "log2 of completion ring entries",
-            ),
+            r("cq_base_lo", 0x34, Rw, 0, "completion ring address, bits 31:0"),
+            r("cq_base_hi", 0x38, Rw, 0, "completion ring address, bits 63:32"),
+            r("cq_log_size", 0x3c, Rw, 0, "log2 of completion ring entries"),
             r("cq_prod", 0x40, Ro, 0, "completion producer index"),
-            r(
-                "cq_cons",
-                0x44,
-                Rw,
-                0,
-                "completion consumer index, written by the host",
-            ),
+            r("cq_cons", 0x44, Rw, 0, "completion consumer index, written by the host"),
         ],
     },
     Block {
@@ -390,52 +192,16 @@ pub const BLOCKS: &[Block] = &[
             r("tx_naks", 0x18, Ro, 0, "NAKs sent"),
             r("rx_data", 0x1c, Ro, 0, "data packets received"),
             r("rx_dup", 0x20, Ro, 0, "duplicate data packets"),
-            r(
-                "rx_out_of_window",
-                0x24,
-                Ro,
-                0,
-                "data packets beyond the SACK window",
-            ),
-            r(
-                "rx_malformed",
-                0x28,
-                Ro,
-                0,
-                "frames dropped by the parser (length, CRC, opcode)",
-            ),
-            r(
-                "rx_bad_conn",
-                0x2c,
-                Ro,
-                0,
-                "frames for an unknown connection or from the wrong peer",
-            ),
-            r(
-                "rx_access_violation",
-                0x30,
-                Ro,
-                0,
-                "WRITEs refused by the memory-region check",
-            ),
+            r("rx_out_of_window", 0x24, Ro, 0, "data packets beyond the SACK window"),
+            r("rx_malformed", 0x28, Ro, 0, "frames dropped by the parser (length, CRC, opcode)"),
+            r("rx_bad_conn", 0x2c, Ro, 0, "frames for an unknown connection or from the wrong peer"),
+            r("rx_access_violation", 0x30, Ro, 0, "WRITEs refused by the memory-region check"),
             r("rx_no_recv", 0x34, Ro, 0, "SENDs without a receive buffer"),
             r("rx_ecn_ce", 0x38, Ro, 0, "CE-marked data packets"),
             r("rtos", 0x3c, Ro, 0, "retransmission timeouts"),
             r("repaths", 0x40, Ro, 0, "paths moved to a new source port"),
-            r(
-                "bytes_placed_lo",
-                0x44,
-                Ro,
-                0,
-                "payload bytes written to host memory, bits 31:0",
-            ),
-            r(
-                "bytes_placed_hi",
-                0x48,
-                Ro,
-                0,
-                "payload bytes written to host memory, bits 63:32",
-            ),
+            r("bytes_placed_lo", 0x44, Ro, 0, "payload bytes written to host memory, bits 31:0"),
+            r("bytes_placed_hi", 0x48, Ro, 0, "payload bytes written to host memory, bits 63:32"),
         ],
     },
 ];
@@ -447,17 +213,12 @@ pub const fn block_base(i: usize) -> u32 {
 
 /// The block called `name` and its base.
 pub fn block(name: &str) -> Option<(u32, &'static Block)> {
-    BLOCKS
-        .iter()
-        .enumerate()
-        .find(|(_, b)| b.name == name)
-        .map(|(i, b)| (block_base(i), b))
+    BLOCKS.iter().enumerate().find(|(_, b)| b.name == name).map(|(i, b)| (block_base(i), b))
 }
 
 /// Absolute offset of `block.reg`.
 pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
-    let (base, b) =
-        block(block_name).ok_or_else(|| Error::RegisterMap(format!("no block {block_name}")))?;
+    let (base, b) = block(block_name).ok_or_else(|| Error::RegisterMap(format!("no block {block_name}")))?;
     b.regs
         .iter()
         .find(|r| r.name == reg)
@@ -468,9 +229,7 @@ pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
 /// Registers software writes (RW and WO), in map order: the RTL exposes
 /// them as one bus, register i at bits 32i..32i+31.
 pub fn stored() -> Vec<(u32, &'static Register)> {
-    all_regs()
-        .filter(|(_, r)| matches!(r.access, Access::Rw | Access::Wo))
-        .collect()
+    all_regs().filter(|(_, r)| matches!(r.access, Access::Rw | Access::Wo)).collect()
 }
 
 /// Registers the hardware sets (RO, not constants), in map order: the RTL
@@ -481,10 +240,7 @@ pub fn hardware() -> Vec<(u32, &'static Register)> {
 
 /// Every register with its absolute offset.
 pub fn all_regs() -> impl Iterator<Item = (u32, &'static Register)> {
-    BLOCKS
-        .iter()
-        .enumerate()
-        .flat_map(|(i, b)| b.regs.iter().map(move |r| (block_base(i) + r.offset, r)))
+    BLOCKS.iter().enumerate().flat_map(|(i, b)| b.regs.iter().map(move |r| (block_base(i) + r.offset, r)))
 }
 
 /// Number of [`stored`] registers.
@@ -548,11 +304,7 @@ impl RegFile {
             let base = block_base(i) as usize / 4;
             values[base] = b.type_id;
             values[base + 1] = b.version;
-            values[base + 2] = if i + 1 < BLOCKS.len() {
-                block_base(i + 1)
-            } else {
-                0
-            };
+            values[base + 2] = if i + 1 < BLOCKS.len() { block_base(i + 1) } else { 0 };
             for r in b.regs {
                 values[base + r.offset as usize / 4] = r.reset;
             }
@@ -596,12 +348,7 @@ impl RegFile {
 
     /// Bus write with byte enables (`strb` bit i enables byte i, least
     /// significant first), as AXI-Lite does.
-    pub fn write_strobed(
-        &mut self,
-        addr: u32,
-        value: u32,
-        strb: u8,
-    ) -> core::result::Result<(), BusError> {
+    pub fn write_strobed(&mut self, addr: u32, value: u32, strb: u8) -> core::result::Result<(), BusError> {
         let old = self.read(addr).map(|_| self.get_raw(addr))?;
         let mut mask = 0u32;
         for i in 0..4 {
@@ -662,25 +409,14 @@ pub fn markdown() -> String {
     for (i, b) in BLOCKS.iter().enumerate() {
         let base = block_base(i);
         let _ = writeln!(s, "\n## {}\n\n{}\n", b.name, b.doc);
-        let _ = writeln!(
-            s,
-            "| offset | register | access | reset | meaning |\n|---|---|---|---|---|"
-        );
-        let next = if i + 1 < BLOCKS.len() {
-            block_base(i + 1)
-        } else {
-            0
-        };
+        let _ = writeln!(s, "| offset | register | access | reset | meaning |\n|---|---|---|---|---|");
+        let next = if i + 1 < BLOCKS.len() { block_base(i + 1) } else { 0 };
         for (name, off, reset, doc) in [
             ("type", 0, b.type_id, "block type"),
             ("version", 4, b.version, "block version"),
             ("next", 8, next, "offset of the next block, 0 for the last"),
         ] {
-            let _ = writeln!(
-                s,
-                "| {:#06x} | `{name}` | RO | {reset:#x} | {doc} |",
-                base + off
-            );
+            let _ = writeln!(s, "| {:#06x} | `{name}` | RO | {reset:#x} | {doc} |", base + off);
         }
         for reg in b.regs {
             let _ = writeln!(
@@ -708,12 +444,7 @@ mod tests {
             assert!(types.insert(b.type_id), "duplicate type {:#x}", b.type_id);
             let mut offs = std::collections::HashSet::new();
             for r in b.regs {
-                assert!(
-                    r.offset % 4 == 0 && r.offset >= 0x0c && r.offset < BLOCK_SPAN,
-                    "{}.{}",
-                    b.name,
-                    r.name
-                );
+                assert!(r.offset % 4 == 0 && r.offset >= 0x0c && r.offset < BLOCK_SPAN, "{}.{}", b.name, r.name);
                 assert!(offs.insert(r.offset), "{}.{} overlaps", b.name, r.name);
             }
         }
@@ -742,15 +473,8 @@ mod tests {
         assert_eq!(rf.read(port), Ok(17989));
         assert_eq!(rf.read(port + 1), Err(BusError::Unmapped));
         assert_eq!(rf.write(port + 2, 1), Err(BusError::Unmapped));
-        assert_eq!(
-            rf.read(0x3c),
-            Err(BusError::Unmapped),
-            "hole after engine_info registers"
-        );
-        assert_eq!(
-            rf.read(BLOCKS.len() as u32 * BLOCK_SPAN),
-            Err(BusError::Unmapped)
-        );
+        assert_eq!(rf.read(0x3c), Err(BusError::Unmapped), "hole after engine_info registers");
+        assert_eq!(rf.read(BLOCKS.len() as u32 * BLOCK_SPAN), Err(BusError::Unmapped));
         let status = offset_of("control", "status").unwrap();
         assert_eq!(rf.write(status, 7), Err(BusError::ReadOnly));
         assert_eq!(rf.write(0, 7), Err(BusError::ReadOnly), "block type");

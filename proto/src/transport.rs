@@ -31,13 +31,7 @@ pub enum WorkRequest {
     },
     /// SEND of `len` bytes at `local`, taking the peer's next receive buffer
     /// posted on the same stream.
-    Send {
-        id: WrId,
-        conn: ConnId,
-        stream: StreamId,
-        local: Iova,
-        len: u32,
-    },
+    Send { id: WrId, conn: ConnId, stream: StreamId, local: Iova, len: u32 },
 }
 
 impl WorkRequest {
@@ -50,20 +44,8 @@ impl WorkRequest {
     /// Connection, stream, local address and length.
     pub fn parts(&self) -> (ConnId, StreamId, Iova, u32) {
         match *self {
-            WorkRequest::Write {
-                conn,
-                stream,
-                local,
-                len,
-                ..
-            }
-            | WorkRequest::Send {
-                conn,
-                stream,
-                local,
-                len,
-                ..
-            } => (conn, stream, local, len),
+            WorkRequest::Write { conn, stream, local, len, .. }
+            | WorkRequest::Send { conn, stream, local, len, .. } => (conn, stream, local, len),
         }
     }
 }

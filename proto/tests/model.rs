@@ -40,10 +40,7 @@ fn cfg(i: u8) -> EndpointConfig {
 
 impl Link {
     fn new(paths: u8) -> Link {
-        let mut ep = [
-            Endpoint::new(cfg(1)).unwrap(),
-            Endpoint::new(cfg(2)).unwrap(),
-        ];
+        let mut ep = [Endpoint::new(cfg(1)).unwrap(), Endpoint::new(cfg(2)).unwrap()];
         for (i, e) in ep.iter_mut().enumerate() {
             let peer = cfg(2 - i as u8);
             e.connect(ConnConfig {
@@ -97,12 +94,7 @@ impl Link {
 
     /// Run until node 0 has `n` completions or `limit`; `drop(path, psn,
     /// nth copy)` decides which data frames from node 0 are lost.
-    fn run(
-        &mut self,
-        n: usize,
-        limit: Time,
-        mut drop: impl FnMut(u8, u32, usize) -> bool,
-    ) -> usize {
+    fn run(&mut self, n: usize, limit: Time, mut drop: impl FnMut(u8, u32, usize) -> bool) -> usize {
         let mut done = 0;
         let mut copies = std::collections::HashMap::new();
         while self.now < limit {
@@ -119,20 +111,17 @@ impl Link {
                     if let Body::Data(_) = p.transport.body {
                         let k = copies.entry((c.path.0, c.psn.get())).or_insert(0usize);
                         *k += 1;
-                        self.sent
-                            .push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
+                        self.sent.push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
                         lost = drop(c.path.0, c.psn.get(), *k);
                     } else if i == 1 {
                         self.acks += 1;
                     }
                     if !lost {
-                        self.in_flight
-                            .push((self.busy_until[i] + ns(2_500), 1 - i, f));
+                        self.in_flight.push((self.busy_until[i] + ns(2_500), 1 - i, f));
                     }
                 }
             }
-            let (due, rest): (Vec<_>, Vec<_>) =
-                self.in_flight.drain(..).partition(|(t, ..)| *t <= self.now);
+            let (due, rest): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|(t, ..)| *t <= self.now);
             self.in_flight = rest;
             for (_, to, f) in due {
                 let now = self.now;
@@ -151,11 +140,7 @@ impl Link {
     }
 
     fn retransmissions(&self) -> Vec<(u8, u32)> {
-        self.sent
-            .iter()
-            .filter(|s| s.2)
-            .map(|s| (s.0, s.1))
-            .collect()
+        self.sent.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect()
     }
 }
 
@@ -163,9 +148,7 @@ impl Link {
 fn retransmits_only_the_lost_psn_on_its_path() {
     let mut l = Link::new(4);
     l.write(1, 200 * 1024);
-    let done = l.run(1, us(1_000), |path, psn, copy| {
-        path == 2 && psn == 5 && copy == 1
-    });
+    let done = l.run(1, us(1_000), |path, psn, copy| path == 2 && psn == 5 && copy == 1);
     assert_eq!(done, 1);
     assert_eq!(l.retransmissions(), vec![(2, 5)]);
     assert_eq!(l.ep[0].stats().rtos, 0, "found by SACK, not by timeout");
@@ -176,9 +159,7 @@ fn retransmits_only_the_lost_psn_on_its_path() {
 fn lost_retransmission_is_detected_without_timeout() {
     let mut l = Link::new(2);
     l.write(1, 400 * 1024);
-    let done = l.run(1, us(1_000), |path, psn, copy| {
-        path == 1 && psn == 9 && copy <= 2
-    });
+    let done = l.run(1, us(1_000), |path, psn, copy| path == 1 && psn == 9 && copy <= 2);
     assert_eq!(done, 1);
     assert_eq!(l.retransmissions(), vec![(1, 9), (1, 9)]);
     assert_eq!(l.ep[0].stats().rtos, 0);
@@ -217,14 +198,9 @@ fn sprays_over_every_path_with_own_psn_spaces() {
     for p in 0..8u8 {
         let psns: Vec<u32> = l.sent.iter().filter(|s| s.0 == p).map(|s| s.1).collect();
         assert!(psns.len() >= 16, "path {p} carried {} packets", psns.len());
-        assert_eq!(
-            psns,
-            (0..psns.len() as u32).collect::<Vec<_>>(),
-            "path {p} PSNs are 0,1,2,..."
-        );
+        assert_eq!(psns, (0..psns.len() as u32).collect::<Vec<_>>(), "path {p} PSNs are 0,1,2,...");
     }
-    let ports: std::collections::HashSet<u16> =
-        l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
+    let ports: std::collections::HashSet<u16> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
     assert_eq!(ports.len(), 8, "one entropy port per path");
 }
 
@@ -287,11 +263,7 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
             ecn: wire::Ecn::Ect0,
             ttl: 64,
         };
-        rx.handle_frame(
-            at,
-            &wire::encode(&addr, &t, &[k as u8 + psn as u8; 100]),
-            &mut mem,
-        );
+        rx.handle_frame(at, &wire::encode(&addr, &t, &[k as u8 + psn as u8; 100]), &mut mem);
         let f = rx.poll_transmit(at, &mem).expect("an ACK");
         match wire::parse(&f, wire::FERROCE_PORT).unwrap().transport.body {
             Body::Ack(a) => a.rate_hint_mbps,
@@ -299,15 +271,7 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
         }
     };
     // While senders are still appearing the count is unreliable: no hint.
-    let warm: Vec<u32> = (0..10)
-        .map(|i| {
-            send(
-                i % 5,
-                (i / 5) as u32,
-                us(1 + 11 * (i / 5) as u64) + i as u64,
-            )
-        })
-        .collect();
+    let warm: Vec<u32> = (0..10).map(|i| send(i % 5, (i / 5) as u32, us(1 + 11 * (i / 5) as u64) + i as u64)).collect();
     assert_eq!(warm, vec![0; 10]);
     // One active window (20 us) after the first packet all five are known: each gets a fifth.
     let hints: Vec<u32> = (0..5).map(|k| send(k, 2, us(23) + k as u64)).collect();

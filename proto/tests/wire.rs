@@ -2,9 +2,7 @@
 //! by hand from docs/wire.md, with the IPv4 checksum and the CRC-32 from
 //! another implementation), and malformed input.
 
-use ferroce_proto::wire::{
-    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, Opcode, TransportRepr,
-};
+use ferroce_proto::wire::{self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, Opcode, TransportRepr};
 use ferroce_proto::{ConnId, Error, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use proptest::prelude::*;
 
@@ -12,10 +10,7 @@ const DATA_FRAME: &str = "0200000001010200000000010800456a0054000040004011252e0a
 const ACK_FRAME: &str = "0200000001010200000000010800456a006000004000401125220a0000010a000101c3504645004c0000101000070300010000000010000000000500000000000000000000000000000000000000000000000000000000000080deadbeef000061a80002000400000000289c1c92";
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
 
 fn addr() -> Addressing {
@@ -56,13 +51,7 @@ fn data_repr() -> TransportRepr {
 }
 
 fn ack_repr() -> TransportRepr {
-    let mut a = AckRepr {
-        sack: [0; 32],
-        ts_echo: 0xdead_beef,
-        rate_hint_mbps: 25_000,
-        ecn_ce: 2,
-        acked_pkts: 4,
-    };
+    let mut a = AckRepr { sack: [0; 32], ts_echo: 0xdead_beef, rate_hint_mbps: 25_000, ecn_ce: 2, acked_pkts: 4 };
     a.set_sacked(Psn::new(0x100));
     a.set_sacked(Psn::new(0x102));
     a.set_sacked(Psn::new(0x1ff));
@@ -96,13 +85,8 @@ fn ack_frame_matches_literal_bytes_both_ways() {
     assert_eq!(wire::encode(&addr(), &ack_repr(), &[]), lit);
     let f = wire::parse(&lit, wire::FERROCE_PORT).unwrap();
     assert_eq!(f.transport, ack_repr());
-    let Body::Ack(a) = f.transport.body else {
-        panic!()
-    };
-    assert!(
-        a.sacked(Psn::new(0x300)),
-        "circular: slot 0 is PSN 0x100, 0x200, 0x300..."
-    );
+    let Body::Ack(a) = f.transport.body else { panic!() };
+    assert!(a.sacked(Psn::new(0x300)), "circular: slot 0 is PSN 0x100, 0x200, 0x300...");
     assert!(!a.sacked(Psn::new(0x101)));
 }
 
@@ -118,11 +102,7 @@ fn nak_round_trips() {
             stream: StreamId(3),
             flags: 0,
         },
-        body: Body::Nak(wire::NakRepr {
-            code: wire::NakCode::Access,
-            msg_seq: MsgSeq(12),
-            info: 0,
-        }),
+        body: Body::Nak(wire::NakRepr { code: wire::NakCode::Access, msg_seq: MsgSeq(12), info: 0 }),
     };
     let f = wire::encode(&addr(), &t, &[]);
     assert_eq!(f.len(), 14 + 20 + 8 + 16 + 16 + 4);
@@ -133,14 +113,8 @@ fn nak_round_trips() {
 fn malformed_frames_give_typed_errors() {
     let good = hex(DATA_FRAME);
     let port = wire::FERROCE_PORT;
-    assert!(matches!(
-        wire::parse(&good[..10], port),
-        Err(Error::Truncated { .. })
-    ));
-    assert!(matches!(
-        wire::parse(&good[..good.len() - 1], port),
-        Err(Error::BadLength { .. })
-    ));
+    assert!(matches!(wire::parse(&good[..10], port), Err(Error::Truncated { .. })));
+    assert!(matches!(wire::parse(&good[..good.len() - 1], port), Err(Error::BadLength { .. })));
     let mut bad = good.clone();
     bad[70] ^= 0x40; // payload bit
     assert!(matches!(wire::parse(&bad, port), Err(Error::BadCrc { .. })));
@@ -153,31 +127,16 @@ fn malformed_frames_give_typed_errors() {
     let crc = wire::crc32(&bad[42..n - 4]);
     bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(wire::parse(&bad, port), Err(Error::UnknownOpcode(0x7f)));
-    assert!(matches!(
-        wire::parse(&good, 4791),
-        Err(Error::NotFerroce { dport: 17989, .. })
-    ));
+    assert!(matches!(wire::parse(&good, 4791), Err(Error::NotFerroce { dport: 17989, .. })));
     let mut bad = good.clone();
     bad[12..14].copy_from_slice(&[0x86, 0xdd]); // IPv6 ethertype
-    assert!(matches!(
-        wire::parse(&bad, port),
-        Err(Error::NotFerroce {
-            ethertype: 0x86dd,
-            ..
-        })
-    ));
+    assert!(matches!(wire::parse(&bad, port), Err(Error::NotFerroce { ethertype: 0x86dd, .. })));
     // payload_len that disagrees with the UDP length
     let mut bad = good.clone();
     bad[42 + 16 + 13] = 5;
     let crc = wire::crc32(&bad[42..n - 4]);
     bad[n - 4..].copy_from_slice(&crc.to_le_bytes());
-    assert!(matches!(
-        wire::parse(&bad, port),
-        Err(Error::BadLength {
-            what: "data.payload_len",
-            ..
-        })
-    ));
+    assert!(matches!(wire::parse(&bad, port), Err(Error::BadLength { what: "data.payload_len", .. })));
 }
 
 #[test]

@@ -34,10 +34,7 @@ fn parse() -> Result<(NetConfig, u64, u32, Option<String>), String> {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = |name: &str| args.next().ok_or(format!("{name} needs a value"));
-        let num = |v: String, name: &str| {
-            v.parse::<f64>()
-                .map_err(|_| format!("{name}: not a number: {v}"))
-        };
+        let num = |v: String, name: &str| v.parse::<f64>().map_err(|_| format!("{name}: not a number: {v}"));
         match a.as_str() {
             "--help" | "-h" => {
                 print!("{HELP}");
@@ -79,51 +76,31 @@ fn main() {
     let mut left = size;
     while left > 0 {
         let len = left.min(msg as u64) as u32;
-        msgs.push(Msg {
-            op: Op::Write,
-            stream: (msgs.len() % net.streams.max(1) as usize) as u16,
-            len,
-        });
+        msgs.push(Msg { op: Op::Write, stream: (msgs.len() % net.streams.max(1) as usize) as u16, len });
         left -= len as u64;
     }
     let result = (|| -> Result<(), String> {
         let mut pair = Pair::new(net, size as usize).map_err(|e| e.to_string())?;
         if let Some(p) = &pcap {
-            pair.fabric
-                .capture(std::path::Path::new(p))
-                .map_err(|e| format!("--pcap {p}: {e}"))?;
+            pair.fabric.capture(std::path::Path::new(p)).map_err(|e| format!("--pcap {p}: {e}"))?;
         }
         pair.fill_source(net.seed);
         let t0 = std::time::Instant::now();
         let report = run_messages(&mut pair, &msgs, us(10_000_000)).map_err(|e| e.to_string())?;
-        pair.fabric
-            .finish_capture()
-            .map_err(|e| format!("pcap: {e}"))?;
+        pair.fabric.finish_capture().map_err(|e| format!("pcap: {e}"))?;
         let ok = verify(&pair, &msgs, &report);
         let s = report.sender_stats;
         let secs = report.time as f64 * 1e-12;
         println!("transport        {:?}", net.kind);
-        println!(
-            "messages         {} ({} bytes, {} streams, {} paths)",
-            msgs.len(),
-            size,
-            net.streams,
-            net.paths
-        );
-        println!(
-            "loss             {:.4} per spine-to-leaf link",
-            net.loss.mean()
-        );
+        println!("messages         {} ({} bytes, {} streams, {} paths)", msgs.len(), size, net.streams, net.paths);
+        println!("loss             {:.4} per spine-to-leaf link", net.loss.mean());
         println!("simulated time   {:.1} us", secs * 1e6);
         println!(
             "goodput          {:.2} Gb/s ({:.3} of line)",
             size as f64 * 8.0 / secs / 1e9,
             size as f64 * 8.0 / secs / (net.rate_mbps as f64 * 1e6)
         );
-        println!(
-            "data packets     {} sent, {} retransmitted, {} timeouts",
-            s.tx_data, s.tx_retx, s.rtos
-        );
+        println!("data packets     {} sent, {} retransmitted, {} timeouts", s.tx_data, s.tx_retx, s.rtos);
         println!("wall time        {:.2?}", t0.elapsed());
         if let Some(p) = &pcap {
             println!("pcap             {p}");

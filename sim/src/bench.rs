@@ -58,15 +58,9 @@ impl Durations {
     /// `quick`: short runs for CI-sized machines.
     pub fn new(quick: bool) -> Durations {
         if quick {
-            Durations {
-                warmup: us(100),
-                measure: us(1_000),
-            }
+            Durations { warmup: us(100), measure: us(1_000) }
         } else {
-            Durations {
-                warmup: us(200),
-                measure: us(5_000),
-            }
+            Durations { warmup: us(200), measure: us(5_000) }
         }
     }
 }
@@ -98,11 +92,7 @@ fn top_up<T: Transport>(
             rkey,
             imm: None,
         };
-        fabric
-            .host_mut(h)
-            .transport
-            .post(wr)
-            .expect("valid benchmark work request");
+        fabric.host_mut(h).transport.post(wr).expect("valid benchmark work request");
         *posted += 1;
     }
     fabric.kick(h);
@@ -114,11 +104,7 @@ fn top_up<T: Transport>(
 pub fn goodput(kind: Kind, mtu: u32, loss: f64, seed: u64, d: Durations) -> Result<f64> {
     let mut net = NetConfig::new(kind);
     net.mtu = mtu;
-    net.loss = if loss > 0.0 {
-        Loss::Iid(loss)
-    } else {
-        Loss::None
-    };
+    net.loss = if loss > 0.0 { Loss::Iid(loss) } else { Loss::None };
     net.seed = seed;
     let buf = 4 * MSG as u64 * BACKLOG as u64;
     let mut pair = Pair::new(net, buf as usize)?;
@@ -127,29 +113,15 @@ pub fn goodput(kind: Kind, mtu: u32, loss: f64, seed: u64, d: Durations) -> Resu
     let tick = net.rtt;
     let mut start_bytes = None;
     while pair.fabric.now() < d.warmup + d.measure {
-        top_up(
-            &mut pair.fabric,
-            s,
-            CONN,
-            DST_RKEY,
-            DST_BASE,
-            buf,
-            &mut posted,
-        );
+        top_up(&mut pair.fabric, s, CONN, DST_RKEY, DST_BASE, buf, &mut posted);
         let next = pair.fabric.now() + tick;
         pair.fabric.run_until(next);
         if start_bytes.is_none() && pair.fabric.now() >= d.warmup {
-            start_bytes = Some((
-                pair.fabric.now(),
-                pair.fabric.host(r).transport.stats().bytes_placed,
-            ));
+            start_bytes = Some((pair.fabric.now(), pair.fabric.host(r).transport.stats().bytes_placed));
         }
     }
     let (t0, b0) = start_bytes.expect("warm-up ends before the run");
-    let (t1, b1) = (
-        pair.fabric.now(),
-        pair.fabric.host(r).transport.stats().bytes_placed,
-    );
+    let (t1, b1) = (pair.fabric.now(), pair.fabric.host(r).transport.stats().bytes_placed);
     let secs = (t1 - t0) as f64 * 1e-12;
     Ok((b1 - b0) as f64 * 8.0 / secs / (net.rate_mbps as f64 * 1e6))
 }
@@ -190,24 +162,14 @@ pub fn reorder(skew: f64, d: Durations) -> Result<Reorder> {
     let s = pair.sender;
     let mut posted = 0;
     while pair.fabric.now() < d.warmup + d.measure {
-        top_up(
-            &mut pair.fabric,
-            s,
-            CONN,
-            DST_RKEY,
-            DST_BASE,
-            buf,
-            &mut posted,
-        );
+        top_up(&mut pair.fabric, s, CONN, DST_RKEY, DST_BASE, buf, &mut posted);
         let next = pair.fabric.now() + net.rtt;
         pair.fabric.run_until(next);
     }
     let st = pair.fabric.host(s).transport.stats();
     let fab = pair.fabric.total_stats();
     if fab.lost + fab.tail_drops + fab.blackholed > 0 {
-        return Err(crate::Error::Scenario(
-            "the reorder fabric lost frames".into(),
-        ));
+        return Err(crate::Error::Scenario("the reorder fabric lost frames".into()));
     }
     Ok(Reorder {
         paths: net.paths,
@@ -320,12 +282,7 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
         let next = fabric.now() + tick;
         fabric.run_until(next);
         let unfair = senders.iter().any(|&h| {
-            let r = fabric
-                .host(h)
-                .transport
-                .ferroce()
-                .and_then(|e| e.conn_rate_mbps(CONN))
-                .unwrap_or(0) as f64;
+            let r = fabric.host(h).transport.ferroce().and_then(|e| e.conn_rate_mbps(CONN)).unwrap_or(0) as f64;
             (r - fair).abs() > 0.1 * fair
         });
         if unfair {
@@ -333,23 +290,13 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
             fair_bytes = None;
         } else if fair_bytes.is_none() {
             let e = fabric.host(rx).transport.ferroce().expect("ferroce");
-            fair_bytes = Some(
-                (0..n)
-                    .map(|k| e.conn_bytes_placed(ConnId(k as u16 + 1)))
-                    .collect(),
-            );
+            fair_bytes = Some((0..n).map(|k| e.conn_bytes_placed(ConnId(k as u16 + 1))).collect());
         }
     }
     let e = fabric.host(rx).transport.ferroce().expect("ferroce");
-    let now_bytes: Vec<u64> = (0..n)
-        .map(|k| e.conn_bytes_placed(ConnId(k as u16 + 1)))
-        .collect();
+    let now_bytes: Vec<u64> = (0..n).map(|k| e.conn_bytes_placed(ConnId(k as u16 + 1))).collect();
     let base = fair_bytes.unwrap_or_else(|| vec![0; n]);
-    let delivered: Vec<f64> = now_bytes
-        .iter()
-        .zip(&base)
-        .map(|(a, b)| (a - b) as f64)
-        .collect();
+    let delivered: Vec<f64> = now_bytes.iter().zip(&base).map(|(a, b)| (a - b) as f64).collect();
     let measured_from = if last_unfair == 0 { 0 } else { last_unfair };
     let secs = (fabric.now() - measured_from) as f64 * 1e-12;
     let aggregate = delivered.iter().sum::<f64>() * 8.0 / secs / (net.rate_mbps as f64 * 1e6);

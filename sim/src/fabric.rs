@@ -43,12 +43,7 @@ impl Loss {
         match *self {
             Loss::None => 0.0,
             Loss::Iid(p) => p,
-            Loss::GilbertElliott {
-                to_bad,
-                to_good,
-                loss_good,
-                loss_bad,
-            } => {
+            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
                 let pi_bad = to_bad / (to_bad + to_good);
                 pi_bad * loss_bad + (1.0 - pi_bad) * loss_good
             }
@@ -230,13 +225,7 @@ pub struct Fabric<T> {
 /// FNV-1a over the 5-tuple with a per-switch seed, then a final mix.
 fn ecmp_hash(seed: u64, t: &wire::FiveTuple) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
-    let bytes =
-        t.0.iter()
-            .chain(t.1.iter())
-            .copied()
-            .chain([t.2])
-            .chain(t.3.to_be_bytes())
-            .chain(t.4.to_be_bytes());
+    let bytes = t.0.iter().chain(t.1.iter()).copied().chain([t.2]).chain(t.3.to_be_bytes()).chain(t.4.to_be_bytes());
     for b in bytes {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
     }
@@ -266,10 +255,7 @@ impl<T: Transport> Fabric<T> {
         let leaf = |l: usize| l;
         let spine = |s: usize| ls.leaves + s;
         for i in 0..ls.leaves + ls.spines {
-            f.switches.push(Switch {
-                routes: HashMap::new(),
-                seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64),
-            });
+            f.switches.push(Switch { routes: HashMap::new(), seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64) });
         }
         let add = |f: &mut Fabric<T>, cfg: LinkConfig, from: Node, to: Node| -> LinkId {
             f.links.push(Link {
@@ -290,36 +276,22 @@ impl<T: Transport> Fabric<T> {
             let l = h / ls.hosts_per_leaf;
             let k = h % ls.hosts_per_leaf;
             let up = add(&mut f, ls.host_link, Node::Host(h), Node::Switch(leaf(l)));
-            down_to_host.push(add(
-                &mut f,
-                ls.host_link,
-                Node::Switch(leaf(l)),
-                Node::Host(h),
-            ));
+            down_to_host.push(add(&mut f, ls.host_link, Node::Switch(leaf(l)), Node::Host(h)));
             let ip = [10, 0, l as u8, k as u8 + 1];
-            f.addrs
-                .push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
+            f.addrs.push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
             f.hosts.push(None);
         }
         let mut leaf_up = vec![Vec::new(); ls.leaves];
         let mut spine_down = vec![vec![0; ls.leaves]; ls.spines];
         for (s, down) in spine_down.iter_mut().enumerate() {
-            let scale = if ls.spines > 1 {
-                1.0 + (ls.spine_delay_skew - 1.0) * s as f64 / (ls.spines - 1) as f64
-            } else {
-                1.0
-            };
+            let scale =
+                if ls.spines > 1 { 1.0 + (ls.spine_delay_skew - 1.0) * s as f64 / (ls.spines - 1) as f64 } else { 1.0 };
             for (l, up) in leaf_up.iter_mut().enumerate() {
                 let mut u = ls.uplink;
                 u.delay = (u.delay as f64 * scale) as Time;
                 let mut d = ls.downlink;
                 d.delay = (d.delay as f64 * scale) as Time;
-                up.push(add(
-                    &mut f,
-                    u,
-                    Node::Switch(leaf(l)),
-                    Node::Switch(spine(s)),
-                ));
+                up.push(add(&mut f, u, Node::Switch(leaf(l)), Node::Switch(spine(s))));
                 down[l] = add(&mut f, d, Node::Switch(spine(s)), Node::Switch(leaf(l)));
             }
         }
@@ -350,14 +322,7 @@ impl<T: Transport> Fabric<T> {
     /// Put a transport and its memory on host `h`.
     pub fn attach(&mut self, h: usize, transport: T, mem: Memory) {
         let (mac, ip, link) = self.addrs[h];
-        self.hosts[h] = Some(Host {
-            transport,
-            mem,
-            mac,
-            ip,
-            link,
-            wake_at: None,
-        });
+        self.hosts[h] = Some(Host { transport, mem, mac, ip, link, wake_at: None });
         self.service(h);
     }
 
@@ -388,11 +353,7 @@ impl<T: Transport> Fabric<T> {
 
     /// Black-hole `target` from `from` until `until`.
     pub fn add_fault(&mut self, target: FaultTarget, from: Time, until: Time) {
-        self.faults.push(Fault {
-            from,
-            until,
-            target,
-        });
+        self.faults.push(Fault { from, until, target });
     }
 
     /// Counters of link `id`.
@@ -402,10 +363,7 @@ impl<T: Transport> Fabric<T> {
 
     /// Links into host `h` (the last hop, usually the incast bottleneck).
     pub fn link_to_host(&self, h: usize) -> LinkId {
-        self.links
-            .iter()
-            .position(|l| l.to == Node::Host(h))
-            .expect("host has a downlink")
+        self.links.iter().position(|l| l.to == Node::Host(h)).expect("host has a downlink")
     }
 
     /// Sum of all link counters.
@@ -443,11 +401,7 @@ impl<T: Transport> Fabric<T> {
 
     fn schedule(&mut self, t: Time, ev: Ev) {
         self.seq += 1;
-        self.events.push(Scheduled {
-            t,
-            seq: self.seq,
-            ev,
-        });
+        self.events.push(Scheduled { t, seq: self.seq, ev });
     }
 
     fn record(&mut self, frame: &[u8]) {
@@ -516,9 +470,7 @@ impl<T: Transport> Fabric<T> {
                 && now < f.until
                 && match f.target {
                     FaultTarget::Link(l) => l == id,
-                    FaultTarget::Switch(s) => {
-                        link.from == Node::Switch(s) || link.to == Node::Switch(s)
-                    }
+                    FaultTarget::Switch(s) => link.from == Node::Switch(s) || link.to == Node::Switch(s),
                     FaultTarget::SourcePort(p) => wire::five_tuple(frame).is_some_and(|t| t.3 == p),
                 }
         })
@@ -546,19 +498,9 @@ impl<T: Transport> Fabric<T> {
         let lost = match link.cfg.loss {
             Loss::None => false,
             Loss::Iid(p) => self.rng.chance(p),
-            Loss::GilbertElliott {
-                to_bad,
-                to_good,
-                loss_good,
-                loss_bad,
-            } => {
-                link.ge_bad = if link.ge_bad {
-                    !self.rng.chance(to_good)
-                } else {
-                    self.rng.chance(to_bad)
-                };
-                self.rng
-                    .chance(if link.ge_bad { loss_bad } else { loss_good })
+            Loss::GilbertElliott { to_bad, to_good, loss_good, loss_bad } => {
+                link.ge_bad = if link.ge_bad { !self.rng.chance(to_good) } else { self.rng.chance(to_bad) };
+                self.rng.chance(if link.ge_bad { loss_bad } else { loss_good })
             }
         };
         if lost {
@@ -591,11 +533,8 @@ impl<T: Transport> Fabric<T> {
             }
             Node::Switch(s) => {
                 let sw = &self.switches[s];
-                let out = wire::five_tuple(&frame).and_then(|t| {
-                    sw.routes
-                        .get(&t.1)
-                        .map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize])
-                });
+                let out = wire::five_tuple(&frame)
+                    .and_then(|t| sw.routes.get(&t.1).map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize]));
                 match out {
                     Some(l) => self.enqueue(l, frame),
                     None => self.dropped_unroutable += 1,
@@ -666,9 +605,7 @@ mod tests {
     use super::*;
     use ferroce_proto::transport::Stats;
     use ferroce_proto::types::us;
-    use ferroce_proto::wire::{
-        Addressing, Body, CommonRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
-    };
+    use ferroce_proto::wire::{Addressing, Body, CommonRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr};
     use ferroce_proto::{Completion, HostMemory, PathId, Psn, Result, StreamId};
 
     /// A transport that sends a scripted list of frames and records arrivals.
@@ -737,11 +674,7 @@ mod tests {
                 stream: StreamId(0),
                 flags: 0,
             },
-            body: Body::Nak(NakRepr {
-                code: NakCode::Access,
-                msg_seq: Default::default(),
-                info: 0,
-            }),
+            body: Body::Nak(NakRepr { code: NakCode::Access, msg_seq: Default::default(), info: 0 }),
         };
         wire::encode(&a, &t, &[])
     }
@@ -780,18 +713,12 @@ mod tests {
         let used: Vec<u64> = (0..4)
             .map(|s| {
                 f.link_stats(
-                    f.links
-                        .iter()
-                        .position(|l| l.from == Node::Switch(2 + s) && l.to == Node::Switch(1))
-                        .unwrap(),
+                    f.links.iter().position(|l| l.from == Node::Switch(2 + s) && l.to == Node::Switch(1)).unwrap(),
                 )
                 .frames
             })
             .collect();
-        assert!(
-            used.iter().all(|&n| n > 4),
-            "every spine carries some ports: {used:?}"
-        );
+        assert!(used.iter().all(|&n| n > 4), "every spine carries some ports: {used:?}");
         // The same port always takes the same spine.
         let mut again = two_leaves(4, LinkConfig::new(100_000, us(1)));
         let one: Vec<Vec<u8>> = (0..10).map(|_| frame(&again, 0, 2, 50_007)).collect();
@@ -832,57 +759,32 @@ mod tests {
         assert!(s.peak_queue_bytes <= 20_000);
         let got = &f.host(2).transport.got;
         assert_eq!(got.len() as u64 + s.tail_drops, 800);
-        let ce = got
-            .iter()
-            .filter(|(_, fr)| wire::parse(fr, wire::FERROCE_PORT).unwrap().addr.ecn == Ecn::Ce)
-            .count();
-        assert_eq!(
-            ce as u64, s.ecn_marked,
-            "marked frames arrive intact and CE"
-        );
+        let ce = got.iter().filter(|(_, fr)| wire::parse(fr, wire::FERROCE_PORT).unwrap().addr.ecn == Ecn::Ce).count();
+        assert_eq!(ce as u64, s.ecn_marked, "marked frames arrive intact and CE");
     }
 
     #[test]
     fn gilbert_elliott_loss_matches_its_mean_and_comes_in_bursts() {
-        let ge = Loss::GilbertElliott {
-            to_bad: 0.02,
-            to_good: 0.25,
-            loss_good: 0.0,
-            loss_bad: 0.5,
-        };
+        let ge = Loss::GilbertElliott { to_bad: 0.02, to_good: 0.25, loss_good: 0.0, loss_bad: 0.5 };
         let mut d = LinkConfig::new(100_000, us(1));
         d.loss = ge;
         let mut f = two_leaves(1, d);
         let n = 20_000u16;
-        let frames: Vec<Vec<u8>> = (0..n)
-            .map(|i| frame_psn(&f, 0, 2, 50_000 + (i % 1000), i as u32))
-            .collect();
+        let frames: Vec<Vec<u8>> = (0..n).map(|i| frame_psn(&f, 0, 2, 50_000 + (i % 1000), i as u32)).collect();
         f.host_mut(0).transport.out.extend(frames);
         f.kick(0);
         f.run_until(us(20_000));
         let mut arrived = vec![false; n as usize];
         for (_, fr) in &f.host(2).transport.got {
-            arrived[wire::parse(fr, wire::FERROCE_PORT)
-                .unwrap()
-                .transport
-                .common
-                .psn
-                .get() as usize] = true;
+            arrived[wire::parse(fr, wire::FERROCE_PORT).unwrap().transport.common.psn.get() as usize] = true;
         }
         let lost = arrived.iter().filter(|a| !**a).count();
         let rate = lost as f64 / n as f64;
-        assert!(
-            (rate - ge.mean()).abs() < 0.01,
-            "loss {rate} vs mean {}",
-            ge.mean()
-        );
+        assert!((rate - ge.mean()).abs() < 0.01, "loss {rate} vs mean {}", ge.mean());
         // Bursts: a loss right after a loss is far likelier than a loss.
         let after_loss = arrived.windows(2).filter(|w| !w[0]).count();
         let both = arrived.windows(2).filter(|w| !w[0] && !w[1]).count();
         let conditional = both as f64 / after_loss as f64;
-        assert!(
-            conditional > 3.0 * rate,
-            "P(loss | loss) {conditional} vs P(loss) {rate}"
-        );
+        assert!(conditional > 3.0 * rate, "P(loss | loss) {conditional} vs P(loss) {rate}");
     }
 }

@@ -36,53 +36,30 @@ impl Memory {
         let end = base.0 + len as u64;
         for r in &self.regions {
             let rend = r.base.0 + r.data.len() as u64;
-            assert!(
-                end <= r.base.0 || base.0 >= rend,
-                "region {name} overlaps {}",
-                r.name
-            );
+            assert!(end <= r.base.0 || base.0 >= rend, "region {name} overlaps {}", r.name);
         }
-        self.regions.push(Region {
-            name: name.into(),
-            base,
-            data: vec![0; len],
-            dma_writable,
-        });
+        self.regions.push(Region { name: name.into(), base, data: vec![0; len], dma_writable });
         self.written.push(0);
         base
     }
 
     fn find(&self, addr: Iova, len: usize) -> Option<usize> {
-        self.regions
-            .iter()
-            .position(|r| addr >= r.base && addr.0 + len as u64 <= r.base.0 + r.data.len() as u64)
+        self.regions.iter().position(|r| addr >= r.base && addr.0 + len as u64 <= r.base.0 + r.data.len() as u64)
     }
 
     /// The bytes of a region.
     pub fn region(&self, name: &str) -> &[u8] {
-        &self
-            .regions
-            .iter()
-            .find(|r| r.name == name)
-            .unwrap_or_else(|| panic!("no region {name}"))
-            .data
+        &self.regions.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("no region {name}")).data
     }
 
     /// Mutable bytes of a region (the host CPU's view).
     pub fn region_mut(&mut self, name: &str) -> &mut [u8] {
-        &mut self
-            .regions
-            .iter_mut()
-            .find(|r| r.name == name)
-            .unwrap_or_else(|| panic!("no region {name}"))
-            .data
+        &mut self.regions.iter_mut().find(|r| r.name == name).unwrap_or_else(|| panic!("no region {name}")).data
     }
 
     /// Host-side read of any mapped range.
     pub fn slice(&self, addr: Iova, len: usize) -> &[u8] {
-        let i = self
-            .find(addr, len)
-            .unwrap_or_else(|| panic!("{addr}+{len} is not mapped"));
+        let i = self.find(addr, len).unwrap_or_else(|| panic!("{addr}+{len} is not mapped"));
         let off = (addr.0 - self.regions[i].base.0) as usize;
         &self.regions[i].data[off..off + len]
     }
@@ -94,11 +71,7 @@ impl Memory {
 
     /// Bytes the NIC wrote into region `name`.
     pub fn dma_written(&self, name: &str) -> u64 {
-        let i = self
-            .regions
-            .iter()
-            .position(|r| r.name == name)
-            .unwrap_or_else(|| panic!("no region {name}"));
+        let i = self.regions.iter().position(|r| r.name == name).unwrap_or_else(|| panic!("no region {name}"));
         self.written[i]
     }
 }
@@ -125,11 +98,7 @@ impl HostMemory for Memory {
                 self.regions[i].data[off..off + data.len()].copy_from_slice(data);
                 self.written[i] += data.len() as u64;
             }
-            _ => self.violations.push(Violation {
-                write: true,
-                addr,
-                len: data.len(),
-            }),
+            _ => self.violations.push(Violation { write: true, addr, len: data.len() }),
         }
     }
 }

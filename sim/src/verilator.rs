@@ -60,21 +60,15 @@ pub struct ModelLib {
 }
 
 fn fnv(data: &[u8]) -> u64 {
-    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
+    data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| tools::workspace_root().join("target"), PathBuf::from)
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| tools::workspace_root().join("target"), PathBuf::from)
 }
 
 fn run(model: &str, cmd: &mut Command, log: &Path) -> Result<()> {
-    let out = cmd.output().map_err(|e| Error::Verilator {
-        model: model.into(),
-        msg: format!("{cmd:?}: {e}"),
-    })?;
+    let out = cmd.output().map_err(|e| Error::Verilator { model: model.into(), msg: format!("{cmd:?}: {e}") })?;
     let mut text = out.stdout;
     text.extend_from_slice(&out.stderr);
     let _ = std::fs::write(log, &text);
@@ -88,10 +82,7 @@ fn run(model: &str, cmd: &mut Command, log: &Path) -> Result<()> {
             .rev()
             .collect::<Vec<_>>()
             .join("\n");
-        return Err(Error::Verilator {
-            model: model.into(),
-            msg: format!("{cmd:?} failed:\n{tail}"),
-        });
+        return Err(Error::Verilator { model: model.into(), msg: format!("{cmd:?} failed:\n{tail}") });
     }
     Ok(())
 }
@@ -118,8 +109,7 @@ fn parse_ports(header: &str) -> Vec<(String, u32, bool)> {
         if args.len() < 3 {
             continue;
         }
-        let (Ok(msb), Ok(lsb)) = (args[1].trim().parse::<u32>(), args[2].trim().parse::<u32>())
-        else {
+        let (Ok(msb), Ok(lsb)) = (args[1].trim().parse::<u32>(), args[2].trim().parse::<u32>()) else {
             continue;
         };
         out.push((args[0].to_string(), msb - lsb + 1, dir));
@@ -130,15 +120,8 @@ fn parse_ports(header: &str) -> Vec<(String, u32, bool)> {
 fn shim(ports: &[(String, u32, bool)], trace: Trace) -> String {
     let mut table = String::new();
     for (name, width, output) in ports {
-        let data = if *width > 64 {
-            format!("m->{name}.data()")
-        } else {
-            format!("&m->{name}")
-        };
-        table.push_str(&format!(
-            "        {{\"{name}\", {width}u, {}u, (void*)({data})}},\n",
-            *output as u32
-        ));
+        let data = if *width > 64 { format!("m->{name}.data()") } else { format!("&m->{name}") };
+        table.push_str(&format!("        {{\"{name}\", {width}u, {}u, (void*)({data})}},\n", *output as u32));
     }
     let (open, dump, close) = (
         "    if (fst && *fst) { ctx->traceEverOn(true); h->tfp = new Tfp; h->m->trace(h->tfp, 99); h->tfp->open(fst); }\n",
@@ -146,18 +129,8 @@ fn shim(ports: &[(String, u32, bool)], trace: Trace) -> String {
         "    if (h->tfp) { h->tfp->close(); delete h->tfp; }\n",
     );
     let (inc, open, dump, close) = match trace {
-        Trace::Fst => (
-            "#include \"verilated_fst_c.h\"\ntypedef VerilatedFstC Tfp;\n",
-            open,
-            dump,
-            close,
-        ),
-        Trace::Vcd => (
-            "#include \"verilated_vcd_c.h\"\ntypedef VerilatedVcdC Tfp;\n",
-            open,
-            dump,
-            close,
-        ),
+        Trace::Fst => ("#include \"verilated_fst_c.h\"\ntypedef VerilatedFstC Tfp;\n", open, dump, close),
+        Trace::Vcd => ("#include \"verilated_vcd_c.h\"\ntypedef VerilatedVcdC Tfp;\n", open, dump, close),
         Trace::None => ("class Tfp;\n", "", "", ""),
     };
     format!(
@@ -196,10 +169,7 @@ uint32_t ferroce_ports(void* p, RawPort* out, uint32_t max) {{
 }
 
 fn build_uncached(name: &str, verilog: &str, trace: Trace, dir: &Path) -> Result<PathBuf> {
-    let err = |msg: String| Error::Verilator {
-        model: name.into(),
-        msg,
-    };
+    let err = |msg: String| Error::Verilator { model: name.into(), msg };
     let bin = tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?;
     let root = tools::verilator_root(&bin);
     let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
@@ -209,35 +179,15 @@ fn build_uncached(name: &str, verilog: &str, trace: Trace, dir: &Path) -> Result
     let mut v = Command::new(&bin);
     v.env("VERILATOR_ROOT", &root)
         .current_dir(&tmp)
-        .args([
-            "--cc",
-            "--build",
-            "-j",
-            "2",
-            "-O3",
-            "-Wno-fatal",
-            "-Wno-lint",
-            "-Wno-style",
-            "--top-module",
-            "top",
-        ])
-        .args([
-            "--Mdir",
-            "obj",
-            "-CFLAGS",
-            "-fPIC -O2",
-            "-MAKEFLAGS",
-            "CFG_CXXFLAGS_PCH_I=-include",
-        ]);
+        .args(["--cc", "--build", "-j", "2", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "top"])
+        .args(["--Mdir", "obj", "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"]);
     match trace {
         Trace::Fst => {
             // Verilator 5.048's FST writer compresses with lz4 and zlib.
             if !Path::new("/usr/include/lz4.h").exists() {
-                return Err(err(
-                    "FST tracing needs the lz4 headers (Debian: apt-get install liblz4-dev); \
+                return Err(err("FST tracing needs the lz4 headers (Debian: apt-get install liblz4-dev); \
                                 or give FERROCE_TRACE a .vcd path for VCD"
-                        .into(),
-                ));
+                    .into()));
             }
             v.arg("--trace-fst");
         }
@@ -260,14 +210,7 @@ fn build_uncached(name: &str, verilog: &str, trace: Trace, dir: &Path) -> Result
         .args(["-shared", "-fPIC", "-O2", "-std=gnu++17", "-Iobj"])
         .arg(format!("-I{}", root.join("include").display()))
         .arg(format!("-I{}", root.join("include/vltstd").display()))
-        .args([
-            "shim.cpp",
-            "obj/libVtop.a",
-            "obj/libverilated.a",
-            "-pthread",
-            "-o",
-            "libmodel.so",
-        ]);
+        .args(["shim.cpp", "obj/libVtop.a", "obj/libverilated.a", "-pthread", "-o", "libmodel.so"]);
     if trace == Trace::Fst {
         cc.args(["-lz", "-llz4"]);
     }
@@ -288,22 +231,14 @@ impl ModelLib {
     pub fn build(name: &str, verilog: &str) -> Result<Arc<ModelLib>> {
         static CACHE: OnceLock<Mutex<HashMap<u64, Arc<ModelLib>>>> = OnceLock::new();
         let trace = Trace::from_env();
-        let key = fnv(format!(
-            "{SHIM_VERSION}/{}/{trace:?}/{verilog}",
-            tools::VERILATOR.spec
-        )
-        .as_bytes());
+        let key = fnv(format!("{SHIM_VERSION}/{}/{trace:?}/{verilog}", tools::VERILATOR.spec).as_bytes());
         let cache = CACHE.get_or_init(Default::default);
-        let mut guard = cache.lock().map_err(|_| Error::Verilator {
-            model: name.into(),
-            msg: "cache poisoned".into(),
-        })?;
+        let mut guard =
+            cache.lock().map_err(|_| Error::Verilator { model: name.into(), msg: "cache poisoned".into() })?;
         if let Some(m) = guard.get(&key) {
             return Ok(m.clone());
         }
-        let dir = target_dir()
-            .join("verilator")
-            .join(format!("{name}-{key:016x}"));
+        let dir = target_dir().join("verilator").join(format!("{name}-{key:016x}"));
         let path = if dir.join("libmodel.so").exists() {
             dir.join("libmodel.so")
         } else {
@@ -311,16 +246,9 @@ impl ModelLib {
         };
         // SAFETY: the library is one this module just built from its own
         // shim; loading it runs only Verilator's static initialisers.
-        let lib = unsafe { libloading::Library::new(&path) }.map_err(|e| Error::Verilator {
-            model: name.into(),
-            msg: format!("loading {}: {e}", path.display()),
-        })?;
-        let m = Arc::new(ModelLib {
-            name: name.into(),
-            path,
-            lib,
-            trace,
-        });
+        let lib = unsafe { libloading::Library::new(&path) }
+            .map_err(|e| Error::Verilator { model: name.into(), msg: format!("loading {}: {e}", path.display()) })?;
+        let m = Arc::new(ModelLib { name: name.into(), path, lib, trace });
         guard.insert(key, m.clone());
         Ok(m)
     }
@@ -333,12 +261,7 @@ impl ModelLib {
     fn sym<T: Copy>(&self, name: &[u8]) -> T {
         // SAFETY: the symbols are the shim's `extern "C"` functions whose
         // signatures match the types used at each call site.
-        unsafe {
-            *self
-                .lib
-                .get::<T>(name)
-                .unwrap_or_else(|e| panic!("{}: missing {e}", self.name))
-        }
+        unsafe { *self.lib.get::<T>(name).unwrap_or_else(|e| panic!("{}: missing {e}", self.name)) }
     }
 }
 
@@ -391,12 +314,7 @@ impl Sim {
         // SAFETY: ferroce_new returns a heap handle owned by this Sim until Drop.
         let handle = unsafe { new(fst.as_ptr()) };
         let mut raw: Vec<RawPort> = (0..512)
-            .map(|_| RawPort {
-                name: std::ptr::null(),
-                width: 0,
-                output: 0,
-                data: std::ptr::null_mut(),
-            })
+            .map(|_| RawPort { name: std::ptr::null(), width: 0, output: 0, data: std::ptr::null_mut() })
             .collect();
         // SAFETY: `raw` has room for 512 entries and the shim writes at most that many.
         let n = unsafe { ports_fn(handle, raw.as_mut_ptr(), raw.len() as u32) } as usize;
@@ -405,19 +323,13 @@ impl Sim {
             .iter()
             .map(|r| PortInfo {
                 // SAFETY: names are static C strings in the shim.
-                name: unsafe { CStr::from_ptr(r.name) }
-                    .to_string_lossy()
-                    .into_owned(),
+                name: unsafe { CStr::from_ptr(r.name) }.to_string_lossy().into_owned(),
                 width: r.width,
                 output: r.output != 0,
                 data: r.data,
             })
             .collect();
-        let by_name = ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.name.clone(), i))
-            .collect();
+        let by_name = ports.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
         Sim {
             lib: lib.clone(),
             handle,
@@ -451,11 +363,7 @@ impl Sim {
     pub fn set(&mut self, p: Port, v: u64) {
         let info = &self.ports[p.0];
         assert!(!info.output, "{} is an output", info.name);
-        let v = if info.width < 64 {
-            v & ((1u64 << info.width) - 1)
-        } else {
-            v
-        };
+        let v = if info.width < 64 { v & ((1u64 << info.width) - 1) } else { v };
         // SAFETY: `data` points at the port's storage in the live model,
         // sized by its width as Verilator lays it out (u8/u16/u32/u64, or
         // u32 words above 64 bits).
@@ -466,10 +374,7 @@ impl Sim {
                 17..=32 => *(info.data as *mut u32) = v as u32,
                 33..=64 => *(info.data as *mut u64) = v,
                 w => {
-                    let words = std::slice::from_raw_parts_mut(
-                        info.data as *mut u32,
-                        w.div_ceil(32) as usize,
-                    );
+                    let words = std::slice::from_raw_parts_mut(info.data as *mut u32, w.div_ceil(32) as usize);
                     words.fill(0);
                     words[0] = v as u32;
                     words[1] = (v >> 32) as u32;
@@ -483,8 +388,7 @@ impl Sim {
         let info = &self.ports[p.0];
         assert!(!info.output, "{} is an output", info.name);
         if info.width <= 64 {
-            let v = words.first().copied().unwrap_or(0) as u64
-                | (words.get(1).copied().unwrap_or(0) as u64) << 32;
+            let v = words.first().copied().unwrap_or(0) as u64 | (words.get(1).copied().unwrap_or(0) as u64) << 32;
             return self.set(p, v);
         }
         let n = info.width.div_ceil(32) as usize;
@@ -522,17 +426,10 @@ impl Sim {
         let info = &self.ports[p.0];
         if info.width <= 64 {
             let v = self.get(p);
-            return if info.width <= 32 {
-                vec![v as u32]
-            } else {
-                vec![v as u32, (v >> 32) as u32]
-            };
+            return if info.width <= 32 { vec![v as u32] } else { vec![v as u32, (v >> 32) as u32] };
         }
         // SAFETY: as in `set_words`, reading.
-        unsafe {
-            std::slice::from_raw_parts(info.data as *const u32, info.width.div_ceil(32) as usize)
-        }
-        .to_vec()
+        unsafe { std::slice::from_raw_parts(info.data as *const u32, info.width.div_ceil(32) as usize) }.to_vec()
     }
 
     /// Settle combinational logic.
@@ -585,12 +482,7 @@ mod tests {
         let h = "    VL_IN8(&clock,0,0);\n    VL_INW(&a,303,0,10);\n    VL_OUT(&o3,23,0);\n    VL_OUT64(&q,40,0);\n";
         assert_eq!(
             parse_ports(h),
-            vec![
-                ("clock".into(), 1, false),
-                ("a".into(), 304, false),
-                ("o3".into(), 24, true),
-                ("q".into(), 41, true)
-            ]
+            vec![("clock".into(), 1, false), ("a".into(), 304, false), ("o3".into(), 24, true), ("q".into(), 41, true)]
         );
     }
 }

@@ -9,12 +9,7 @@ use proptest::prelude::*;
 fn msg() -> impl Strategy<Value = Msg> {
     // Log-uniform sizes so that 1 B and 4 MiB are both likely.
     (0u32..=22, any::<u32>(), 0u8..3, 0u16..4).prop_map(|(bits, r, op, stream)| {
-        let len = if bits == 0 {
-            1
-        } else {
-            (1u32 << bits) + r % (1u32 << bits)
-        }
-        .min(4 << 20);
+        let len = if bits == 0 { 1 } else { (1u32 << bits) + r % (1u32 << bits) }.min(4 << 20);
         let op = match op {
             0 => Op::Write,
             1 => Op::WriteImm(r),

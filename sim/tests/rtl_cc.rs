@@ -18,23 +18,10 @@ fn windows_match_the_model_on_random_acks() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
-    let (reset, ready, in_valid, in_op, in_key) = (
-        p("reset"),
-        p("ready"),
-        p("in_valid"),
-        p("in_op"),
-        p("in_key"),
-    );
-    let (in_newly, in_ce, in_outstanding, in_srtt, in_now, in_max) = (
-        p("in_newly"),
-        p("in_ce"),
-        p("in_outstanding"),
-        p("in_srtt"),
-        p("in_now"),
-        p("in_max"),
-    );
-    let (out_valid, out_key, out_cwnd, out_cut) =
-        (p("out_valid"), p("out_key"), p("out_cwnd"), p("out_cut"));
+    let (reset, ready, in_valid, in_op, in_key) = (p("reset"), p("ready"), p("in_valid"), p("in_op"), p("in_key"));
+    let (in_newly, in_ce, in_outstanding, in_srtt, in_now, in_max) =
+        (p("in_newly"), p("in_ce"), p("in_outstanding"), p("in_srtt"), p("in_now"), p("in_max"));
+    let (out_valid, out_key, out_cwnd, out_cut) = (p("out_valid"), p("out_key"), p("out_cwnd"), p("out_cut"));
     s.set(reset, 1);
     s.tick();
     s.set(reset, 0);
@@ -55,11 +42,7 @@ fn windows_match_the_model_on_random_acks() {
         if rng.chance(0.2) {
             s.set(in_valid, 0);
         } else if let Some(k) = loads.pop_front() {
-            let m = if rng.chance(0.2) {
-                1 + rng.below(16) as u32
-            } else {
-                256
-            };
+            let m = if rng.chance(0.2) { 1 + rng.below(16) as u32 } else { 256 };
             max.insert(k, m);
             model.insert(k, Window::new(m));
             s.set(in_valid, 1);
@@ -67,29 +50,13 @@ fn windows_match_the_model_on_random_acks() {
             s.set(in_key, k);
             s.set(in_max, m as u64);
         } else {
-            let k = if rng.chance(0.5) {
-                rng.below(4)
-            } else {
-                rng.below(keys)
-            };
-            let newly = if rng.chance(0.05) {
-                rng.below(257)
-            } else {
-                rng.below(6)
-            } as u32;
-            let ce = if rng.chance(0.08) {
-                1 + rng.below(300)
-            } else {
-                0
-            } as u32;
+            let k = if rng.chance(0.5) { rng.below(4) } else { rng.below(keys) };
+            let newly = if rng.chance(0.05) { rng.below(257) } else { rng.below(6) } as u32;
+            let ce = if rng.chance(0.08) { 1 + rng.below(300) } else { 0 } as u32;
             let outstanding = rng.below(257) as u32;
             let w = model.get_mut(&k).expect("loaded");
             // Now and then exactly one RTT since the last cut: the boundary.
-            let srtt = if rng.chance(0.2) {
-                now - w.last_cut
-            } else {
-                50 + rng.below(2000)
-            };
+            let srtt = if rng.chance(0.2) { now - w.last_cut } else { 50 + rng.below(2000) };
             let before = w.cwnd;
             let cut = w.on_ack(now, newly, ce, outstanding, srtt, max[&k]);
             cuts += cut as u64;
@@ -114,8 +81,5 @@ fn windows_match_the_model_on_random_acks() {
             checked += 1;
         }
     }
-    assert!(
-        cuts > 1_000 && grows > 1_000,
-        "cuts {cuts}, increases {grows}"
-    );
+    assert!(cuts > 1_000 && grows > 1_000, "cuts {cuts}, increases {grows}");
 }

@@ -50,13 +50,7 @@ impl Axi {
             "hw",
         ];
         let p = names.iter().map(|n| (*n, sim.port(n))).collect();
-        let mut a = Axi {
-            sim,
-            rng: Rng::new(seed),
-            p,
-            stall,
-            strobes_seen: Vec::new(),
-        };
+        let mut a = Axi { sim, rng: Rng::new(seed), p, stall, strobes_seen: Vec::new() };
         a.set("reset", 1);
         a.tick();
         a.set("reset", 0);
@@ -93,10 +87,7 @@ impl Axi {
             if self.get(valid) == 1 {
                 let now: Vec<u64> = fields.iter().map(|f| self.get(f)).collect();
                 if let Some(h) = &held {
-                    assert_eq!(
-                        h, &now,
-                        "{valid}: response changed while waiting for {ready}"
-                    );
+                    assert_eq!(h, &now, "{valid}: response changed while waiting for {ready}");
                 }
                 held = Some(now.clone());
                 if !self.stalled() {
@@ -128,11 +119,7 @@ impl Axi {
             self.set("s_axil_wvalid", w_up as u64);
             self.sim.eval();
             let accepted = self.get("s_axil_awready") == 1;
-            assert_eq!(
-                accepted,
-                self.get("s_axil_wready") == 1,
-                "address and data are taken together"
-            );
+            assert_eq!(accepted, self.get("s_axil_wready") == 1, "address and data are taken together");
             assert!(!accepted || (aw_up && w_up), "ready without both valid");
             self.tick();
             if accepted {
@@ -157,11 +144,7 @@ impl Axi {
             self.tick();
             if accepted {
                 self.set("s_axil_arvalid", 0);
-                let r = self.take_response(
-                    "s_axil_rvalid",
-                    "s_axil_rready",
-                    &["s_axil_rresp", "s_axil_rdata"],
-                );
+                let r = self.take_response("s_axil_rvalid", "s_axil_rready", &["s_axil_rresp", "s_axil_rdata"]);
                 return (r[0], r[1] as u32);
             }
         }
@@ -190,9 +173,7 @@ fn resp(r: Result<(), BusError>) -> u64 {
 fn every_register_resets_to_the_map_and_reads_back() {
     let mut axi = Axi::new(1, 0.3);
     let mut model = RegFile::new();
-    let hw: Vec<u32> = (0..regs::N_HARDWARE)
-        .map(|j| 0x1000_0000 + j as u32 * 0x0101)
-        .collect();
+    let hw: Vec<u32> = (0..regs::N_HARDWARE).map(|j| 0x1000_0000 + j as u32 * 0x0101).collect();
     axi.set_hw(&hw);
     for (j, (addr, _)) in regs::hardware().iter().enumerate() {
         model.set(*addr, hw[j]);
@@ -200,26 +181,15 @@ fn every_register_resets_to_the_map_and_reads_back() {
     let mut checked = 0;
     for (i, b) in BLOCKS.iter().enumerate() {
         let base = regs::block_base(i);
-        for off in [0u32, 4, 8]
-            .into_iter()
-            .chain(b.regs.iter().map(|r| r.offset))
-        {
+        for off in [0u32, 4, 8].into_iter().chain(b.regs.iter().map(|r| r.offset)) {
             let addr = base + off;
             let (r, data) = axi.read(addr);
             assert_eq!(r, OKAY, "read {}+{off:#x}", b.name);
-            assert_eq!(
-                data,
-                model.read(addr).unwrap(),
-                "reset value of {}+{off:#x}",
-                b.name
-            );
+            assert_eq!(data, model.read(addr).unwrap(), "reset value of {}+{off:#x}", b.name);
             checked += 1;
         }
     }
-    assert_eq!(
-        checked,
-        BLOCKS.iter().map(|b| b.regs.len() + 3).sum::<usize>()
-    );
+    assert_eq!(checked, BLOCKS.iter().map(|b| b.regs.len() + 3).sum::<usize>());
     let bus = axi.regs_bus();
     for (i, (addr, r)) in regs::stored().iter().enumerate() {
         assert_eq!(bus[i], r.reset, "regs bus, {} at {addr:#x}", r.name);
@@ -230,18 +200,13 @@ fn every_register_resets_to_the_map_and_reads_back() {
 fn random_accesses_match_the_reference_and_errors_change_nothing() {
     let mut axi = Axi::new(7, 0.4);
     let mut model = RegFile::new();
-    let mapped: Vec<u32> = regs::all_regs()
-        .map(|(a, _)| a)
-        .chain((0..BLOCKS.len()).map(regs::block_base))
-        .collect();
+    let mapped: Vec<u32> = regs::all_regs().map(|(a, _)| a).chain((0..BLOCKS.len()).map(regs::block_base)).collect();
     let stored = regs::stored();
     let mut rng = Rng::new(99);
     let (mut errors, mut writes_ok) = (0, 0);
     for n in 0..4000 {
         if n % 500 == 0 {
-            let hw: Vec<u32> = (0..regs::N_HARDWARE)
-                .map(|_| rng.next_u64() as u32)
-                .collect();
+            let hw: Vec<u32> = (0..regs::N_HARDWARE).map(|_| rng.next_u64() as u32).collect();
             axi.set_hw(&hw);
             for (j, (addr, _)) in regs::hardware().iter().enumerate() {
                 model.set(*addr, hw[j]);
@@ -249,8 +214,8 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
         }
         let addr = match rng.below(10) {
             0 => mapped[rng.below(mapped.len() as u64) as usize] + 1 + rng.below(3) as u32, // misaligned
-            1 => REGION_BYTES + (rng.below(0x1000) as u32 & !3), // beyond the map
-            2 => rng.below(REGION_BYTES as u64) as u32 & !3,     // anywhere inside
+            1 => REGION_BYTES + (rng.below(0x1000) as u32 & !3),                            // beyond the map
+            2 => rng.below(REGION_BYTES as u64) as u32 & !3,                                // anywhere inside
             _ => mapped[rng.below(mapped.len() as u64) as usize],
         };
         if rng.chance(0.5) {
@@ -261,10 +226,7 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
             assert_eq!(got, want, "write {addr:#x} response");
             if want == OKAY {
                 writes_ok += 1;
-                let i = stored
-                    .iter()
-                    .position(|(a, _)| *a == addr)
-                    .expect("a writable register");
+                let i = stored.iter().position(|(a, _)| *a == addr).expect("a writable register");
                 assert_eq!(axi.strobes_seen, vec![1u64 << i], "strobe of {addr:#x}");
             } else {
                 errors += 1;
@@ -282,16 +244,8 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
         }
         let bus = axi.regs_bus();
         for (i, (a, r)) in stored.iter().enumerate() {
-            assert_eq!(
-                bus[i],
-                model.get(*a),
-                "regs bus {} after access {n}",
-                r.name
-            );
+            assert_eq!(bus[i], model.get(*a), "regs bus {} after access {n}", r.name);
         }
     }
-    assert!(
-        errors > 500 && writes_ok > 500,
-        "errors {errors}, good writes {writes_ok}"
-    );
+    assert!(errors > 500 && writes_ok > 500, "errors {errors}, good writes {writes_ok}");
 }

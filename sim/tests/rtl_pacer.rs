@@ -27,12 +27,8 @@ fn pacing_matches_the_model() {
         p(&s, "in_cost"),
         p(&s, "in_bytes"),
     );
-    let (out_valid, out_key, out_may, out_ready_at) = (
-        p(&s, "out_valid"),
-        p(&s, "out_key"),
-        p(&s, "out_may"),
-        p(&s, "out_ready_at"),
-    );
+    let (out_valid, out_key, out_may, out_ready_at) =
+        (p(&s, "out_valid"), p(&s, "out_key"), p(&s, "out_may"), p(&s, "out_ready_at"));
     s.set(reset, 1);
     s.tick();
     s.set(reset, 0);
@@ -50,11 +46,7 @@ fn pacing_matches_the_model() {
         if rng.chance(0.2) {
             s.set(in_valid, 0);
         } else {
-            let k = if rng.chance(0.6) {
-                rng.below(2)
-            } else {
-                rng.below(keys)
-            };
+            let k = if rng.chance(0.6) { rng.below(2) } else { rng.below(keys) };
             let op = match rng.below(100) {
                 0..=1 => 0,
                 2..=6 => 1,
@@ -84,17 +76,12 @@ fn pacing_matches_the_model() {
         }
         s.tick();
         if s.get(out_valid) == 1 {
-            let (k, may, ready_at) = expected
-                .pop_front()
-                .expect("an output with no operation behind it");
+            let (k, may, ready_at) = expected.pop_front().expect("an output with no operation behind it");
             assert_eq!(s.get(out_key), k, "op {checked}");
             assert_eq!(s.get(out_may) == 1, may, "op {checked}: may send");
             assert_eq!(s.get(out_ready_at), ready_at, "op {checked}: ready at");
             checked += 1;
         }
     }
-    assert!(
-        allowed > 10_000 && held > 10_000,
-        "allowed {allowed}, held {held}"
-    );
+    assert!(allowed > 10_000 && held > 10_000, "allowed {allowed}, held {held}");
 }

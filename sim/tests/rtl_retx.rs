@@ -51,15 +51,8 @@ fn retransmit_state_matches_the_model() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
-    let (reset, ready, in_valid, in_op, in_key, in_psn, in_sack) = (
-        p("reset"),
-        p("ready"),
-        p("in_valid"),
-        p("in_op"),
-        p("in_key"),
-        p("in_psn"),
-        p("in_sack"),
-    );
+    let (reset, ready, in_valid, in_op, in_key, in_psn, in_sack) =
+        (p("reset"), p("ready"), p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_sack"));
     let outs = [
         "out_valid",
         "out_key",
@@ -90,18 +83,9 @@ fn retransmit_state_matches_the_model() {
         let mut issue: Option<(u64, u64, u32, [u8; 32])> = None;
         if !rng.chance(0.15) {
             if let Some(k) = loads.pop_front() {
-                issue = Some((
-                    op::LOAD,
-                    k,
-                    (Psn::MODULUS - 300 + rng.below(600) as u32) % Psn::MODULUS,
-                    [0; 32],
-                ));
+                issue = Some((op::LOAD, k, (Psn::MODULUS - 300 + rng.below(600) as u32) % Psn::MODULUS, [0; 32]));
             } else {
-                let k = if rng.chance(0.6) {
-                    rng.below(3)
-                } else {
-                    rng.below(keys)
-                };
+                let k = if rng.chance(0.6) { rng.below(3) } else { rng.below(keys) };
                 let path = paths.get_mut(&k).expect("loaded");
                 let o = match rng.below(100) {
                     0..=39 => op::SEND,
@@ -114,10 +98,7 @@ fn retransmit_state_matches_the_model() {
                 };
                 let (psn, sack) = match o {
                     op::ACK => {
-                        let (mut cum, mut sack) = path
-                            .acks
-                            .pop_front()
-                            .unwrap_or((path.rx.cum(), *path.rx.bitmap()));
+                        let (mut cum, mut sack) = path.acks.pop_front().unwrap_or((path.rx.cum(), *path.rx.bitmap()));
                         if rng.chance(0.05) {
                             cum = cum.add(rng.below(40) as u32).add(Psn::MODULUS - 20);
                             // stale or ahead
@@ -127,13 +108,9 @@ fn retransmit_state_matches_the_model() {
                         }
                         (cum.get(), sack)
                     }
-                    op::HOLD | op::RELEASE => (
-                        path.log
-                            .una()
-                            .add(rng.below(path.log.span() as u64 + 3) as u32)
-                            .get(),
-                        [0; 32],
-                    ),
+                    op::HOLD | op::RELEASE => {
+                        (path.log.una().add(rng.below(path.log.span() as u64 + 3) as u32).get(), [0; 32])
+                    }
                     op::LOAD => (rng.next_u64() as u32 & 0xff_ffff, [0; 32]),
                     _ => (0, [0; 32]),
                 };
@@ -214,9 +191,8 @@ fn retransmit_state_matches_the_model() {
             s.set(in_op, o);
             s.set(in_key, k);
             s.set(in_psn, psn as u64);
-            let words: Vec<u32> = (0..8)
-                .map(|i| u32::from_le_bytes(sack[4 * i..4 * i + 4].try_into().unwrap()))
-                .collect();
+            let words: Vec<u32> =
+                (0..8).map(|i| u32::from_le_bytes(sack[4 * i..4 * i + 4].try_into().unwrap())).collect();
             s.set_words(in_sack, &words);
         } else {
             s.set(in_valid, 0);
@@ -236,9 +212,7 @@ fn retransmit_state_matches_the_model() {
                 queued: s.get(outs[9]) == 1,
                 can_send: s.get(outs[10]) == 1,
             };
-            let want = expected
-                .pop_front()
-                .expect("an output with no operation behind it");
+            let want = expected.pop_front().expect("an output with no operation behind it");
             assert_eq!(got, want, "operation {checked}");
             checked += 1;
         }

@@ -52,11 +52,7 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
         let set = rng.chance(0.1);
         s.set(set_valid, set as u64);
         if set {
-            let k = if rng.chance(0.5) {
-                rng.below(4)
-            } else {
-                rng.below(1 << KEY_BITS)
-            };
+            let k = if rng.chance(0.5) { rng.below(4) } else { rng.below(1 << KEY_BITS) };
             let arm = !rng.chance(0.2);
             let deadline = if rng.chance(0.1) {
                 now.wrapping_sub(rng.below(100) as u32)
@@ -70,14 +66,7 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
                 replaced += !t.fired as u64;
             }
             if arm {
-                timers.insert(
-                    k,
-                    Armed {
-                        deadline,
-                        armed_at: c,
-                        fired: false,
-                    },
-                );
+                timers.insert(k, Armed { deadline, armed_at: c, fired: false });
             } else {
                 timers.remove(&k);
             }
@@ -85,16 +74,10 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
         s.tick();
         if s.get(fire_valid) == 1 {
             let k = s.get(fire_key);
-            let t = timers
-                .get_mut(&k)
-                .unwrap_or_else(|| panic!("cycle {c}: key {k} fired while disarmed"));
+            let t = timers.get_mut(&k).unwrap_or_else(|| panic!("cycle {c}: key {k} fired while disarmed"));
             assert!(!t.fired, "cycle {c}: key {k} fired twice for one arming");
             let late = now.wrapping_sub(t.deadline) as i32;
-            assert!(
-                late >= 0,
-                "cycle {c}: key {k} fired {} before its deadline",
-                -late
-            );
+            assert!(late >= 0, "cycle {c}: key {k} fired {} before its deadline", -late);
             t.fired = true;
             fires += 1;
         }
@@ -103,22 +86,10 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
                 continue;
             }
             // When it became due, in cycles since the start.
-            let due_in = t
-                .deadline
-                .wrapping_sub(base.wrapping_add(t.armed_at as u32)) as i32;
-            let due = if due_in > 0 {
-                t.armed_at + due_in as u64
-            } else {
-                t.armed_at
-            };
-            assert!(
-                c <= due + round,
-                "cycle {c}: key {k} due at {due} has not fired"
-            );
+            let due_in = t.deadline.wrapping_sub(base.wrapping_add(t.armed_at as u32)) as i32;
+            let due = if due_in > 0 { t.armed_at + due_in as u64 } else { t.armed_at };
+            assert!(c <= due + round, "cycle {c}: key {k} due at {due} has not fired");
         }
     }
-    assert!(
-        fires > 5_000 && replaced > 1_000,
-        "fires {fires}, replaced {replaced}"
-    );
+    assert!(fires > 5_000 && replaced > 1_000, "fires {fires}, replaced {replaced}");
 }

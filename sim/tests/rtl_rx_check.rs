@@ -84,11 +84,7 @@ fn checks_match_the_model() {
         set(&mut s, "mr_wr", 0);
         if rng.chance(0.05) {
             let i = rng.below(16) as usize;
-            let c = Conn {
-                valid: !rng.chance(0.2),
-                peer: rng.below(4) as u32,
-                paths: 1 + rng.below(16) as u8,
-            };
+            let c = Conn { valid: !rng.chance(0.2), peer: rng.below(4) as u32, paths: 1 + rng.below(16) as u8 };
             conns[i] = c;
             set(&mut s, "conn_wr", 1);
             set(&mut s, "conn_wr_index", i as u64);
@@ -110,19 +106,13 @@ fn checks_match_the_model() {
                     break r;
                 }
             };
-            let base = if rng.chance(0.2) {
-                u64::MAX - rng.below(1 << 20)
-            } else {
-                rng.below(1 << 40)
-            };
+            let base = if rng.chance(0.2) { u64::MAX - rng.below(1 << 20) } else { rng.below(1 << 40) };
             let len = 1 + rng.below(1 << 20);
             let mr = MemoryRegion {
                 rkey: Rkey(rkey),
                 base: Iova(base),
                 len,
-                access: Access {
-                    remote_write: !rng.chance(0.2),
-                },
+                access: Access { remote_write: !rng.chance(0.2) },
                 conn: ConnId(rng.below(20) as u16),
             };
             let valid = !rng.chance(0.2) && base.checked_add(len).is_some();
@@ -142,17 +132,13 @@ fn checks_match_the_model() {
         }
         s.tick();
         assert_eq!(s.get(port(&s, "out_valid")), 1);
+        assert_eq!(s.get(port(&s, "out_conn_ok")) == 1, want_conn, "packet {n}: connection check");
         assert_eq!(
-            s.get(port(&s, "out_conn_ok")) == 1,
-            want_conn,
-            "packet {n}: connection check"
+            s.get(port(&s, "out_access_ok")) == 1,
+            want_access,
+            "packet {n}: access check, write {write}, rkey {rkey}, addr {remote:#x}+{offset}, len {msg_len}/{payload}"
         );
-        assert_eq!(s.get(port(&s, "out_access_ok")) == 1, want_access, "packet {n}: access check, write {write}, rkey {rkey}, addr {remote:#x}+{offset}, len {msg_len}/{payload}");
-        assert_eq!(
-            s.get(port(&s, "out_addr")),
-            remote.wrapping_add(offset as u64),
-            "packet {n}: address"
-        );
+        assert_eq!(s.get(port(&s, "out_addr")), remote.wrapping_add(offset as u64), "packet {n}: address");
         conn_ok += want_conn as u32;
         granted += (write && want_access) as u32;
         denied += (write && !want_access) as u32;

@@ -10,8 +10,7 @@ use std::collections::VecDeque;
 use ferroce_hdl::rx_parse::{ErrorCode, HDR_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::wire::{
-    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
-    TransportRepr,
+    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
 };
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use ferroce_sim::verilator::{ModelLib, Sim};
@@ -56,11 +55,7 @@ fn valid_frame(rng: &mut Rng) -> Vec<u8> {
                 common: common(rng, opcode),
                 body: Body::Data(DataRepr {
                     msg_seq: MsgSeq(rng.next_u64() as u32),
-                    msg_len: if rng.chance(0.02) {
-                        0
-                    } else {
-                        offset + len as u32 + rng.below(5000) as u32
-                    },
+                    msg_len: if rng.chance(0.02) { 0 } else { offset + len as u32 + rng.below(5000) as u32 },
                     offset,
                     payload_len: len,
                     remote_addr: Iova(rng.next_u64()),
@@ -73,42 +68,14 @@ fn valid_frame(rng: &mut Rng) -> Vec<u8> {
         3 => {
             let mut sack = [0u8; 32];
             sack.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
-            let a = AckRepr {
-                sack,
-                ts_echo: 1,
-                rate_hint_mbps: 2,
-                ecn_ce: 3,
-                acked_pkts: 4,
-            };
-            wire::encode(
-                &addr,
-                &TransportRepr {
-                    common: common(rng, Opcode::Ack),
-                    body: Body::Ack(a),
-                },
-                &[],
-            )
+            let a = AckRepr { sack, ts_echo: 1, rate_hint_mbps: 2, ecn_ce: 3, acked_pkts: 4 };
+            wire::encode(&addr, &TransportRepr { common: common(rng, Opcode::Ack), body: Body::Ack(a) }, &[])
         }
         _ => {
-            let code = [
-                NakCode::Access,
-                NakCode::NoRecv,
-                NakCode::RecvTooSmall,
-                NakCode::SeqErr,
-            ][rng.below(4) as usize];
-            let n = NakRepr {
-                code,
-                msg_seq: MsgSeq(7),
-                info: 9,
-            };
-            wire::encode(
-                &addr,
-                &TransportRepr {
-                    common: common(rng, Opcode::Nak),
-                    body: Body::Nak(n),
-                },
-                &[],
-            )
+            let code =
+                [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr][rng.below(4) as usize];
+            let n = NakRepr { code, msg_seq: MsgSeq(7), info: 9 };
+            wire::encode(&addr, &TransportRepr { common: common(rng, Opcode::Nak), body: Body::Nak(n) }, &[])
         }
     }
 }
@@ -137,11 +104,7 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
         }
         7 => f.truncate(1 + rng.below(f.len() as u64) as usize),
         8 => f.extend((0..1 + rng.below(20)).map(|_| rng.next_u64() as u8)),
-        _ => {
-            f = (0..1 + rng.below(200))
-                .map(|_| rng.next_u64() as u8)
-                .collect()
-        }
+        _ => f = (0..1 + rng.below(200)).map(|_| rng.next_u64() as u8).collect(),
     }
     f
 }
@@ -162,14 +125,8 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
         p("s_axis_tlast"),
         p("cfg_port"),
     );
-    let (m_valid, m_ready, m_good, m_error, m_len, m_hdr) = (
-        p("m_valid"),
-        p("m_ready"),
-        p("m_good"),
-        p("m_error"),
-        p("m_len"),
-        p("m_hdr"),
-    );
+    let (m_valid, m_ready, m_good, m_error, m_len, m_hdr) =
+        (p("m_valid"), p("m_ready"), p("m_good"), p("m_error"), p("m_len"), p("m_hdr"));
     s.set(cfg_port, PORT as u64);
     s.set(reset, 1);
     s.tick();
@@ -231,9 +188,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
             let (good, error, len) = result.expect("taken");
             // m_hdr is read before the edge above moved on: re-read is not
             // possible, so check it against the bytes the model saw.
-            let (code, f) = expected
-                .pop_front()
-                .expect("a result with no frame behind it");
+            let (code, f) = expected.pop_front().expect("a result with no frame behind it");
             assert_eq!(
                 error,
                 code as u64,
@@ -241,11 +196,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
                 f.len(),
                 &f[..f.len().min(64)]
             );
-            assert_eq!(
-                good == 1,
-                code == ErrorCode::None,
-                "frame {checked}: good flag"
-            );
+            assert_eq!(good == 1, code == ErrorCode::None, "frame {checked}: good flag");
             assert_eq!(len as usize, f.len(), "frame {checked}: length");
             counts[code as usize] += 1;
             checked += 1;
@@ -259,10 +210,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     }
     assert!(counts[0] > 45_000, "valid frames accepted: {counts:?}");
     for code in 1..8 {
-        assert!(
-            counts[code] > 50,
-            "error class {code} exercised: {counts:?}"
-        );
+        assert!(counts[code] > 50, "error class {code} exercised: {counts:?}");
     }
 }
 
@@ -292,10 +240,7 @@ fn header_bytes_of_a_good_frame_are_presented() {
     for _ in 0..2000 {
         let f = valid_frame(&mut rng);
         for (k, chunk) in f.chunks(8).enumerate() {
-            let d = chunk
-                .iter()
-                .enumerate()
-                .fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
+            let d = chunk.iter().enumerate().fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
             s.set(tdata, d);
             s.set(tkeep, (1u64 << chunk.len()) - 1);
             s.set(tlast, ((k + 1) * 8 >= f.len()) as u64);

@@ -39,24 +39,10 @@ fn sack_matches_the_model_on_random_traffic() {
     let mut sim = Sim::new(&lib);
     sim.clock("clock");
     let p = |n: &str| sim.port(n);
-    let (reset, ready, in_valid, in_op, in_key, in_psn, in_commit) = (
-        p("reset"),
-        p("ready"),
-        p("in_valid"),
-        p("in_op"),
-        p("in_key"),
-        p("in_psn"),
-        p("in_commit"),
-    );
-    let (out_valid, out_key, out_verdict, out_hole, out_cum, out_high, out_bitmap) = (
-        p("out_valid"),
-        p("out_key"),
-        p("out_verdict"),
-        p("out_hole"),
-        p("out_cum"),
-        p("out_high"),
-        p("out_bitmap"),
-    );
+    let (reset, ready, in_valid, in_op, in_key, in_psn, in_commit) =
+        (p("reset"), p("ready"), p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_commit"));
+    let (out_valid, out_key, out_verdict, out_hole, out_cum, out_high, out_bitmap) =
+        (p("out_valid"), p("out_key"), p("out_verdict"), p("out_hole"), p("out_cum"), p("out_high"), p("out_bitmap"));
 
     sim.set(reset, 1);
     sim.tick();
@@ -75,16 +61,8 @@ fn sack_matches_the_model_on_random_traffic() {
     let mut checked = 0u64;
     let mut seen = [0u64; 3];
     // Start every key near the PSN wrap so that wrap-around is exercised.
-    let mut ops: VecDeque<(bool, u64, u32, bool)> = (0..keys)
-        .map(|k| {
-            (
-                true,
-                k,
-                (Psn::MODULUS - 200 - rng.below(400) as u32) % Psn::MODULUS,
-                false,
-            )
-        })
-        .collect();
+    let mut ops: VecDeque<(bool, u64, u32, bool)> =
+        (0..keys).map(|k| (true, k, (Psn::MODULUS - 200 - rng.below(400) as u32) % Psn::MODULUS, false)).collect();
     let total = 120_000;
     let mut issued = 0;
     while checked < total {
@@ -95,11 +73,7 @@ fn sack_matches_the_model_on_random_traffic() {
             Some(o)
         } else if issued < total + 1000 {
             // Mostly a few keys (back-to-back hazards), sometimes any key.
-            let key = if rng.chance(0.5) {
-                rng.below(4)
-            } else {
-                rng.below(keys)
-            };
+            let key = if rng.chance(0.5) { rng.below(4) } else { rng.below(keys) };
             let t = trackers.get(&key).copied().unwrap_or_default();
             let base = t.cum();
             let off = match rng.below(10) {
@@ -135,54 +109,26 @@ fn sack_matches_the_model_on_random_traffic() {
                         Verdict::Duplicate => (VERDICT_DUP, false),
                         Verdict::OutOfWindow => (VERDICT_OOW, false),
                     };
-                    expected.push_back(Expect {
-                        key,
-                        verdict,
-                        hole,
-                        state: *t,
-                    });
+                    expected.push_back(Expect { key, verdict, hole, state: *t });
                 }
             }
             None => sim.set(in_valid, 0),
         }
         sim.tick();
         if sim.get(out_valid) == 1 {
-            let e = expected
-                .pop_front()
-                .expect("an output with no operation behind it");
+            let e = expected.pop_front().expect("an output with no operation behind it");
             assert_eq!(sim.get(out_key), e.key, "key, output {checked}");
-            assert_eq!(
-                sim.get(out_verdict),
-                e.verdict,
-                "verdict, output {checked}, key {}",
-                e.key
-            );
+            assert_eq!(sim.get(out_verdict), e.verdict, "verdict, output {checked}, key {}", e.key);
             assert_eq!(sim.get(out_hole) == 1, e.hole, "hole, output {checked}");
-            assert_eq!(
-                sim.get(out_cum) as u32,
-                e.state.cum().get(),
-                "cum, output {checked}, key {}",
-                e.key
-            );
-            assert_eq!(
-                sim.get(out_high) as u32,
-                e.state.high().get(),
-                "high, output {checked}"
-            );
-            assert_eq!(
-                &words_to_bytes(&sim.get_words(out_bitmap)),
-                e.state.bitmap(),
-                "bitmap, output {checked}"
-            );
+            assert_eq!(sim.get(out_cum) as u32, e.state.cum().get(), "cum, output {checked}, key {}", e.key);
+            assert_eq!(sim.get(out_high) as u32, e.state.high().get(), "high, output {checked}");
+            assert_eq!(&words_to_bytes(&sim.get_words(out_bitmap)), e.state.bitmap(), "bitmap, output {checked}");
             seen[e.verdict as usize] += 1;
             checked += 1;
         }
         assert!(expected.len() <= 2, "latency is two cycles");
     }
-    assert!(
-        seen.iter().all(|&n| n > 5_000),
-        "every verdict exercised: {seen:?}"
-    );
+    assert!(seen.iter().all(|&n| n > 5_000), "every verdict exercised: {seen:?}");
     let wrapped = trackers.values().filter(|t| t.cum().get() < 10_000).count();
     assert!(wrapped > 0, "some keys wrapped past PSN 2^24");
     let _ = map_to_bytes;

@@ -22,14 +22,8 @@ fn sim() -> Sim {
 fn path_choice_matches_the_model() {
     let mut s = sim();
     let p = |n: &str| s.port(n);
-    let (pick_valid, present, span_ok, retired, free, rr) = (
-        p("pick_valid"),
-        p("present"),
-        p("span_ok"),
-        p("retired"),
-        p("free"),
-        p("rr"),
-    );
+    let (pick_valid, present, span_ok, retired, free, rr) =
+        (p("pick_valid"), p("present"), p("span_ok"), p("retired"), p("free"), p("rr"));
     let (out_valid, out_found, out_path) = (p("out_valid"), p("out_found"), p("out_path"));
     let mut rng = Rng::new(11);
     let (mut checked, mut found, mut ties) = (0, 0, 0);
@@ -43,21 +37,14 @@ fn path_choice_matches_the_model() {
                 *x = Candidate {
                     present: true,
                     // Few distinct values so that ties are common.
-                    free: if rng.chance(0.9) {
-                        rng.below(4) as u32
-                    } else {
-                        rng.below(257) as u32
-                    },
+                    free: if rng.chance(0.9) { rng.below(4) as u32 } else { rng.below(257) as u32 },
                     span_ok: !rng.chance(0.1),
                     retired: rng.chance(p_retired),
                 };
             }
             let start = rng.below(n as u64) as usize;
-            let bits = |f: &dyn Fn(&Candidate) -> bool| {
-                c.iter()
-                    .enumerate()
-                    .fold(0u64, |a, (i, x)| a | ((f(x) as u64) << i))
-            };
+            let bits =
+                |f: &dyn Fn(&Candidate) -> bool| c.iter().enumerate().fold(0u64, |a, (i, x)| a | ((f(x) as u64) << i));
             s.set(present, bits(&|x| x.present));
             s.set(span_ok, bits(&|x| x.span_ok));
             s.set(retired, bits(&|x| x.retired));
@@ -73,11 +60,7 @@ fn path_choice_matches_the_model() {
             s.set_words(free, &words);
             s.set(rr, start as u64);
             let want = pick(&c[..n], start);
-            let best = c[..n]
-                .iter()
-                .filter(|x| x.present && x.span_ok && x.free > 0)
-                .map(|x| x.free)
-                .max();
+            let best = c[..n].iter().filter(|x| x.present && x.span_ok && x.free > 0).map(|x| x.free).max();
             if best.is_some_and(|b| c[..n].iter().filter(|x| x.free == b).count() > 1) {
                 ties += 1;
             }
@@ -89,17 +72,9 @@ fn path_choice_matches_the_model() {
             s.tick();
             None
         };
-        assert_eq!(
-            s.get(out_valid) == 1,
-            pending.is_some(),
-            "out_valid follows pick_valid by one cycle"
-        );
+        assert_eq!(s.get(out_valid) == 1, pending.is_some(), "out_valid follows pick_valid by one cycle");
         if let Some(want) = pending {
-            assert_eq!(
-                s.get(out_found) == 1,
-                want.is_some(),
-                "found, choice {checked}"
-            );
+            assert_eq!(s.get(out_found) == 1, want.is_some(), "found, choice {checked}");
             if let Some(w) = want {
                 assert_eq!(s.get(out_path) as usize, w, "path, choice {checked}");
                 found += 1;
@@ -107,25 +82,15 @@ fn path_choice_matches_the_model() {
             checked += 1;
         }
     }
-    assert!(
-        found > 50_000 && ties > 20_000,
-        "found {found}, ties {ties}"
-    );
+    assert!(found > 50_000 && ties > 20_000, "found {found}, ties {ties}");
 }
 
 #[test]
 fn source_ports_follow_the_model_sequence() {
     let mut s = sim();
     let p = |n: &str| s.port(n);
-    let (seed_valid, seed, port_req, port_avoid, port_busy, port_valid, port) = (
-        p("seed_valid"),
-        p("seed"),
-        p("port_req"),
-        p("port_avoid"),
-        p("port_busy"),
-        p("port_valid"),
-        p("port"),
-    );
+    let (seed_valid, seed, port_req, port_avoid, port_busy, port_valid, port) =
+        (p("seed_valid"), p("seed"), p("port_req"), p("port_avoid"), p("port_busy"), p("port_valid"), p("port"));
     let mut rng = Rng::new(5);
     let seed_value = 0xdead_beef;
     s.set(seed_valid, 1);
@@ -138,11 +103,7 @@ fn source_ports_follow_the_model_sequence() {
         // Sometimes ask to avoid exactly the port that comes next.
         let mut peek = model;
         let next = peek.next_port(0);
-        let avoid = if rng.chance(0.3) {
-            next
-        } else {
-            rng.next_u64() as u16
-        };
+        let avoid = if rng.chance(0.3) { next } else { rng.next_u64() as u16 };
         avoided += (avoid == next) as u32;
         let want = model.next_port(avoid);
         s.set(port_req, 1);

@@ -6,8 +6,7 @@
 
 use ferroce_proto::rng::Rng;
 use ferroce_proto::wire::{
-    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
-    TransportRepr,
+    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
 };
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use ferroce_sim::verilator::{ModelLib, Sim};
@@ -35,11 +34,7 @@ fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
     };
     match rng.below(4) {
         0 | 1 => {
-            let len = if rng.chance(0.1) {
-                1 + rng.below(9000)
-            } else {
-                1 + rng.below(100)
-            } as u16;
+            let len = if rng.chance(0.1) { 1 + rng.below(9000) } else { 1 + rng.below(100) } as u16;
             let payload: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
             let opcode = [Opcode::Write, Opcode::WriteImm, Opcode::Send][rng.below(3) as usize];
             let d = DataRepr {
@@ -51,14 +46,7 @@ fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
                 rkey: Rkey(rng.next_u64() as u32),
                 immediate: rng.next_u64() as u32,
             };
-            (
-                addr,
-                TransportRepr {
-                    common: common(rng, opcode),
-                    body: Body::Data(d),
-                },
-                payload,
-            )
+            (addr, TransportRepr { common: common(rng, opcode), body: Body::Data(d) }, payload)
         }
         2 => {
             let mut sack = [0u8; 32];
@@ -70,34 +58,15 @@ fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
                 ecn_ce: rng.next_u64() as u16,
                 acked_pkts: rng.next_u64() as u16,
             };
-            (
-                addr,
-                TransportRepr {
-                    common: common(rng, Opcode::Ack),
-                    body: Body::Ack(a),
-                },
-                vec![],
-            )
+            (addr, TransportRepr { common: common(rng, Opcode::Ack), body: Body::Ack(a) }, vec![])
         }
         _ => {
             let n = NakRepr {
-                code: [
-                    NakCode::Access,
-                    NakCode::NoRecv,
-                    NakCode::RecvTooSmall,
-                    NakCode::SeqErr,
-                ][rng.below(4) as usize],
+                code: [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr][rng.below(4) as usize],
                 msg_seq: MsgSeq(rng.next_u64() as u32),
                 info: rng.next_u64() as u32,
             };
-            (
-                addr,
-                TransportRepr {
-                    common: common(rng, Opcode::Nak),
-                    body: Body::Nak(n),
-                },
-                vec![],
-            )
+            (addr, TransportRepr { common: common(rng, Opcode::Nak), body: Body::Nak(n) }, vec![])
         }
     }
 }
@@ -192,11 +161,7 @@ fn frames_equal_the_model_byte_for_byte() {
                     .fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
                 set(&mut s, "s_payload_tdata", d);
                 set(&mut s, "s_payload_tkeep", (1u64 << n) - 1);
-                set(
-                    &mut s,
-                    "s_payload_tlast",
-                    (sent_payload + n == payload.len()) as u64,
-                );
+                set(&mut s, "s_payload_tlast", (sent_payload + n == payload.len()) as u64);
             }
             set(&mut s, "s_payload_tvalid", offer as u64);
             let ready = !rng.chance(0.3);
@@ -205,11 +170,7 @@ fn frames_equal_the_model_byte_for_byte() {
             let hdr_taken_now = !header_taken && s.get(p(&s, "hdr_ready")) == 1;
             let pay_taken = offer && s.get(p(&s, "s_payload_tready")) == 1;
             let out_valid = s.get(p(&s, "m_axis_tvalid")) == 1;
-            let beat = (
-                s.get(p(&s, "m_axis_tdata")),
-                s.get(p(&s, "m_axis_tkeep")),
-                s.get(p(&s, "m_axis_tlast")),
-            );
+            let beat = (s.get(p(&s, "m_axis_tdata")), s.get(p(&s, "m_axis_tkeep")), s.get(p(&s, "m_axis_tlast")));
             if out_valid {
                 if let Some(h) = held {
                     assert_eq!(h, beat, "output changed while stalled");
@@ -229,10 +190,7 @@ fn frames_equal_the_model_byte_for_byte() {
             if out_valid && ready {
                 held = None;
                 let (d, k, last) = beat;
-                assert!(
-                    k != 0 && (k & (k + 1)) == 0,
-                    "tkeep contiguous from lane 0: {k:#x}"
-                );
+                assert!(k != 0 && (k & (k + 1)) == 0, "tkeep contiguous from lane 0: {k:#x}");
                 for lane in 0..8 {
                     if k >> lane & 1 == 1 {
                         got.push((d >> (8 * lane)) as u8);
@@ -244,14 +202,15 @@ fn frames_equal_the_model_byte_for_byte() {
                 }
             }
         }
-        assert_eq!(
-            got.len(),
-            want.len(),
-            "frame {frames} length ({:?})",
-            t.common.opcode
-        );
+        assert_eq!(got.len(), want.len(), "frame {frames} length ({:?})", t.common.opcode);
         if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-            panic!("frame {frames} ({:?}, {} payload bytes) differs at byte {i}: got {:#04x}, want {:#04x}", t.common.opcode, payload.len(), got[i], want[i]);
+            panic!(
+                "frame {frames} ({:?}, {} payload bytes) differs at byte {i}: got {:#04x}, want {:#04x}",
+                t.common.opcode,
+                payload.len(),
+                got[i],
+                want[i]
+            );
         }
         frames += 1;
         bytes += got.len();

@@ -6,9 +6,7 @@ use ferroce_proto::transport::{CompletionKind, CompletionStatus, Transport, Work
 use ferroce_proto::types::us;
 use ferroce_proto::{Iova, Rkey, StreamId, WrId};
 use ferroce_sim::fabric::{FaultTarget, Loss};
-use ferroce_sim::scenario::{
-    run_messages, verify, Kind, Msg, NetConfig, Op, Pair, CONN, DST_BASE, DST_RKEY, SRC_BASE,
-};
+use ferroce_sim::scenario::{run_messages, verify, Kind, Msg, NetConfig, Op, Pair, CONN, DST_BASE, DST_RKEY, SRC_BASE};
 
 fn mixed(count: usize, streams: u16, max_len: u32, seed: u64) -> Vec<Msg> {
     let mut rng = ferroce_proto::rng::Rng::new(seed);
@@ -19,11 +17,7 @@ fn mixed(count: usize, streams: u16, max_len: u32, seed: u64) -> Vec<Msg> {
                 1 => Op::WriteImm(0xabc0_0000 | i as u32),
                 _ => Op::Send,
             };
-            Msg {
-                op,
-                stream: (i as u16) % streams,
-                len: 1 + rng.below(max_len as u64) as u32,
-            }
+            Msg { op, stream: (i as u16) % streams, len: 1 + rng.below(max_len as u64) as u32 }
         })
         .collect()
 }
@@ -34,10 +28,7 @@ fn run(net: NetConfig, msgs: &[Msg]) -> ferroce_sim::scenario::RunReport {
     pair.fill_source(net.seed ^ 0x55);
     let report = run_messages(&mut pair, msgs, us(200_000)).unwrap();
     if let Err(e) = verify(&pair, msgs, &report) {
-        panic!(
-            "seed {}: {e}\nsender {:?}\nreceiver {:?}",
-            net.seed, report.sender_stats, report.receiver_stats
-        );
+        panic!("seed {}: {e}\nsender {:?}\nreceiver {:?}", net.seed, report.sender_stats, report.receiver_stats);
     }
     report
 }
@@ -56,10 +47,7 @@ fn lossless_transfer_is_byte_exact_with_no_retransmission() {
     let r = run(net(Loss::None, 1), &msgs);
     assert_eq!(r.sender_stats.tx_retx, 0);
     assert_eq!(r.receiver_stats.rx_dup, 0);
-    assert_eq!(
-        r.receiver_stats.bytes_placed,
-        msgs.iter().map(|m| m.len as u64).sum::<u64>()
-    );
+    assert_eq!(r.receiver_stats.bytes_placed, msgs.iter().map(|m| m.len as u64).sum::<u64>());
 }
 
 #[test]
@@ -68,28 +56,17 @@ fn iid_loss_up_to_twenty_percent_delivers_every_byte_once() {
         for seed in 0..3 {
             let msgs = mixed(40, 4, 30_000, seed);
             let r = run(net(Loss::Iid(p), 100 * i as u64 + seed), &msgs);
-            assert!(
-                r.sender_stats.tx_retx > 0,
-                "loss {p} caused no retransmission"
-            );
+            assert!(r.sender_stats.tx_retx > 0, "loss {p} caused no retransmission");
             // Exactly once: bytes placed equal the message bytes although
             // packets were resent.
-            assert_eq!(
-                r.receiver_stats.bytes_placed,
-                msgs.iter().map(|m| m.len as u64).sum::<u64>()
-            );
+            assert_eq!(r.receiver_stats.bytes_placed, msgs.iter().map(|m| m.len as u64).sum::<u64>());
         }
     }
 }
 
 #[test]
 fn bursty_loss_delivers_every_byte_once() {
-    let ge = Loss::GilbertElliott {
-        to_bad: 0.01,
-        to_good: 0.2,
-        loss_good: 0.001,
-        loss_bad: 0.5,
-    };
+    let ge = Loss::GilbertElliott { to_bad: 0.01, to_good: 0.2, loss_good: 0.001, loss_bad: 0.5 };
     for seed in 0..3 {
         let msgs = mixed(40, 4, 30_000, seed + 10);
         let r = run(net(ge, seed + 10), &msgs);
@@ -105,10 +82,7 @@ fn reordering_across_paths_causes_no_spurious_retransmission() {
     n.spine_delay_skew = 4.0;
     let msgs = mixed(50, 4, 60_000, 5);
     let r = run(n, &msgs);
-    assert_eq!(
-        r.sender_stats.tx_retx, 0,
-        "paths are FIFO: reordering across them is not loss"
-    );
+    assert_eq!(r.sender_stats.tx_retx, 0, "paths are FIFO: reordering across them is not loss");
     assert_eq!(r.receiver_stats.rx_dup, 0);
 }
 
@@ -118,14 +92,8 @@ fn duplicated_frames_are_placed_once() {
     n.duplicate = 0.05;
     let msgs = mixed(40, 4, 30_000, 6);
     let r = run(n, &msgs);
-    assert!(
-        r.receiver_stats.rx_dup > 0,
-        "duplicates reached the receiver"
-    );
-    assert_eq!(
-        r.receiver_stats.bytes_placed,
-        msgs.iter().map(|m| m.len as u64).sum::<u64>()
-    );
+    assert!(r.receiver_stats.rx_dup > 0, "duplicates reached the receiver");
+    assert_eq!(r.receiver_stats.bytes_placed, msgs.iter().map(|m| m.len as u64).sum::<u64>());
 }
 
 #[test]
@@ -134,10 +102,7 @@ fn corrupted_frames_are_dropped_and_recovered() {
     n.corrupt = 0.02;
     let msgs = mixed(40, 4, 30_000, 7);
     let r = run(n, &msgs);
-    assert!(
-        r.receiver_stats.rx_malformed > 0,
-        "corruption was caught by the checks"
-    );
+    assert!(r.receiver_stats.rx_malformed > 0, "corruption was caught by the checks");
     assert!(r.sender_stats.tx_retx > 0);
 }
 
@@ -145,20 +110,13 @@ fn corrupted_frames_are_dropped_and_recovered() {
 fn path_black_holed_mid_transfer_is_repathed_and_completes() {
     let mut n = net(Loss::None, 8);
     n.streams = 2;
-    let msgs: Vec<Msg> = (0..32)
-        .map(|i| Msg {
-            op: Op::Write,
-            stream: i % 2,
-            len: 64 * 1024,
-        })
-        .collect();
+    let msgs: Vec<Msg> = (0..32).map(|i| Msg { op: Op::Write, stream: i % 2, len: 64 * 1024 }).collect();
     let bytes = msgs.iter().map(|m| m.len as usize).sum();
     let mut pair = Pair::new(n, bytes).unwrap();
     pair.fill_source(8);
     // Black-hole path 3's current source port from 20 us on, for good.
     let sport = pair.fabric.host(0).transport.ferroce().unwrap().paths(CONN)[3].sport;
-    pair.fabric
-        .add_fault(FaultTarget::SourcePort(sport), us(20), u64::MAX);
+    pair.fabric.add_fault(FaultTarget::SourcePort(sport), us(20), u64::MAX);
     let report = run_messages(&mut pair, &msgs, us(200_000)).unwrap();
     verify(&pair, &msgs, &report).unwrap();
     let after = pair.fabric.host(0).transport.ferroce().unwrap().paths(CONN);
@@ -170,25 +128,15 @@ fn path_black_holed_mid_transfer_is_repathed_and_completes() {
 fn spine_plane_failure_mid_transfer_completes() {
     let mut n = net(Loss::None, 9);
     n.spines = 4;
-    let msgs: Vec<Msg> = (0..32)
-        .map(|i| Msg {
-            op: Op::Write,
-            stream: (i % 4) as u16,
-            len: 64 * 1024,
-        })
-        .collect();
+    let msgs: Vec<Msg> = (0..32).map(|i| Msg { op: Op::Write, stream: (i % 4) as u16, len: 64 * 1024 }).collect();
     let bytes = msgs.iter().map(|m| m.len as usize).sum();
     let mut pair = Pair::new(n, bytes).unwrap();
     pair.fill_source(9);
     // Switch index: 2 leaves, then the spines.
-    pair.fabric
-        .add_fault(FaultTarget::Switch(2 + 1), us(15), u64::MAX);
+    pair.fabric.add_fault(FaultTarget::Switch(2 + 1), us(15), u64::MAX);
     let report = run_messages(&mut pair, &msgs, us(200_000)).unwrap();
     verify(&pair, &msgs, &report).unwrap();
-    assert!(
-        pair.fabric.total_stats().blackholed > 0,
-        "the failed spine swallowed traffic"
-    );
+    assert!(pair.fabric.total_stats().blackholed > 0, "the failed spine swallowed traffic");
 }
 
 #[test]
@@ -207,10 +155,7 @@ fn go_back_n_baseline_is_also_byte_exact_under_loss() {
         let msgs = mixed(30, 4, 20_000, seed);
         let r = run(n, &msgs);
         if p > 0.0 {
-            assert!(
-                r.receiver_stats.rx_out_of_window > 0,
-                "GBN drops out-of-order packets"
-            );
+            assert!(r.receiver_stats.rx_out_of_window > 0, "GBN drops out-of-order packets");
         }
     }
 }
@@ -256,36 +201,20 @@ fn memory_region_violations_write_nothing() {
     use CompletionStatus::*;
     assert_eq!(
         status,
-        vec![
-            (0, Success),
-            (1, RemoteAccessError),
-            (2, RemoteAccessError),
-            (3, RemoteAccessError),
-            (4, Success)
-        ]
+        vec![(0, Success), (1, RemoteAccessError), (2, RemoteAccessError), (3, RemoteAccessError), (4, Success)]
     );
     let rmem = &pair.fabric.host(r).mem;
     assert!(rmem.violations().is_empty());
-    assert_eq!(
-        rmem.dma_written("dst"),
-        8192,
-        "only the two good WRITEs were placed"
-    );
+    assert_eq!(rmem.dma_written("dst"), 8192, "only the two good WRITEs were placed");
     let src = &pair.fabric.host(s).mem.region("src")[..4096];
     let dst = rmem.region("dst");
     assert_eq!(&dst[..4096], src);
     assert_eq!(&dst[16384..16384 + 4096], src);
-    assert!(
-        dst[4096..16384].iter().all(|&b| b == 0) && dst[16384 + 4096..].iter().all(|&b| b == 0)
-    );
+    assert!(dst[4096..16384].iter().all(|&b| b == 0) && dst[16384 + 4096..].iter().all(|&b| b == 0));
     let rs = pair.fabric.host(r).transport.stats();
     assert!(rs.rx_access_violation >= 3 && rs.tx_naks >= 3, "{rs:?}");
     assert!(
-        pair.fabric
-            .host_mut(r)
-            .transport
-            .poll_completion()
-            .is_none(),
+        pair.fabric.host_mut(r).transport.poll_completion().is_none(),
         "plain WRITEs complete nothing at the receiver"
     );
 }
@@ -299,13 +228,7 @@ fn send_without_receive_buffer_waits_for_one() {
     pair.fabric
         .host_mut(s)
         .transport
-        .post(WorkRequest::Send {
-            id: WrId(9),
-            conn: CONN,
-            stream: StreamId(1),
-            local: SRC_BASE,
-            len: 3000,
-        })
+        .post(WorkRequest::Send { id: WrId(9), conn: CONN, stream: StreamId(1), local: SRC_BASE, len: 3000 })
         .unwrap();
     pair.fabric.kick(s);
     pair.fabric.run_until(us(30));
@@ -328,17 +251,6 @@ fn send_without_receive_buffer_waits_for_one() {
         got.is_some()
     }));
     let c = got.unwrap();
-    assert_eq!(
-        (c.id, c.kind, c.len, c.status),
-        (
-            WrId(77),
-            CompletionKind::Recv,
-            3000,
-            CompletionStatus::Success
-        )
-    );
-    assert_eq!(
-        &pair.fabric.host(r).mem.region("recv")[..3000],
-        &pair.fabric.host(s).mem.region("src")[..3000]
-    );
+    assert_eq!((c.id, c.kind, c.len, c.status), (WrId(77), CompletionKind::Recv, 3000, CompletionStatus::Success));
+    assert_eq!(&pair.fabric.host(r).mem.region("recv")[..3000], &pair.fabric.host(s).mem.region("src")[..3000]);
 }

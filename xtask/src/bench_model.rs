@@ -15,20 +15,11 @@ const LOSSES: [f64; 5] = [0.0, 0.001, 0.01, 0.05, 0.1];
 const INCAST: [usize; 4] = [8, 16, 32, 64];
 
 /// Run `jobs` on two threads (the machines have two cores), keeping order.
-fn parallel<T: Send, R: Send>(
-    jobs: Vec<T>,
-    f: impl Fn(T) -> anyhow::Result<R> + Sync,
-) -> anyhow::Result<Vec<R>> {
+fn parallel<T: Send, R: Send>(jobs: Vec<T>, f: impl Fn(T) -> anyhow::Result<R> + Sync) -> anyhow::Result<Vec<R>> {
     let n = jobs.len();
     let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
-    let results = Mutex::new(
-        (0..n)
-            .map(|_| None)
-            .collect::<Vec<Option<anyhow::Result<R>>>>(),
-    );
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |p| p.get())
-        .min(2);
+    let results = Mutex::new((0..n).map(|_| None).collect::<Vec<Option<anyhow::Result<R>>>>());
+    let threads = std::thread::available_parallelism().map_or(2, |p| p.get()).min(2);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -39,21 +30,13 @@ fn parallel<T: Send, R: Send>(
             });
         }
     });
-    results
-        .into_inner()
-        .expect("results lock")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
+    results.into_inner().expect("results lock").into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let (flags, keys) = crate::parse_opts(args, &["--quick"], &["--json"])?;
     let quick = !flags.is_empty();
-    let json_path = keys
-        .iter()
-        .find(|(k, _)| k == "--json")
-        .map(|(_, v)| v.clone());
+    let json_path = keys.iter().find(|(k, _)| k == "--json").map(|(_, v)| v.clone());
     let d = Durations::new(quick);
     let started = Instant::now();
     eprintln!(
@@ -63,10 +46,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         if quick { "quick" } else { "full" }
     );
 
-    let points: Vec<(u32, f64)> = MTUS
-        .iter()
-        .flat_map(|&m| LOSSES.iter().map(move |&l| (m, l)))
-        .collect();
+    let points: Vec<(u32, f64)> = MTUS.iter().flat_map(|&m| LOSSES.iter().map(move |&l| (m, l))).collect();
     let sweep: Vec<LossPoint> = parallel(points, |(mtu, loss)| {
         let p = bench::loss_sweep(&[mtu], &[loss], d, |_| {})?.remove(0);
         eprintln!(
@@ -86,14 +66,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         reorder.data_packets
     );
     let incast: Vec<Incast> = parallel(INCAST.to_vec(), |n| {
-        let r = bench::incast(
-            n,
-            0,
-            Durations {
-                warmup: 0,
-                measure: d.measure / 2,
-            },
-        )?;
+        let r = bench::incast(n, 0, Durations { warmup: 0, measure: d.measure / 2 })?;
         eprintln!(
             "  [{:>5.1}s] incast {n:>2}: {:.2} RTTs to fair, Jain {:.4}, peak queue {:.3} BDP",
             started.elapsed().as_secs_f64(),
@@ -105,14 +78,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     })?;
 
     let cold: Vec<Incast> = parallel(INCAST.to_vec(), |n| {
-        let r = bench::incast(
-            n,
-            3 * n,
-            Durations {
-                warmup: 0,
-                measure: d.measure / 2,
-            },
-        )?;
+        let r = bench::incast(n, 3 * n, Durations { warmup: 0, measure: d.measure / 2 })?;
         eprintln!(
             "  [{:>5.1}s] incast {n:>2} with {} idle connections: {:.2} RTTs to fair, Jain {:.4}, peak queue {:.3} BDP",
             started.elapsed().as_secs_f64(),
@@ -126,29 +92,15 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 
     let doc = results_json(&sweep, &reorder, &incast);
     if let Some(p) = &json_path {
-        std::fs::write(p, serde_json::to_string_pretty(&doc)? + "\n")
-            .with_context(|| format!("writing {p}"))?;
+        std::fs::write(p, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("writing {p}"))?;
         eprintln!("wrote {p}");
     }
     let dir = crate::root().join("docs/bench");
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(
-        dir.join("model-goodput.svg"),
-        crate::plot::goodput_svg(&sweep),
-    )?;
-    let (md, misses) = markdown(
-        &sweep,
-        &reorder,
-        &incast,
-        &cold,
-        quick,
-        started.elapsed().as_secs_f64(),
-    );
+    std::fs::write(dir.join("model-goodput.svg"), crate::plot::goodput_svg(&sweep))?;
+    let (md, misses) = markdown(&sweep, &reorder, &incast, &cold, quick, started.elapsed().as_secs_f64());
     std::fs::write(dir.join("model.md"), md)?;
-    eprintln!(
-        "wrote docs/bench/model.md and docs/bench/model-goodput.svg in {:.1}s",
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("wrote docs/bench/model.md and docs/bench/model-goodput.svg in {:.1}s", started.elapsed().as_secs_f64());
     for m in &misses {
         eprintln!("target missed: {m}");
     }
@@ -170,11 +122,7 @@ fn results_json(sweep: &[LossPoint], reorder: &Reorder, incast: &[Incast]) -> se
 }
 
 /// Targets from the project's benchmark definition; returns the misses.
-fn targets(
-    sweep: &[LossPoint],
-    reorder: &Reorder,
-    incast: &[Incast],
-) -> (Vec<String>, Vec<String>) {
+fn targets(sweep: &[LossPoint], reorder: &Reorder, incast: &[Incast]) -> (Vec<String>, Vec<String>) {
     let mut met = Vec::new();
     let mut missed = Vec::new();
     let mut check = |ok: bool, what: String| {
@@ -187,54 +135,24 @@ fn targets(
     for p in sweep {
         let r = p.ferroce_goodput / p.ideal;
         if p.loss == 0.01 {
-            check(
-                r >= 0.95,
-                format!(
-                    "mtu {}: ferroce/ideal at 1 % loss = {r:.3} (>= 0.95)",
-                    p.mtu
-                ),
-            );
+            check(r >= 0.95, format!("mtu {}: ferroce/ideal at 1 % loss = {r:.3} (>= 0.95)", p.mtu));
         }
         if p.loss == 0.1 {
-            check(
-                r >= 0.90,
-                format!(
-                    "mtu {}: ferroce/ideal at 10 % loss = {r:.3} (>= 0.90)",
-                    p.mtu
-                ),
-            );
+            check(r >= 0.90, format!("mtu {}: ferroce/ideal at 10 % loss = {r:.3} (>= 0.90)", p.mtu));
         }
         if p.loss == 0.01 && p.mtu == 1024 {
             let x = p.ferroce_goodput / p.gbn_goodput.max(1e-9);
-            check(
-                x >= 2.0,
-                format!("mtu 1024: ferroce/GBN at 1 % loss = {x:.2}x (>= 2x)"),
-            );
+            check(x >= 2.0, format!("mtu 1024: ferroce/GBN at 1 % loss = {x:.2}x (>= 2x)"));
         }
     }
     check(
         reorder.spurious_retx_ratio < 0.001,
-        format!(
-            "spurious retransmission ratio = {:.5} (< 0.001)",
-            reorder.spurious_retx_ratio
-        ),
+        format!("spurious retransmission ratio = {:.5} (< 0.001)", reorder.spurious_retx_ratio),
     );
     for r in incast {
-        check(
-            r.rtts_to_fair <= 2.0,
-            format!("incast {}: {:.2} RTTs to fair (<= 2)", r.n, r.rtts_to_fair),
-        );
-        check(
-            r.jain >= 0.99,
-            format!("incast {}: Jain {:.4} (>= 0.99)", r.n, r.jain),
-        );
-        check(
-            r.peak_queue_bdp <= 1.0,
-            format!(
-                "incast {}: peak queue {:.3} BDP (<= 1)",
-                r.n, r.peak_queue_bdp
-            ),
-        );
+        check(r.rtts_to_fair <= 2.0, format!("incast {}: {:.2} RTTs to fair (<= 2)", r.n, r.rtts_to_fair));
+        check(r.jain >= 0.99, format!("incast {}: Jain {:.4} (>= 0.99)", r.n, r.jain));
+        check(r.peak_queue_bdp <= 1.0, format!("incast {}: peak queue {:.3} BDP (<= 1)", r.n, r.peak_queue_bdp));
     }
     (met, missed)
 }
@@ -264,7 +182,10 @@ fn markdown(
         secs
     );
     let _ = writeln!(s, "![goodput vs loss](model-goodput.svg)\n");
-    let _ = writeln!(s, "| MTU | loss | ferroce | GBN | ideal | ferroce/ideal | ferroce/GBN |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| MTU | loss | ferroce | GBN | ideal | ferroce/ideal | ferroce/GBN |\n|---|---|---|---|---|---|---|"
+    );
     for p in sweep {
         let _ = writeln!(
             s,
@@ -294,10 +215,7 @@ fn markdown(
          is over the bytes each connection placed after that; the peak queue is the deepest \
          switch queue of the run in bandwidth-delay products (125 000 B). 1024-byte MTU.\n"
     );
-    let _ = writeln!(
-        s,
-        "| N | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|"
-    );
+    let _ = writeln!(s, "| N | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|");
     for r in incast {
         let _ = writeln!(
             s,
@@ -314,7 +232,10 @@ fn markdown(
          (20 us, 2 RTTs); before that its count of active senders is still growing and would \
          overstate every sender's share.\n"
     );
-    let _ = writeln!(s, "| N | idle | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| N | idle | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|---|"
+    );
     for r in cold {
         let _ = writeln!(
             s,
@@ -343,77 +264,29 @@ mod tests {
     use super::*;
 
     fn keys(v: &serde_json::Value) -> Vec<&str> {
-        let mut k: Vec<&str> = v
-            .as_object()
-            .expect("object")
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let mut k: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
         k.sort_unstable();
         k
     }
 
     #[test]
     fn json_has_exactly_the_defined_keys() {
-        let p = LossPoint {
-            mtu: 1024,
-            loss: 0.01,
-            ferroce_goodput: 0.88,
-            gbn_goodput: 0.3,
-            ideal: 0.89,
-        };
-        let r = Reorder {
-            paths: 16,
-            skew: 4.0,
-            spurious_retx_ratio: 0.0,
-            data_packets: 10,
-        };
-        let i = Incast {
-            n: 8,
-            rtts_to_fair: 1.0,
-            jain: 1.0,
-            peak_queue_bdp: 0.1,
-            aggregate_goodput: 0.9,
-        };
+        let p = LossPoint { mtu: 1024, loss: 0.01, ferroce_goodput: 0.88, gbn_goodput: 0.3, ideal: 0.89 };
+        let r = Reorder { paths: 16, skew: 4.0, spurious_retx_ratio: 0.0, data_packets: 10 };
+        let i = Incast { n: 8, rtts_to_fair: 1.0, jain: 1.0, peak_queue_bdp: 0.1, aggregate_goodput: 0.9 };
         let v = results_json(&[p], &r, &[i]);
         assert_eq!(keys(&v), ["incast", "loss_sweep", "reorder"]);
-        assert_eq!(
-            keys(&v["loss_sweep"][0]),
-            ["ferroce_goodput", "gbn_goodput", "ideal", "loss", "mtu"]
-        );
-        assert_eq!(
-            keys(&v["reorder"]),
-            ["paths", "skew", "spurious_retx_ratio"]
-        );
-        assert_eq!(
-            keys(&v["incast"][0]),
-            ["jain", "n", "peak_queue_bdp", "rtts_to_fair"]
-        );
+        assert_eq!(keys(&v["loss_sweep"][0]), ["ferroce_goodput", "gbn_goodput", "ideal", "loss", "mtu"]);
+        assert_eq!(keys(&v["reorder"]), ["paths", "skew", "spurious_retx_ratio"]);
+        assert_eq!(keys(&v["incast"][0]), ["jain", "n", "peak_queue_bdp", "rtts_to_fair"]);
         assert_eq!(v["reorder"]["paths"], 16);
     }
 
     #[test]
     fn targets_flag_misses() {
-        let p = LossPoint {
-            mtu: 1024,
-            loss: 0.01,
-            ferroce_goodput: 0.80,
-            gbn_goodput: 0.5,
-            ideal: 0.89,
-        };
-        let r = Reorder {
-            paths: 16,
-            skew: 4.0,
-            spurious_retx_ratio: 0.01,
-            data_packets: 10,
-        };
-        let i = Incast {
-            n: 8,
-            rtts_to_fair: 3.0,
-            jain: 0.9,
-            peak_queue_bdp: 2.0,
-            aggregate_goodput: 0.9,
-        };
+        let p = LossPoint { mtu: 1024, loss: 0.01, ferroce_goodput: 0.80, gbn_goodput: 0.5, ideal: 0.89 };
+        let r = Reorder { paths: 16, skew: 4.0, spurious_retx_ratio: 0.01, data_packets: 10 };
+        let i = Incast { n: 8, rtts_to_fair: 3.0, jain: 0.9, peak_queue_bdp: 2.0, aggregate_goodput: 0.9 };
         let (met, missed) = targets(&[p], &r, &[i]);
         assert!(met.is_empty(), "{met:?}");
         assert_eq!(missed.len(), 6, "{missed:?}");

@@ -4,10 +4,7 @@ use anyhow::Context;
 
 /// The generated files and their contents.
 pub fn generated() -> Vec<(&'static str, String)> {
-    vec![
-        ("docs/wire.md", ferroce_proto::wire::markdown()),
-        ("docs/regmap.md", ferroce_proto::regs::markdown()),
-    ]
+    vec![("docs/wire.md", ferroce_proto::wire::markdown()), ("docs/regmap.md", ferroce_proto::regs::markdown())]
 }
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
@@ -27,10 +24,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         }
     }
     if !stale.is_empty() {
-        anyhow::bail!(
-            "stale generated docs: {} (run `cargo xtask docs`)",
-            stale.join(", ")
-        );
+        anyhow::bail!("stale generated docs: {} (run `cargo xtask docs`)", stale.join(", "));
     }
     Ok(())
 }

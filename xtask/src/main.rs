@@ -32,10 +32,7 @@ Commands:
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask sits in the workspace")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
 }
 
 fn main() -> anyhow::Result<()> {
@@ -75,9 +72,7 @@ pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Res
         if flags.contains(&a.as_str()) {
             f.push(a.clone());
         } else if keys.contains(&a.as_str()) {
-            let v = it
-                .next()
-                .ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
+            let v = it.next().ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
             k.push((a.clone(), v.clone()));
         } else {
             anyhow::bail!("unknown option {a:?} (see `cargo xtask help`)");

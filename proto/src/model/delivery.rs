@@ -54,11 +54,7 @@ pub struct Delivery {
 impl Delivery {
     /// Post a receive buffer.
     pub fn post_recv(&mut self, rb: RecvBuffer) {
-        self.streams
-            .entry((rb.conn, rb.stream))
-            .or_default()
-            .buffers
-            .push_back(rb);
+        self.streams.entry((rb.conn, rb.stream)).or_default().buffers.push_back(rb);
     }
 
     /// Offer a packet that the transport has not seen before. `conn` is the
@@ -86,12 +82,8 @@ impl Delivery {
             Opcode::Write | Opcode::WriteImm => {
                 let addr = d.remote_addr.checked_add(d.offset as u64);
                 let ok = addr.is_some()
-                    && self
-                        .mrs
-                        .check_write(conn, d.rkey, d.remote_addr, d.msg_len as u64)
-                    && self
-                        .mrs
-                        .check_write(conn, d.rkey, addr.unwrap(), d.payload_len as u64);
+                    && self.mrs.check_write(conn, d.rkey, d.remote_addr, d.msg_len as u64)
+                    && self.mrs.check_write(conn, d.rkey, addr.unwrap(), d.payload_len as u64);
                 if ok {
                     (None, addr)
                 } else {
@@ -115,9 +107,7 @@ impl Delivery {
             mem.write(addr, payload);
         }
         let recv = if c.opcode == Opcode::Send {
-            st.buffers
-                .get(d.rkey.0.wrapping_sub(st.base_rsn) as usize)
-                .copied()
+            st.buffers.get(d.rkey.0.wrapping_sub(st.base_rsn) as usize).copied()
         } else {
             None
         };
@@ -151,12 +141,7 @@ impl Delivery {
     }
 
     /// Deliver what is complete at the head of the stream; returns how many messages.
-    fn deliver(
-        st: &mut RxStream,
-        conn: ConnId,
-        stream: StreamId,
-        out: &mut VecDeque<Completion>,
-    ) -> usize {
+    fn deliver(st: &mut RxStream, conn: ConnId, stream: StreamId, out: &mut VecDeque<Completion>) -> usize {
         let mut n = 0;
         while let Some(m) = st.msgs.get(&st.next_deliver) {
             if m.received < m.len as u64 {
@@ -170,10 +155,7 @@ impl Delivery {
             match m.opcode {
                 Opcode::Send => {
                     // The buffer is consumed whether or not the SEND fitted.
-                    let rb = st
-                        .buffers
-                        .pop_front()
-                        .expect("a SEND was matched to a buffer");
+                    let rb = st.buffers.pop_front().expect("a SEND was matched to a buffer");
                     st.base_rsn = st.base_rsn.wrapping_add(1);
                     debug_assert_eq!(Some(rb), m.recv);
                     out.push_back(Completion {
@@ -187,18 +169,16 @@ impl Delivery {
                         imm: None,
                     });
                 }
-                Opcode::WriteImm if status == CompletionStatus::Success => {
-                    out.push_back(Completion {
-                        id: crate::types::WrId(0),
-                        conn,
-                        stream,
-                        msg_seq,
-                        kind: CompletionKind::WriteImm,
-                        status,
-                        len: m.len,
-                        imm: Some(m.imm),
-                    })
-                }
+                Opcode::WriteImm if status == CompletionStatus::Success => out.push_back(Completion {
+                    id: crate::types::WrId(0),
+                    conn,
+                    stream,
+                    msg_seq,
+                    kind: CompletionKind::WriteImm,
+                    status,
+                    len: m.len,
+                    imm: Some(m.imm),
+                }),
                 _ => {}
             }
         }

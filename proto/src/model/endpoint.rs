@@ -14,13 +14,12 @@ use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
 use crate::rng::Rng;
 use crate::transport::{
-    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
-    WorkRequest,
+    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
-    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode,
-    TransportRepr, WIRE_OVERHEAD,
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+    WIRE_OVERHEAD,
 };
 use crate::{Error, Result};
 
@@ -223,16 +222,10 @@ impl Endpoint {
     /// Establish a connection.
     pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
         if cc.paths == 0 || cc.paths > 16 {
-            return Err(Error::BadConfig(format!(
-                "connection {}: paths must be 1..=16",
-                cc.id
-            )));
+            return Err(Error::BadConfig(format!("connection {}: paths must be 1..=16", cc.id)));
         }
         if cc.streams == 0 {
-            return Err(Error::BadConfig(format!(
-                "connection {}: at least one stream",
-                cc.id
-            )));
+            return Err(Error::BadConfig(format!("connection {}: at least one stream", cc.id)));
         }
         if self.conns.contains_key(&cc.id) {
             return Err(Error::BadConfig(format!("connection {} exists", cc.id)));
@@ -258,19 +251,9 @@ impl Endpoint {
             });
         }
         let rx = (0..cc.paths)
-            .map(|_| RxPath {
-                sack: SackTracker::default(),
-                pending: 0,
-                ce: 0,
-                ts: 0,
-                sport: 0,
-                ack_at: None,
-            })
+            .map(|_| RxPath { sack: SackTracker::default(), pending: 0, ce: 0, ts: 0, sport: 0, ack_at: None })
             .collect();
-        let rate = cc
-            .initial_rate_mbps
-            .unwrap_or(self.cfg.line_rate_mbps)
-            .clamp(1, self.cfg.line_rate_mbps);
+        let rate = cc.initial_rate_mbps.unwrap_or(self.cfg.line_rate_mbps).clamp(1, self.cfg.line_rate_mbps);
         self.conns.insert(
             cc.id,
             Conn {
@@ -334,10 +317,7 @@ impl Endpoint {
     }
 
     fn rate_hint(&self, now: Time) -> u32 {
-        if self
-            .busy_since
-            .is_none_or(|t| now < t + self.cfg.active_window)
-        {
+        if self.busy_since.is_none_or(|t| now < t + self.cfg.active_window) {
             return 0;
         }
         // Active: heard from within the window, or with a message half
@@ -348,9 +328,7 @@ impl Endpoint {
             .conns
             .iter()
             .filter(|(id, c)| {
-                c.last_rx.is_some_and(|t| {
-                    t + w >= now || (t + 8 * w >= now && self.delivery.has_partial(**id))
-                })
+                c.last_rx.is_some_and(|t| t + w >= now || (t + 8 * w >= now && self.delivery.has_partial(**id)))
             })
             .count()
             .max(1);
@@ -390,15 +368,7 @@ impl Endpoint {
         self.control.push_back(frame);
     }
 
-    fn queue_nak(
-        &mut self,
-        now: Time,
-        id: ConnId,
-        c: &CommonRepr,
-        d: &DataRepr,
-        code: NakCode,
-        sport: u16,
-    ) {
+    fn queue_nak(&mut self, now: Time, id: ConnId, c: &CommonRepr, d: &DataRepr, code: NakCode, sport: u16) {
         let cfg = self.conns[&id].cfg;
         let t = TransportRepr {
             common: CommonRepr {
@@ -410,25 +380,14 @@ impl Endpoint {
                 stream: c.stream,
                 flags: 0,
             },
-            body: Body::Nak(NakRepr {
-                code,
-                msg_seq: d.msg_seq,
-                info: 0,
-            }),
+            body: Body::Nak(NakRepr { code, msg_seq: d.msg_seq, info: 0 }),
         };
         let frame = wire::encode(&self.addressing(&cfg, sport), &t, &[]);
         self.stats.tx_naks += 1;
         self.control.push_back(frame);
     }
 
-    fn on_data(
-        &mut self,
-        now: Time,
-        id: ConnId,
-        f: &wire::Frame<'_>,
-        d: &DataRepr,
-        mem: &mut dyn HostMemory,
-    ) {
+    fn on_data(&mut self, now: Time, id: ConnId, f: &wire::Frame<'_>, d: &DataRepr, mem: &mut dyn HostMemory) {
         let c = f.transport.common;
         let p = c.path.0 as usize;
         self.stats.rx_data += 1;
@@ -437,10 +396,7 @@ impl Endpoint {
             self.stats.rx_ecn_ce += 1;
         }
         let window = self.cfg.active_window;
-        let idle = !self
-            .conns
-            .values()
-            .any(|c| c.last_rx.is_some_and(|t| t + window >= now));
+        let idle = !self.conns.values().any(|c| c.last_rx.is_some_and(|t| t + window >= now));
         if idle {
             self.busy_since = Some(now);
         }
@@ -464,10 +420,7 @@ impl Endpoint {
                 match self.delivery.place(id, &c, d, f.payload, mem) {
                     Placement::Placed => {
                         self.stats.bytes_placed += f.payload.len() as u64;
-                        self.conns
-                            .get_mut(&id)
-                            .expect("connection exists")
-                            .bytes_placed += f.payload.len() as u64;
+                        self.conns.get_mut(&id).expect("connection exists").bytes_placed += f.payload.len() as u64;
                     }
                     Placement::Refused(code) => {
                         self.stats.rx_access_violation += 1;
@@ -481,9 +434,7 @@ impl Endpoint {
                 }
                 // A new hole: tell the sender at once.
                 immediate |= hole;
-                self.conns.get_mut(&id).expect("connection exists").rx[p]
-                    .sack
-                    .accept(c.psn);
+                self.conns.get_mut(&id).expect("connection exists").rx[p].sack.accept(c.psn);
             }
         }
         let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
@@ -517,8 +468,7 @@ impl Endpoint {
         };
         if a.rate_hint_mbps > 0 {
             conn.rate_mbps = a.rate_hint_mbps.min(line);
-            conn.pacer
-                .set_cost(Pacer::cost_q16(conn.rate_mbps, PS_PER_US));
+            conn.pacer.set_cost(Pacer::cost_q16(conn.rate_mbps, PS_PER_US));
         }
         let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
         match path.srtt {
@@ -546,14 +496,7 @@ impl Endpoint {
         }
         path.ecn_echoes += a.ecn_ce as u64;
         let srtt = path.srtt.unwrap_or(0);
-        path.window.on_ack(
-            now,
-            newly,
-            a.ecn_ce as u32,
-            path.log.outstanding(),
-            srtt,
-            max_cwnd,
-        );
+        path.window.on_ack(now, newly, a.ecn_ce as u32, path.log.outstanding(), srtt, max_cwnd);
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
         path.rto_at = (path.log.outstanding() > 0).then_some(now + rto);
@@ -579,14 +522,8 @@ impl Endpoint {
         let rnr_delay = self.cfg.rnr_delay;
         let conn = self.conns.get_mut(&id).expect("connection exists");
         match n.code {
-            NakCode::Access => {
-                conn.sq
-                    .fail(c.stream, n.msg_seq, CompletionStatus::RemoteAccessError)
-            }
-            NakCode::RecvTooSmall => {
-                conn.sq
-                    .fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall)
-            }
+            NakCode::Access => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
+            NakCode::RecvTooSmall => conn.sq.fail(c.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
             NakCode::NoRecv => {
                 if conn.tx[c.path.0 as usize].log.hold(c.psn) {
                     conn.rnr.push((now + rnr_delay, c.path.0, c.psn));
@@ -645,8 +582,7 @@ impl Endpoint {
     }
 
     fn can_send(conn: &Conn) -> bool {
-        conn.tx.iter().any(|p| p.log.has_queued())
-            || (conn.sq.has_data() && Self::pick_path(conn).is_some())
+        conn.tx.iter().any(|p| p.log.has_queued()) || (conn.sq.has_data() && Self::pick_path(conn).is_some())
     }
 
     fn transmit(&mut self, now: Time, id: ConnId, mem: &dyn HostMemory) -> Option<Vec<u8>> {
@@ -664,8 +600,7 @@ impl Endpoint {
             let seg = path.segs[psn.slot()].expect("a PSN in flight has its segment");
             path.retransmitted += 1;
             let conn = &self.conns[&id];
-            let frame =
-                self.build_data(now, conn, (p, psn), &seg, flags::RETX | flags::ACK_REQ, mem);
+            let frame = self.build_data(now, conn, (p, psn), &seg, flags::RETX | flags::ACK_REQ, mem);
             self.stats.tx_retx += 1;
             self.pace(now, id, frame.len());
             return Some(frame);
@@ -718,28 +653,17 @@ impl Endpoint {
 impl Transport for Endpoint {
     fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (conn, ..) = wr.parts();
-        let c = self
-            .conns
-            .get_mut(&conn)
-            .ok_or(Error::UnknownConnection(conn))?;
+        let c = self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?;
         c.sq.post(wr)
     }
 
     fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
-        let c = self
-            .conns
-            .get(&rb.conn)
-            .ok_or(Error::UnknownConnection(rb.conn))?;
+        let c = self.conns.get(&rb.conn).ok_or(Error::UnknownConnection(rb.conn))?;
         if rb.stream.0 >= c.cfg.streams {
-            return Err(Error::BadStream {
-                conn: rb.conn,
-                stream: rb.stream,
-            });
+            return Err(Error::BadStream { conn: rb.conn, stream: rb.stream });
         }
         if rb.len == 0 || rb.addr.checked_add(rb.len as u64).is_none() {
-            return Err(Error::BadWorkRequest(
-                "receive buffer empty or wrapping".into(),
-            ));
+            return Err(Error::BadWorkRequest("receive buffer empty or wrapping".into()));
         }
         self.delivery.post_recv(rb);
         Ok(())
@@ -760,10 +684,7 @@ impl Transport for Endpoint {
         };
         let c = f.transport.common;
         let id = c.conn;
-        let ok = self
-            .conns
-            .get(&id)
-            .is_some_and(|k| k.cfg.peer_ip == f.addr.src_ip && c.path.0 < k.cfg.paths);
+        let ok = self.conns.get(&id).is_some_and(|k| k.cfg.peer_ip == f.addr.src_ip && c.path.0 < k.cfg.paths);
         if !ok {
             self.stats.rx_bad_conn += 1;
             return;

@@ -16,16 +16,10 @@ impl MrTable {
     /// Register `mr`; its rkey must be new and its range must not wrap.
     pub fn register(&mut self, mr: MemoryRegion) -> Result<()> {
         if mr.len == 0 || mr.base.checked_add(mr.len).is_none() {
-            return Err(Error::BadMemoryRegion(format!(
-                "rkey {}: empty or wrapping range",
-                mr.rkey
-            )));
+            return Err(Error::BadMemoryRegion(format!("rkey {}: empty or wrapping range", mr.rkey)));
         }
         if self.regions.contains_key(&mr.rkey) {
-            return Err(Error::BadMemoryRegion(format!(
-                "rkey {} already registered",
-                mr.rkey
-            )));
+            return Err(Error::BadMemoryRegion(format!("rkey {} already registered", mr.rkey)));
         }
         self.regions.insert(mr.rkey, mr);
         Ok(())
@@ -52,57 +46,25 @@ mod tests {
     fn write_checks_key_owner_bounds_and_permission() {
         let mut t = MrTable::default();
         let rw = Access { remote_write: true };
-        t.register(MemoryRegion {
-            rkey: Rkey(7),
-            base: Iova(0x1000),
-            len: 0x100,
-            access: rw,
-            conn: ConnId(1),
-        })
-        .unwrap();
+        t.register(MemoryRegion { rkey: Rkey(7), base: Iova(0x1000), len: 0x100, access: rw, conn: ConnId(1) })
+            .unwrap();
         t.register(MemoryRegion {
             rkey: Rkey(8),
             base: Iova(0x2000),
             len: 0x100,
-            access: Access {
-                remote_write: false,
-            },
+            access: Access { remote_write: false },
             conn: ConnId(1),
         })
         .unwrap();
         assert!(t.check_write(ConnId(1), Rkey(7), Iova(0x1000), 0x100));
-        assert!(
-            !t.check_write(ConnId(1), Rkey(7), Iova(0x1001), 0x100),
-            "one past the end"
-        );
-        assert!(
-            !t.check_write(ConnId(1), Rkey(7), Iova(0xfff), 1),
-            "below the base"
-        );
-        assert!(
-            !t.check_write(ConnId(2), Rkey(7), Iova(0x1000), 1),
-            "other connection"
-        );
-        assert!(
-            !t.check_write(ConnId(1), Rkey(9), Iova(0x1000), 1),
-            "unknown rkey"
-        );
-        assert!(
-            !t.check_write(ConnId(1), Rkey(8), Iova(0x2000), 1),
-            "read-only region"
-        );
-        assert!(
-            !t.check_write(ConnId(1), Rkey(7), Iova(u64::MAX), 2),
-            "wrapping"
-        );
+        assert!(!t.check_write(ConnId(1), Rkey(7), Iova(0x1001), 0x100), "one past the end");
+        assert!(!t.check_write(ConnId(1), Rkey(7), Iova(0xfff), 1), "below the base");
+        assert!(!t.check_write(ConnId(2), Rkey(7), Iova(0x1000), 1), "other connection");
+        assert!(!t.check_write(ConnId(1), Rkey(9), Iova(0x1000), 1), "unknown rkey");
+        assert!(!t.check_write(ConnId(1), Rkey(8), Iova(0x2000), 1), "read-only region");
+        assert!(!t.check_write(ConnId(1), Rkey(7), Iova(u64::MAX), 2), "wrapping");
         assert!(t
-            .register(MemoryRegion {
-                rkey: Rkey(7),
-                base: Iova(0),
-                len: 1,
-                access: rw,
-                conn: ConnId(1)
-            })
+            .register(MemoryRegion { rkey: Rkey(7), base: Iova(0), len: 1, access: rw, conn: ConnId(1) })
             .is_err());
     }
 }

@@ -60,12 +60,7 @@ pub struct PathLog {
 impl PathLog {
     /// A path whose first PSN is `psn`.
     pub fn starting_at(psn: Psn) -> PathLog {
-        PathLog {
-            next: psn,
-            una: psn,
-            marker: psn,
-            ..Default::default()
-        }
+        PathLog { next: psn, una: psn, marker: psn, ..Default::default() }
     }
 
     /// The next PSN to send.
@@ -107,12 +102,7 @@ impl PathLog {
     pub fn send_new(&mut self) -> Psn {
         debug_assert!(self.can_send());
         let p = self.next;
-        for b in [
-            &mut self.sacked,
-            &mut self.queued,
-            &mut self.rexmit,
-            &mut self.held,
-        ] {
+        for b in [&mut self.sacked, &mut self.queued, &mut self.rexmit, &mut self.held] {
             b.set(p, false);
         }
         self.next = p.add(1);
@@ -259,19 +249,12 @@ mod tests {
         l.on_ack(Psn::new(0), &sack(&[2])).unwrap();
         assert_eq!(l.take_retx(), Some(Psn::new(0)), "0 is lost, 1 is held");
         assert_eq!(l.take_retx(), None);
-        assert_eq!(
-            l.on_rto(),
-            2,
-            "0 (resent, still missing) and 3; 1 is held, 2 SACKed"
-        );
+        assert_eq!(l.on_rto(), 2, "0 (resent, still missing) and 3; 1 is held, 2 SACKed");
         assert_eq!(l.take_retx(), Some(Psn::new(0)));
         assert_eq!(l.take_retx(), Some(Psn::new(3)));
         assert!(l.release(Psn::new(1)));
         assert_eq!(l.take_retx(), Some(Psn::new(1)));
-        assert!(
-            l.on_ack(Psn::new(9), &sack(&[])).is_none(),
-            "acknowledges the unsent"
-        );
+        assert!(l.on_ack(Psn::new(9), &sack(&[])).is_none(), "acknowledges the unsent");
         assert!(!l.can_send() || l.span() < 256);
     }
 
@@ -283,9 +266,7 @@ mod tests {
             l.send_new();
         }
         assert!(!l.can_send());
-        let r = l
-            .on_ack(Psn::new(Psn::MODULUS - 5).add(256), &sack(&[]))
-            .unwrap();
+        let r = l.on_ack(Psn::new(Psn::MODULUS - 5).add(256), &sack(&[])).unwrap();
         assert_eq!(r.newly.len(), 256);
         assert!(l.can_send());
     }

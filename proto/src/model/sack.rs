@@ -31,11 +31,7 @@ pub struct SackTracker {
 impl SackTracker {
     /// A tracker whose next expected PSN is `psn` (a connection's initial PSN).
     pub fn starting_at(psn: Psn) -> SackTracker {
-        SackTracker {
-            cum: psn,
-            high: psn,
-            bitmap: [0; 32],
-        }
+        SackTracker { cum: psn, high: psn, bitmap: [0; 32] }
     }
 
     /// A tracker in a given state (for hardware models that store it apart).
@@ -51,9 +47,7 @@ impl SackTracker {
         } else if d >= WINDOW {
             Verdict::OutOfWindow
         } else {
-            Verdict::New {
-                hole: psn.diff(self.high) > 0,
-            }
+            Verdict::New { hole: psn.diff(self.high) > 0 }
         }
     }
 

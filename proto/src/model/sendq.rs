@@ -76,39 +76,23 @@ impl SendQueue {
     /// Queue a work request (already known to be for this connection).
     pub fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (_, stream, local, len) = wr.parts();
-        let st = self
-            .streams
-            .get_mut(stream.0 as usize)
-            .ok_or(Error::BadStream {
-                conn: self.conn,
-                stream,
-            })?;
+        let st = self.streams.get_mut(stream.0 as usize).ok_or(Error::BadStream { conn: self.conn, stream })?;
         if len == 0 {
             return Err(Error::BadWorkRequest("zero-length message".into()));
         }
         if local.checked_add(len as u64).is_none() {
-            return Err(Error::BadWorkRequest(format!(
-                "local buffer {local}+{len} wraps"
-            )));
+            return Err(Error::BadWorkRequest(format!("local buffer {local}+{len} wraps")));
         }
         if let WorkRequest::Write { remote, .. } = wr {
             if remote.checked_add(len as u64).is_none() {
-                return Err(Error::BadWorkRequest(format!(
-                    "remote buffer {remote}+{len} wraps"
-                )));
+                return Err(Error::BadWorkRequest(format!("remote buffer {remote}+{len} wraps")));
             }
         }
         let rsn = st.next_rsn;
         if matches!(wr, WorkRequest::Send { .. }) {
             st.next_rsn = st.next_rsn.wrapping_add(1);
         }
-        st.msgs.push_back(TxMsg {
-            wr,
-            rsn,
-            next_offset: 0,
-            acked: 0,
-            failed: None,
-        });
+        st.msgs.push_back(TxMsg { wr, rsn, next_offset: 0, acked: 0, failed: None });
         Ok(())
     }
 
@@ -127,18 +111,8 @@ impl SendQueue {
         let m = &st.msgs[idx];
         let len = (m.len() - offset).min(mtu);
         let (opcode, remote_addr, rkey, immediate) = match m.wr {
-            WorkRequest::Write {
-                remote,
-                rkey,
-                imm: None,
-                ..
-            } => (Opcode::Write, remote, rkey, 0),
-            WorkRequest::Write {
-                remote,
-                rkey,
-                imm: Some(v),
-                ..
-            } => (Opcode::WriteImm, remote, rkey, v),
+            WorkRequest::Write { remote, rkey, imm: None, .. } => (Opcode::Write, remote, rkey, 0),
+            WorkRequest::Write { remote, rkey, imm: Some(v), .. } => (Opcode::WriteImm, remote, rkey, v),
             WorkRequest::Send { .. } => (Opcode::Send, Iova(0), Rkey(m.rsn), 0),
         };
         Segment {
@@ -163,9 +137,7 @@ impl SendQueue {
         for k in 0..n {
             let s = (self.rr + k) % n;
             let st = &mut self.streams[s];
-            while st.seg_idx < st.msgs.len()
-                && st.msgs[st.seg_idx].next_offset == st.msgs[st.seg_idx].len()
-            {
+            while st.seg_idx < st.msgs.len() && st.msgs[st.seg_idx].next_offset == st.msgs[st.seg_idx].len() {
                 st.seg_idx += 1;
             }
             if st.seg_idx >= st.msgs.len() {
@@ -187,13 +159,7 @@ impl SendQueue {
 
     /// Rebuild a segment sent earlier, for retransmission. `None` if its
     /// message has completed or failed meanwhile.
-    pub fn resegment(
-        &self,
-        stream: StreamId,
-        msg_seq: MsgSeq,
-        offset: u32,
-        mtu: u32,
-    ) -> Option<Segment> {
+    pub fn resegment(&self, stream: StreamId, msg_seq: MsgSeq, offset: u32, mtu: u32) -> Option<Segment> {
         let st = self.streams.get(stream.0 as usize)?;
         let idx = msg_seq.0.wrapping_sub(st.base_seq) as usize;
         let m = st.msgs.get(idx)?;

@@ -67,12 +67,7 @@ mod tests {
     use super::*;
 
     fn c(free: u32) -> Candidate {
-        Candidate {
-            present: true,
-            free,
-            span_ok: true,
-            retired: false,
-        }
+        Candidate { present: true, free, span_ok: true, retired: false }
     }
 
     #[test]
@@ -85,18 +80,8 @@ mod tests {
         q[1].span_ok = false;
         q[2].retired = true;
         assert_eq!(pick(&q, 0), Some(0));
-        let all_retired: Vec<Candidate> = p
-            .iter()
-            .map(|x| Candidate {
-                retired: true,
-                ..*x
-            })
-            .collect();
-        assert_eq!(
-            pick(&all_retired, 0),
-            Some(1),
-            "retired paths when nothing else is left"
-        );
+        let all_retired: Vec<Candidate> = p.iter().map(|x| Candidate { retired: true, ..*x }).collect();
+        assert_eq!(pick(&all_retired, 0), Some(1), "retired paths when nothing else is left");
         assert_eq!(pick(&[c(0), Candidate::default()], 0), None);
     }
 

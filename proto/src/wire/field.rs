@@ -97,12 +97,7 @@ impl Header {
 
 /// `Field` constructor for the static tables.
 pub const fn f(name: &'static str, bit_offset: usize, bits: usize, doc: &'static str) -> Field {
-    Field {
-        name,
-        bit_offset,
-        bits,
-        doc,
-    }
+    Field { name, bit_offset, bits, doc }
 }
 
 #[cfg(test)]

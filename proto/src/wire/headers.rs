@@ -135,11 +135,7 @@ mod tests {
         for h in ALL {
             let mut next = 0;
             for fl in h.fields {
-                assert_eq!(
-                    fl.bit_offset, next,
-                    "{}.{} leaves a gap or overlaps",
-                    h.name, fl.name
-                );
+                assert_eq!(fl.bit_offset, next, "{}.{} leaves a gap or overlaps", h.name, fl.name);
                 assert!(fl.bits <= 64 || (fl.bit_offset % 8 == 0 && fl.bits % 8 == 0));
                 next += fl.bits;
             }

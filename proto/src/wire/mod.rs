@@ -54,16 +54,9 @@ impl<'a> HeaderView<'a> {
     /// View `header` at the start of `bytes`, checking the length.
     pub fn new(header: &'static Header, bytes: &'a [u8]) -> crate::Result<Self> {
         if bytes.len() < header.len {
-            return Err(crate::Error::Truncated {
-                what: header.name,
-                needed: header.len,
-                available: bytes.len(),
-            });
+            return Err(crate::Error::Truncated { what: header.name, needed: header.len, available: bytes.len() });
         }
-        Ok(HeaderView {
-            header,
-            bytes: &bytes[..header.len],
-        })
+        Ok(HeaderView { header, bytes: &bytes[..header.len] })
     }
     /// The value of field `name`.
     pub fn get(&self, name: &str) -> u64 {
@@ -91,16 +84,9 @@ pub fn markdown() -> String {
          least significant byte first like the Ethernet FCS, so that a receiver can run the \
          CRC over the trailer too and compare with the constant residue 0x2144df1c.\n"
     );
-    let _ = writeln!(
-        s,
-        "| packet | layout | header bytes (without payload and CRC) |\n|---|---|---|"
-    );
+    let _ = writeln!(s, "| packet | layout | header bytes (without payload and CRC) |\n|---|---|---|");
     let l2l4 = headers::ETH.len + headers::IPV4.len + headers::UDP.len;
-    for (name, ext) in [
-        ("data", &headers::DATA),
-        ("ACK", &headers::ACK),
-        ("NAK", &headers::NAK),
-    ] {
+    for (name, ext) in [("data", &headers::DATA), ("ACK", &headers::ACK), ("NAK", &headers::NAK)] {
         let _ = writeln!(
             s,
             "| {name} | Eth {} + IPv4 {} + UDP {} + common {} + {} {}{} + CRC {} | {} |",
@@ -124,10 +110,7 @@ pub fn markdown() -> String {
         if !matches!(h.name, "data extension" | "ACK extension" | "NAK extension") {
             frame_offset += h.len;
         }
-        let _ = writeln!(
-            s,
-            "| byte | bits | width | field | meaning |\n|---|---|---|---|---|"
-        );
+        let _ = writeln!(s, "| byte | bits | width | field | meaning |\n|---|---|---|---|---|");
         for fl in h.fields {
             let bit_in_byte = fl.bit_offset % 8;
             let _ = writeln!(

@@ -78,12 +78,7 @@ impl NakCode {
             2 => NakCode::NoRecv,
             3 => NakCode::RecvTooSmall,
             4 => NakCode::SeqErr,
-            other => {
-                return Err(Error::BadField {
-                    field: "nak.code",
-                    value: other as u64,
-                })
-            }
+            other => return Err(Error::BadField { field: "nak.code", value: other as u64 }),
         })
     }
 }
@@ -326,11 +321,7 @@ pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &m
 
 fn need(what: &'static str, needed: usize, available: usize) -> Result<()> {
     if available < needed {
-        Err(Error::Truncated {
-            what,
-            needed,
-            available,
-        })
+        Err(Error::Truncated { what, needed, available })
     } else {
         Ok(())
     }
@@ -343,70 +334,40 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     let eth = &frame[..ETH.len];
     let ethertype = ETH.field("ethertype").get(eth) as u16;
     if ethertype != ETHERTYPE_IPV4 {
-        return Err(Error::NotFerroce {
-            ethertype,
-            proto: 0,
-            dport: 0,
-        });
+        return Err(Error::NotFerroce { ethertype, proto: 0, dport: 0 });
     }
     need("IPv4 header", ETH.len + IPV4.len, frame.len())?;
     let ip = &frame[ETH.len..ETH.len + IPV4.len];
     let ipf = |n: &str| IPV4.field(n).get(ip);
     if ipf("version") != 4 || ipf("ihl") != 5 {
-        return Err(Error::BadField {
-            field: "ipv4.version/ihl",
-            value: ip[0] as u64,
-        });
+        return Err(Error::BadField { field: "ipv4.version/ihl", value: ip[0] as u64 });
     }
     if internet_checksum(ip) != 0 {
         return Err(Error::BadIpChecksum);
     }
     let proto = ipf("protocol") as u8;
     if ipf("frag_off") != 0 || ipf("flags") & 0b001 != 0 {
-        return Err(Error::BadField {
-            field: "ipv4.fragment",
-            value: ipf("frag_off"),
-        });
+        return Err(Error::BadField { field: "ipv4.fragment", value: ipf("frag_off") });
     }
     let ip_total = ipf("total_len") as usize;
     if ETH.len + ip_total != frame.len() {
-        return Err(Error::BadLength {
-            what: "ipv4.total_len",
-            declared: ip_total,
-            actual: frame.len() - ETH.len,
-        });
+        return Err(Error::BadLength { what: "ipv4.total_len", declared: ip_total, actual: frame.len() - ETH.len });
     }
     if proto != IP_PROTO_UDP {
-        return Err(Error::NotFerroce {
-            ethertype,
-            proto,
-            dport: 0,
-        });
+        return Err(Error::NotFerroce { ethertype, proto, dport: 0 });
     }
     need("UDP header", L2L4, frame.len())?;
     let udp = &frame[ETH.len + IPV4.len..L2L4];
     let dport = UDP.field("dport").get(udp) as u16;
     if dport != port {
-        return Err(Error::NotFerroce {
-            ethertype,
-            proto,
-            dport,
-        });
+        return Err(Error::NotFerroce { ethertype, proto, dport });
     }
     let udp_len = UDP.field("len").get(udp) as usize;
     if udp_len != ip_total - IPV4.len {
-        return Err(Error::BadLength {
-            what: "udp.len",
-            declared: udp_len,
-            actual: ip_total - IPV4.len,
-        });
+        return Err(Error::BadLength { what: "udp.len", declared: udp_len, actual: ip_total - IPV4.len });
     }
     let tp = &frame[L2L4..];
-    need(
-        "ferroce common header + CRC",
-        COMMON.len + CRC_LEN,
-        tp.len(),
-    )?;
+    need("ferroce common header + CRC", COMMON.len + CRC_LEN, tp.len())?;
     let (covered, trailer) = tp.split_at(tp.len() - CRC_LEN);
     let trailer = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
     let computed = crc32(covered);
@@ -415,10 +376,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     }
     let cf = |n: &str| COMMON.field(n).get(covered);
     if cf("version") != TRANSPORT_VERSION as u64 {
-        return Err(Error::BadField {
-            field: "common.version",
-            value: cf("version"),
-        });
+        return Err(Error::BadField { field: "common.version", value: cf("version") });
     }
     let opcode = Opcode::from_u8(cf("opcode") as u8)?;
     let common = CommonRepr {
@@ -453,10 +411,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
                 });
             }
             if d.msg_len == 0 || d.payload_len == 0 {
-                return Err(Error::BadField {
-                    field: "data.msg_len/payload_len",
-                    value: 0,
-                });
+                return Err(Error::BadField { field: "data.msg_len/payload_len", value: 0 });
             }
             if d.offset as u64 + d.payload_len as u64 > d.msg_len as u64 {
                 return Err(Error::BadLength {
@@ -469,11 +424,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         }
         Opcode::Ack => {
             if ext.len() != ACK.len {
-                return Err(Error::BadLength {
-                    what: "ACK extension",
-                    declared: ACK.len,
-                    actual: ext.len(),
-                });
+                return Err(Error::BadLength { what: "ACK extension", declared: ACK.len, actual: ext.len() });
             }
             let g = |n: &str| ACK.field(n).get(ext);
             let mut sack = [0u8; 32];
@@ -489,11 +440,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         }
         Opcode::Nak => {
             if ext.len() != NAK.len {
-                return Err(Error::BadLength {
-                    what: "NAK extension",
-                    declared: NAK.len,
-                    actual: ext.len(),
-                });
+                return Err(Error::BadLength { what: "NAK extension", declared: NAK.len, actual: ext.len() });
             }
             let g = |n: &str| NAK.field(n).get(ext);
             let n = NakRepr {
@@ -519,11 +466,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         ecn: Ecn::from_bits(ipf("ecn")),
         ttl: ipf("ttl") as u8,
     };
-    Ok(Frame {
-        addr,
-        transport: TransportRepr { common, body },
-        payload,
-    })
+    Ok(Frame { addr, transport: TransportRepr { common, body }, payload })
 }
 
 /// (src ip, dst ip, protocol, sport, dport).
@@ -549,9 +492,7 @@ pub fn five_tuple(frame: &[u8]) -> Option<FiveTuple> {
 /// Mark an ECN-capable IPv4 frame CE in place and fix the IPv4 checksum, as a
 /// switch does. Returns false (and changes nothing) for Not-ECT or non-IPv4.
 pub fn mark_ce(frame: &mut [u8]) -> bool {
-    if frame.len() < ETH.len + IPV4.len
-        || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64
-    {
+    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
         return false;
     }
     let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
