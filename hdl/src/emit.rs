@@ -22,6 +22,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
         ("pacer", verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default())),
+        ("rate_div", verilog(crate::rate_div::RateDiv::default())),
         ("retx", verilog(crate::retx::Retx::<PATH_KEY_BITS>::default())),
         ("rto_timer", verilog(crate::rto_timer::RtoTimer::<PATH_KEY_BITS>::default())),
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
