@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::ackgen::{AckAction, AckState};
 use super::cc::{Pacer, Window};
 
 /// Picoseconds in a microsecond: the model's time unit for the pacer.
@@ -132,8 +133,7 @@ struct TxPath {
 #[derive(Debug)]
 struct RxPath {
     sack: SackTracker,
-    pending: u16,
-    ce: u16,
+    coalesce: AckState,
     ts: u32,
     sport: u16,
     ack_at: Option<Time>,
@@ -251,7 +251,13 @@ impl Endpoint {
             });
         }
         let rx = (0..cc.paths)
-            .map(|_| RxPath { sack: SackTracker::default(), pending: 0, ce: 0, ts: 0, sport: 0, ack_at: None })
+            .map(|_| RxPath {
+                sack: SackTracker::default(),
+                coalesce: AckState::default(),
+                ts: 0,
+                sport: 0,
+                ack_at: None,
+            })
             .collect();
         let rate = cc.initial_rate_mbps.unwrap_or(self.cfg.line_rate_mbps).clamp(1, self.cfg.line_rate_mbps);
         self.conns.insert(
@@ -335,19 +341,13 @@ impl Endpoint {
         self.cfg.line_rate_mbps / active as u32
     }
 
-    fn queue_ack(&mut self, now: Time, id: ConnId, p: usize) {
+    /// Send the path's ACK, reporting `pending` packets and `ce` marks.
+    fn queue_ack(&mut self, now: Time, id: ConnId, p: usize, pending: u16, ce: u16) {
         let hint = self.rate_hint(now);
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let rx = &mut conn.rx[p];
-        let ack = AckRepr {
-            sack: *rx.sack.bitmap(),
-            ts_echo: rx.ts,
-            rate_hint_mbps: hint,
-            ecn_ce: rx.ce,
-            acked_pkts: rx.pending,
-        };
-        rx.pending = 0;
-        rx.ce = 0;
+        let ack =
+            AckRepr { sack: *rx.sack.bitmap(), ts_echo: rx.ts, rate_hint_mbps: hint, ecn_ce: ce, acked_pkts: pending };
         rx.ack_at = None;
         let t = TransportRepr {
             common: CommonRepr {
@@ -438,14 +438,12 @@ impl Endpoint {
             }
         }
         let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
-        rx.pending = rx.pending.saturating_add(1);
-        rx.ce = rx.ce.saturating_add(ce as u16);
         rx.ts = c.timestamp;
         rx.sport = f.addr.sport;
-        if immediate || rx.pending >= self.cfg.ack_every {
-            self.queue_ack(now, id, p);
-        } else if rx.ack_at.is_none() {
-            rx.ack_at = Some(now + self.cfg.ack_delay);
+        match rx.coalesce.on_packet(immediate, ce, self.cfg.ack_every) {
+            AckAction::Now { pending, ce } => self.queue_ack(now, id, p, pending, ce),
+            AckAction::Arm => rx.ack_at = Some(now + self.cfg.ack_delay),
+            AckAction::Wait => {}
         }
     }
 
@@ -747,8 +745,12 @@ impl Transport for Endpoint {
         for id in ids {
             let np = self.conns[&id].rx.len();
             for p in 0..np {
-                if self.conns[&id].rx[p].ack_at.is_some_and(|a| a <= now) {
-                    self.queue_ack(now, id, p);
+                let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
+                if rx.ack_at.is_some_and(|a| a <= now) {
+                    rx.ack_at = None;
+                    if let AckAction::Now { pending, ce } = rx.coalesce.on_timer() {
+                        self.queue_ack(now, id, p, pending, ce);
+                    }
                 }
                 if self.conns[&id].tx[p].rto_at.is_some_and(|a| a <= now) {
                     self.on_rto(now, id, p);

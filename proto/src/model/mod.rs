@@ -13,6 +13,7 @@
 //! * congestion: per-path window with ECN AIMD, connection pacing at the
 //!   receiver's fair-share rate hint.
 
+pub mod ackgen;
 pub mod cc;
 mod delivery;
 mod endpoint;
