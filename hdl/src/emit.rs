@@ -19,6 +19,7 @@ pub const PATH_KEY_BITS: usize = 7;
 /// Verilator tests.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
+        ("ack_gen", verilog(crate::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
         ("pacer", verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default())),

@@ -6,6 +6,7 @@
 
 pub use rust_hdl;
 
+pub mod ack_gen;
 pub mod cc;
 pub mod csr;
 pub mod emit;
