@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::ackgen::{AckAction, AckState};
 use super::cc::{Pacer, Window};
+use super::health::Health;
 
 /// Picoseconds in a microsecond: the model's time unit for the pacer.
 const PS_PER_US: u64 = 1_000_000;
@@ -121,10 +122,7 @@ struct TxPath {
     srtt: Option<Time>,
     rttvar: Time,
     rto_at: Option<Time>,
-    rtos_in_row: u32,
-    retired: bool,
-    epoch_sent: u32,
-    epoch_lost: u32,
+    health: Health,
     sent: u64,
     retransmitted: u64,
     ecn_echoes: u64,
@@ -241,10 +239,7 @@ impl Endpoint {
                 srtt: None,
                 rttvar: 0,
                 rto_at: None,
-                rtos_in_row: 0,
-                retired: false,
-                epoch_sent: 0,
-                epoch_lost: 0,
+                health: Health::default(),
                 sent: 0,
                 retransmitted: 0,
                 ecn_echoes: 0,
@@ -298,7 +293,7 @@ impl Endpoint {
                     sport: p.sport,
                     cwnd: p.window.cwnd,
                     srtt: p.srtt,
-                    retired: p.retired,
+                    retired: p.health.retired,
                     sent: p.sent,
                     retransmitted: p.retransmitted,
                     ecn_echoes: p.ecn_echoes,
@@ -452,7 +447,7 @@ impl Endpoint {
             Some(s) => (2 * s + 4 * path.rttvar).max(self.cfg.rto_min),
             None => self.cfg.rto_min,
         };
-        base << path.rtos_in_row.min(5)
+        base << path.health.rtos_in_row.min(5)
     }
 
     fn on_ack(&mut self, now: Time, id: ConnId, c: &CommonRepr, a: &AckRepr) {
@@ -487,24 +482,15 @@ impl Endpoint {
                 conn.sq.ack(seg.stream, seg.msg_seq, seg.len as u32);
             }
         }
-        path.epoch_lost += result.lost;
-        if newly > 0 {
-            path.rtos_in_row = 0;
-            path.retired = false;
-        }
+        let repath = path.health.on_ack(newly, result.lost);
         path.ecn_echoes += a.ecn_ce as u64;
         let srtt = path.srtt.unwrap_or(0);
         path.window.on_ack(now, newly, a.ecn_ce as u32, path.log.outstanding(), srtt, max_cwnd);
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
         path.rto_at = (path.log.outstanding() > 0).then_some(now + rto);
-        if path.epoch_sent >= 64 {
-            let repath = path.epoch_lost * 4 >= path.epoch_sent;
-            path.epoch_sent = 0;
-            path.epoch_lost = 0;
-            if repath {
-                self.repath(id, p);
-            }
+        if repath {
+            self.repath(id, p);
         }
     }
 
@@ -573,7 +559,7 @@ impl Endpoint {
                 present: true,
                 free: p.window.free(p.log.outstanding()),
                 span_ok: p.log.can_send(),
-                retired: p.retired,
+                retired: p.health.retired,
             };
         }
         spray::pick(&c[..conn.tx.len()], conn.path_rr)
@@ -608,7 +594,7 @@ impl Endpoint {
         let path = &mut conn.tx[p];
         let psn = path.log.send_new();
         path.segs[psn.slot()] = Some(seg);
-        path.epoch_sent += 1;
+        path.health.on_send();
         path.sent += 1;
         conn.path_rr = (p + 1) % conn.tx.len();
         let rto = self.rto(&self.conns[&id].tx[p]);
@@ -633,13 +619,9 @@ impl Endpoint {
         let (repath_after, retire_after) = (self.cfg.repath_after_rtos, self.cfg.retire_after_rtos);
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let path = &mut conn.tx[p];
-        path.rtos_in_row += 1;
-        let rtos = path.rtos_in_row;
-        if rtos >= retire_after {
-            path.retired = true;
-        }
+        let repath = path.health.on_rto(repath_after, retire_after);
         path.log.on_rto();
-        if rtos >= repath_after {
+        if repath {
             self.repath(id, p);
         }
         let rto = self.rto(&self.conns[&id].tx[p]);

@@ -17,6 +17,7 @@ pub mod ackgen;
 pub mod cc;
 mod delivery;
 mod endpoint;
+pub mod health;
 pub mod mr;
 pub mod retx;
 pub mod sack;

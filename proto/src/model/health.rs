@@ -1,0 +1,76 @@
+//! Path health, in the form the RTL `health` block computes: whether a
+//! path should move to a new source port (re-path) or stop taking new data
+//! (retire).
+//!
+//! * Loss epochs: every [`EPOCH`] new packets, a path that lost a quarter or
+//!   more of them is re-pathed.
+//! * Timeouts: every RTO re-paths once `repath_after` come in a row, and
+//!   retires the path once `retire_after` do; any acknowledgement clears the
+//!   run and un-retires it.
+
+/// New packets per loss epoch.
+pub const EPOCH: u32 = 64;
+
+/// One path's health counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Health {
+    pub epoch_sent: u32,
+    pub epoch_lost: u32,
+    pub rtos_in_row: u32,
+    pub retired: bool,
+}
+
+impl Health {
+    /// A new packet went out.
+    pub fn on_send(&mut self) {
+        self.epoch_sent = self.epoch_sent.saturating_add(1);
+    }
+
+    /// An ACK acknowledged `newly` packets and found `lost`. Returns true if
+    /// the path is to be re-pathed.
+    pub fn on_ack(&mut self, newly: u32, lost: u32) -> bool {
+        self.epoch_lost = self.epoch_lost.saturating_add(lost);
+        if newly > 0 {
+            self.rtos_in_row = 0;
+            self.retired = false;
+        }
+        if self.epoch_sent >= EPOCH {
+            let repath = self.epoch_lost * 4 >= self.epoch_sent;
+            self.epoch_sent = 0;
+            self.epoch_lost = 0;
+            return repath;
+        }
+        false
+    }
+
+    /// A retransmission timeout. Returns true if the path is to be re-pathed.
+    pub fn on_rto(&mut self, repath_after: u32, retire_after: u32) -> bool {
+        self.rtos_in_row = self.rtos_in_row.saturating_add(1);
+        if self.rtos_in_row >= retire_after {
+            self.retired = true;
+        }
+        self.rtos_in_row >= repath_after
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lossy_epochs_and_timeout_runs() {
+        let mut h = Health::default();
+        for _ in 0..EPOCH {
+            h.on_send();
+        }
+        assert!(h.on_ack(10, 16), "16 of 64 lost");
+        for _ in 0..EPOCH {
+            h.on_send();
+        }
+        assert!(!h.on_ack(10, 15));
+        assert!(h.on_rto(1, 3));
+        assert!(h.on_rto(1, 3) && !h.retired);
+        assert!(h.on_rto(1, 3) && h.retired);
+        assert!(!h.on_ack(1, 0) && !h.retired && h.rtos_in_row == 0);
+    }
+}
