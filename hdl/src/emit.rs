@@ -22,6 +22,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("ack_gen", verilog(crate::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
+        ("health", verilog(crate::health::PathHealth::<PATH_KEY_BITS>::default())),
         ("pacer", verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default())),
         ("rate_div", verilog(crate::rate_div::RateDiv::default())),
         ("retx", verilog(crate::retx::Retx::<PATH_KEY_BITS>::default())),

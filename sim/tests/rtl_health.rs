@@ -1,0 +1,91 @@
+//! The `health` RTL block in Verilator against
+//! `ferroce_proto::model::health::Health`: random sends, ACKs (with and
+//! without progress and losses) and timeouts over many paths.
+
+use std::collections::{HashMap, VecDeque};
+
+use ferroce_proto::model::health::Health;
+use ferroce_proto::rng::Rng;
+use ferroce_sim::verilator::{ModelLib, Sim};
+
+const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
+
+#[test]
+fn health_matches_the_model() {
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::health::PathHealth::<KEY_BITS>::default());
+    let lib = ModelLib::build("health", &v).expect("health model builds");
+    let mut s = Sim::new(&lib);
+    s.clock("clock");
+    let names = [
+        "reset",
+        "ready",
+        "in_valid",
+        "in_op",
+        "in_key",
+        "in_newly",
+        "in_lost",
+        "in_repath_after",
+        "in_retire_after",
+        "out_valid",
+        "out_key",
+        "out_repath",
+        "out_retired",
+    ];
+    let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
+    s.set(p["reset"], 1);
+    s.tick();
+    s.set(p["reset"], 0);
+    while s.get(p["ready"]) == 0 {
+        s.tick();
+    }
+    let mut rng = Rng::new(8);
+    let mut model: HashMap<u64, Health> = HashMap::new();
+    let mut expected: VecDeque<(u64, bool, bool)> = VecDeque::new();
+    let (mut checked, mut repaths, mut retired) = (0, 0, 0);
+    while checked < 100_000 {
+        if rng.chance(0.2) {
+            s.set(p["in_valid"], 0);
+        } else {
+            let k = if rng.chance(0.5) { rng.below(3) } else { rng.below(1 << KEY_BITS) };
+            let h = model.entry(k).or_default();
+            let op = match rng.below(100) {
+                0..=69 => 0,
+                70..=95 => 1,
+                _ => 2,
+            };
+            let newly = if rng.chance(0.3) { 0 } else { rng.below(9) } as u32;
+            let lost = if rng.chance(0.7) { 0 } else { rng.below(12) } as u32;
+            let (repath_after, retire_after) = (1 + rng.below(3) as u32, 2 + rng.below(4) as u32);
+            let repath = match op {
+                0 => {
+                    h.on_send();
+                    false
+                }
+                1 => h.on_ack(newly, lost),
+                _ => h.on_rto(repath_after, retire_after),
+            };
+            repaths += repath as u32;
+            retired += h.retired as u32;
+            expected.push_back((k, repath, h.retired));
+            for (n, v) in [
+                ("in_valid", 1),
+                ("in_op", op),
+                ("in_key", k),
+                ("in_newly", newly as u64),
+                ("in_lost", lost as u64),
+                ("in_repath_after", repath_after as u64),
+                ("in_retire_after", retire_after as u64),
+            ] {
+                s.set(p[n], v);
+            }
+        }
+        s.tick();
+        if s.get(p["out_valid"]) == 1 {
+            let want = expected.pop_front().expect("an output with no event behind it");
+            let got = (s.get(p["out_key"]), s.get(p["out_repath"]) == 1, s.get(p["out_retired"]) == 1);
+            assert_eq!(got, want, "event {checked}");
+            checked += 1;
+        }
+    }
+    assert!(repaths > 1_000 && retired > 1_000, "repaths {repaths}, retired {retired}");
+}
