@@ -30,6 +30,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
+        ("segmenter", verilog(crate::segmenter::Segmenter::default())),
         ("spray", verilog(crate::spray::Spray::default())),
         ("tx_build", verilog(crate::tx_build::TxBuild::default())),
     ]

@@ -20,5 +20,6 @@ pub mod rto_timer;
 pub mod rx_check;
 pub mod rx_parse;
 pub mod sack;
+pub mod segmenter;
 pub mod spray;
 pub mod tx_build;
