@@ -121,9 +121,9 @@ fn packets_match_the_model() {
         }
         // Give every stream that has run dry its next message.
         let need = s.get(p["need"]);
-        for st in 0..8 {
+        for (st, queue) in heads.iter_mut().enumerate() {
             if need >> st & 1 == 1 {
-                if let Some(h) = heads[st].pop_front() {
+                if let Some(h) = queue.pop_front() {
                     for (n, v) in [
                         ("load_valid", 1),
                         ("load_stream", st as u64),
