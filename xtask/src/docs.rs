@@ -1,10 +1,15 @@
-//! Generated documentation: docs/wire.md and docs/regmap.md.
+//! Generated documentation: docs/wire.md, docs/regmap.md and the Wireshark
+//! dissector docs/ferroce.lua.
 
 use anyhow::Context;
 
 /// The generated files and their contents.
 pub fn generated() -> Vec<(&'static str, String)> {
-    vec![("docs/wire.md", ferroce_proto::wire::markdown()), ("docs/regmap.md", ferroce_proto::regs::markdown())]
+    vec![
+        ("docs/wire.md", ferroce_proto::wire::markdown()),
+        ("docs/regmap.md", ferroce_proto::regs::markdown()),
+        ("docs/ferroce.lua", ferroce_proto::wire::dissector_lua()),
+    ]
 }
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
