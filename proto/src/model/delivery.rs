@@ -9,6 +9,11 @@ use crate::transport::{Completion, CompletionKind, CompletionStatus, HostMemory,
 use crate::types::{ConnId, MsgSeq, StreamId};
 use crate::wire::{CommonRepr, DataRepr, NakCode, Opcode};
 
+/// Messages of one stream that may be in flight at once: a sender starts
+/// message n + MSG_WINDOW only after message n has completed, so the
+/// receiver tracks at most this many per stream (the RTL keeps one slot each).
+pub const MSG_WINDOW: u32 = 16;
+
 /// Result of offering one (new, never seen) data packet for placement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
@@ -68,9 +73,10 @@ impl Delivery {
         mem: &mut dyn HostMemory,
     ) -> Placement {
         let st = self.streams.entry((conn, c.stream)).or_default();
-        // Messages already delivered, or too far ahead to be genuine, are refused.
+        // Messages already delivered, or beyond the stream's message window
+        // (which a sender never exceeds), are refused.
         let ahead = d.msg_seq.0.wrapping_sub(st.next_deliver);
-        if ahead >= 1 << 30 {
+        if ahead >= MSG_WINDOW {
             return Placement::Refused(NakCode::Access);
         }
         if let Some(m) = st.msgs.get(&d.msg_seq.0) {

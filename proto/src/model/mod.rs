@@ -24,7 +24,7 @@ pub mod sack;
 pub mod sendq;
 pub mod spray;
 
-pub use delivery::{Delivery, Placement};
+pub use delivery::{Delivery, Placement, MSG_WINDOW};
 pub use endpoint::{ConnConfig, Endpoint, EndpointConfig, PathSnapshot};
 
 use crate::types::Time;

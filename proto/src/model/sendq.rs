@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use crate::model::delivery::MSG_WINDOW;
 use crate::transport::{Completion, CompletionKind, CompletionStatus, WorkRequest};
 use crate::types::{ConnId, Iova, MsgSeq, Rkey, StreamId};
 use crate::wire::Opcode;
@@ -140,7 +141,8 @@ impl SendQueue {
             while st.seg_idx < st.msgs.len() && st.msgs[st.seg_idx].next_offset == st.msgs[st.seg_idx].len() {
                 st.seg_idx += 1;
             }
-            if st.seg_idx >= st.msgs.len() {
+            // Stay within the receiver's message window.
+            if st.seg_idx >= st.msgs.len() || st.seg_idx >= MSG_WINDOW as usize {
                 continue;
             }
             let idx = st.seg_idx;
@@ -230,5 +232,42 @@ impl SendQueue {
     /// The next send completion.
     pub fn poll_completion(&mut self) -> Option<Completion> {
         self.completions.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(id: u64, stream: u16, len: u32) -> WorkRequest {
+        WorkRequest::Write {
+            id: crate::WrId(id),
+            conn: ConnId(1),
+            stream: StreamId(stream),
+            local: Iova(0x1000),
+            len,
+            remote: Iova(0x2000),
+            rkey: Rkey(1),
+            imm: None,
+        }
+    }
+
+    #[test]
+    fn a_stream_never_has_more_than_the_message_window_in_flight() {
+        let mut q = SendQueue::new(ConnId(1), 2);
+        for i in 0..20 {
+            q.post(write(i, 0, 1)).unwrap();
+        }
+        q.post(write(99, 1, 1)).unwrap();
+        let mut got = Vec::new();
+        while let Some(s) = q.next_segment(1024) {
+            got.push((s.stream.0, s.msg_seq.0));
+        }
+        assert_eq!(got.iter().filter(|g| g.0 == 0).count(), MSG_WINDOW as usize);
+        assert!(got.contains(&(1, 0)), "another stream is not held up");
+        q.ack(StreamId(0), MsgSeq(0), 1);
+        assert_eq!(q.poll_completion().map(|c| c.id.0), Some(0));
+        let s = q.next_segment(1024).expect("the window moved");
+        assert_eq!((s.stream.0, s.msg_seq.0), (0, MSG_WINDOW));
     }
 }
