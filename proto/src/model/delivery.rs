@@ -2,9 +2,10 @@
 //! packet at its final address (after the MR or receive-buffer check), and
 //! message completion in message order per stream.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use super::mr::MrTable;
+use super::msgwin::MsgWindow;
 use crate::transport::{Completion, CompletionKind, CompletionStatus, HostMemory, RecvBuffer};
 use crate::types::{ConnId, MsgSeq, StreamId};
 use crate::wire::{CommonRepr, DataRepr, NakCode, Opcode};
@@ -27,23 +28,12 @@ pub enum Placement {
     NotReady,
 }
 
-#[derive(Debug)]
-struct RxMsg {
-    opcode: Opcode,
-    len: u32,
-    received: u64,
-    imm: u32,
-    failed: Option<CompletionStatus>,
-    recv: Option<RecvBuffer>,
-}
-
 #[derive(Debug, Default)]
 struct RxStream {
     /// Receive buffers in posting order; `buffers[0]` has RSN `base_rsn`.
     buffers: VecDeque<RecvBuffer>,
     base_rsn: u32,
-    msgs: BTreeMap<u32, RxMsg>,
-    next_deliver: u32,
+    window: MsgWindow,
 }
 
 /// Per-endpoint receive state for all connections.
@@ -73,16 +63,11 @@ impl Delivery {
         mem: &mut dyn HostMemory,
     ) -> Placement {
         let st = self.streams.entry((conn, c.stream)).or_default();
-        // Messages already delivered, or beyond the stream's message window
-        // (which a sender never exceeds), are refused.
-        let ahead = d.msg_seq.0.wrapping_sub(st.next_deliver);
-        if ahead >= MSG_WINDOW {
+        // Messages already delivered, beyond the stream's message window
+        // (which a sender never exceeds) or contradicting their earlier
+        // packets are refused.
+        if !st.window.check(d.msg_seq.0, d.msg_len, c.opcode) {
             return Placement::Refused(NakCode::Access);
-        }
-        if let Some(m) = st.msgs.get(&d.msg_seq.0) {
-            if m.len != d.msg_len || m.opcode != c.opcode {
-                return Placement::Refused(NakCode::Access);
-            }
         }
         let (status, target) = match c.opcode {
             Opcode::Write | Opcode::WriteImm => {
@@ -112,29 +97,12 @@ impl Delivery {
         if let Some(addr) = target {
             mem.write(addr, payload);
         }
-        let recv = if c.opcode == Opcode::Send {
-            st.buffers.get(d.rkey.0.wrapping_sub(st.base_rsn) as usize).copied()
-        } else {
-            None
-        };
-        if !st.msgs.contains_key(&d.msg_seq.0) {
+        if !st.window.has(d.msg_seq.0) {
             *self.partial.entry(conn).or_default() += 1;
         }
-        let m = st.msgs.entry(d.msg_seq.0).or_insert(RxMsg {
-            opcode: c.opcode,
-            len: d.msg_len,
-            received: 0,
-            imm: d.immediate,
-            failed: None,
-            recv,
-        });
-        m.received += payload.len() as u64;
-        if status.is_some() {
-            // A refused message is finished: its remaining packets are refused
-            // too (it is no longer pending) and the sender stops sending them.
-            m.failed = m.failed.or(status);
-            m.received = m.len as u64;
-        }
+        // A refused message is finished: its remaining packets are refused
+        // too (it is no longer pending) and the sender stops sending them.
+        st.window.record(d.msg_seq.0, d.msg_len, c.opcode, d.immediate, payload.len() as u32, status);
         let delivered = Self::deliver(st, conn, c.stream, &mut self.completions);
         if delivered > 0 {
             *self.partial.get_mut(&conn).expect("counted when begun") -= delivered;
@@ -149,21 +117,15 @@ impl Delivery {
     /// Deliver what is complete at the head of the stream; returns how many messages.
     fn deliver(st: &mut RxStream, conn: ConnId, stream: StreamId, out: &mut VecDeque<Completion>) -> usize {
         let mut n = 0;
-        while let Some(m) = st.msgs.get(&st.next_deliver) {
-            if m.received < m.len as u64 {
-                break;
-            }
-            let m = st.msgs.remove(&st.next_deliver).expect("present");
+        while let Some((seq, m)) = st.window.pop() {
             n += 1;
-            let msg_seq = MsgSeq(st.next_deliver);
-            st.next_deliver = st.next_deliver.wrapping_add(1);
+            let msg_seq = MsgSeq(seq);
             let status = m.failed.unwrap_or(CompletionStatus::Success);
             match m.opcode {
                 Opcode::Send => {
                     // The buffer is consumed whether or not the SEND fitted.
                     let rb = st.buffers.pop_front().expect("a SEND was matched to a buffer");
                     st.base_rsn = st.base_rsn.wrapping_add(1);
-                    debug_assert_eq!(Some(rb), m.recv);
                     out.push_back(Completion {
                         id: rb.id,
                         conn,

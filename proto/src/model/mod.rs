@@ -19,6 +19,7 @@ mod delivery;
 mod endpoint;
 pub mod health;
 pub mod mr;
+pub mod msgwin;
 pub mod retx;
 pub mod sack;
 pub mod sendq;
