@@ -12,6 +12,9 @@ pub fn verilog<B: Block>(mut block: B) -> String {
 /// Connection-key width of the default build: 16 connections.
 pub const CONN_KEY_BITS: usize = 4;
 
+/// Stream-key width of the default build: 16 connections x 8 streams.
+pub const STREAM_KEY_BITS: usize = 7;
+
 /// Path-key width of the default build: 16 connections x 8 paths.
 pub const PATH_KEY_BITS: usize = 7;
 
@@ -28,6 +31,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("retx", verilog(crate::retx::Retx::<PATH_KEY_BITS>::default())),
         ("rto_timer", verilog(crate::rto_timer::RtoTimer::<PATH_KEY_BITS>::default())),
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
+        ("rx_msgs", verilog(crate::rx_msgs::RxMsgs::<STREAM_KEY_BITS>::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
         ("segmenter", verilog(crate::segmenter::Segmenter::default())),

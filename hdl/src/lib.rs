@@ -18,6 +18,7 @@ pub mod rate_div;
 pub mod retx;
 pub mod rto_timer;
 pub mod rx_check;
+pub mod rx_msgs;
 pub mod rx_parse;
 pub mod sack;
 pub mod segmenter;

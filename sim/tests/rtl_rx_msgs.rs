@@ -1,0 +1,197 @@
+//! The `rx_msgs` RTL block in Verilator against
+//! `ferroce_proto::model::msgwin::MsgWindow`: messages of random sizes
+//! arriving as out-of-order segments on many streams, failures, packets
+//! beyond the window or contradicting their message, check-only packets and
+//! deliveries; every result equals the model's.
+
+use std::collections::{HashMap, VecDeque};
+
+use ferroce_proto::model::msgwin::MsgWindow;
+use ferroce_proto::model::MSG_WINDOW;
+use ferroce_proto::rng::Rng;
+use ferroce_proto::transport::CompletionStatus;
+use ferroce_proto::wire::Opcode;
+use ferroce_sim::verilator::{ModelLib, Sim};
+
+const KEY_BITS: usize = ferroce_hdl::emit::STREAM_KEY_BITS;
+
+struct Msg {
+    seq: u32,
+    len: u32,
+    opcode: Opcode,
+    imm: u32,
+    segments: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Stream {
+    model: MsgWindow,
+    active: Vec<Msg>,
+    next_seq: u32,
+}
+
+fn opcode_code(o: Opcode) -> u64 {
+    o as u64 & 3
+}
+
+fn fail_code(f: Option<CompletionStatus>) -> u64 {
+    match f {
+        None | Some(CompletionStatus::Success) => 0,
+        Some(CompletionStatus::RemoteAccessError) => 1,
+        Some(CompletionStatus::RecvTooSmall) => 2,
+    }
+}
+
+#[test]
+fn message_tracking_matches_the_model() {
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_msgs::RxMsgs::<KEY_BITS>::default());
+    let lib = ModelLib::build("rx_msgs", &v).expect("rx_msgs model builds");
+    let mut s = Sim::new(&lib);
+    s.clock("clock");
+    let names = [
+        "reset",
+        "ready",
+        "in_valid",
+        "in_op",
+        "in_key",
+        "in_seq",
+        "in_len",
+        "in_opcode",
+        "in_imm",
+        "in_payload",
+        "in_fail",
+        "in_apply",
+        "out_valid",
+        "out_key",
+        "out_ok",
+        "out_popped",
+        "out_seq",
+        "out_opcode",
+        "out_len",
+        "out_imm",
+        "out_fail",
+    ];
+    let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
+    s.set(p["reset"], 1);
+    s.tick();
+    s.set(p["reset"], 0);
+    while s.get(p["ready"]) == 0 {
+        s.tick();
+    }
+    let mut rng = Rng::new(44);
+    let mut streams: HashMap<u64, Stream> = HashMap::new();
+    let mut expected: VecDeque<(u64, bool, Option<(u32, u64, u32, u32, u64)>)> = VecDeque::new();
+    let (mut checked, mut delivered, mut refused) = (0u64, 0u64, 0u64);
+    while checked < 100_000 {
+        if rng.chance(0.15) {
+            s.set(p["in_valid"], 0);
+        } else {
+            let key = if rng.chance(0.8) { rng.below(3) } else { rng.below(1 << KEY_BITS) };
+            let st = streams.entry(key).or_default();
+            // Start new messages within the window.
+            while st.active.len() < 6 && st.next_seq.wrapping_sub(st.model.next()) < MSG_WINDOW {
+                let span = if rng.chance(0.2) { 20_000 } else { 3_000 };
+                let len = 1 + rng.below(span) as u32;
+                let mut segments = Vec::new();
+                let mut left = len;
+                while left > 0 {
+                    let n = left.min(1 + rng.below(4000) as u32);
+                    segments.push(n);
+                    left -= n;
+                }
+                let opcode = [Opcode::Write, Opcode::WriteImm, Opcode::Send][rng.below(3) as usize];
+                st.active.push(Msg { seq: st.next_seq, len, opcode, imm: rng.next_u64() as u32, segments });
+                st.next_seq = st.next_seq.wrapping_add(1);
+            }
+            let r = rng.below(100);
+            let (op, ok, popped) = if r < 40 {
+                // Deliver.
+                let got =
+                    st.model.pop().map(|(seq, m)| (seq, opcode_code(m.opcode), m.len, m.imm, fail_code(m.failed)));
+                if let Some((seq, ..)) = got {
+                    st.active.retain(|m| m.seq != seq);
+                    delivered += 1;
+                }
+                (1u64, false, got)
+            } else {
+                let (seq, len, opcode, imm, payload, fail, apply) = if r < 50 || st.active.is_empty() {
+                    // A packet that must be refused: delivered already, beyond
+                    // the window, or contradicting its message.
+                    let next = st.model.next();
+                    match (rng.below(3), st.active.first()) {
+                        (0, _) => (next.wrapping_sub(1 + rng.below(5) as u32), 10, Opcode::Write, 0, 10, None, true),
+                        (1, _) => {
+                            (next.wrapping_add(MSG_WINDOW + rng.below(5) as u32), 10, Opcode::Write, 0, 10, None, true)
+                        }
+                        // A contradiction only once the message has begun.
+                        (_, Some(m)) if st.model.has(m.seq) => (m.seq, m.len + 1, m.opcode, m.imm, 1, None, true),
+                        _ => (next.wrapping_add(MSG_WINDOW), 10, Opcode::Send, 0, 10, None, true),
+                    }
+                } else {
+                    let i = rng.below(st.active.len() as u64) as usize;
+                    let m = &mut st.active[i];
+                    let fail = if rng.chance(0.03) {
+                        Some(
+                            [CompletionStatus::RemoteAccessError, CompletionStatus::RecvTooSmall]
+                                [rng.below(2) as usize],
+                        )
+                    } else {
+                        None
+                    };
+                    let apply = !rng.chance(0.05);
+                    let payload = if m.segments.is_empty() {
+                        1
+                    } else {
+                        let k = rng.below(m.segments.len() as u64) as usize;
+                        if apply {
+                            m.segments.swap_remove(k)
+                        } else {
+                            m.segments[k]
+                        }
+                    };
+                    (m.seq, m.len, m.opcode, m.imm, payload, fail, apply)
+                };
+                let ok = st.model.check(seq, len, opcode);
+                if ok && apply {
+                    st.model.record(seq, len, opcode, imm, payload, fail);
+                }
+                refused += !ok as u64;
+                for (n, v) in [
+                    ("in_seq", seq as u64),
+                    ("in_len", len as u64),
+                    ("in_opcode", opcode_code(opcode)),
+                    ("in_imm", imm as u64),
+                    ("in_payload", payload as u64),
+                    ("in_fail", fail_code(fail)),
+                    ("in_apply", apply as u64),
+                ] {
+                    s.set(p[n], v);
+                }
+                (0u64, ok, None)
+            };
+            expected.push_back((key, ok, popped));
+            s.set(p["in_valid"], 1);
+            s.set(p["in_op"], op);
+            s.set(p["in_key"], key);
+        }
+        s.tick();
+        if s.get(p["out_valid"]) == 1 {
+            let (key, ok, popped) = expected.pop_front().expect("an output with no operation behind it");
+            assert_eq!(s.get(p["out_key"]), key, "op {checked}");
+            assert_eq!(s.get(p["out_ok"]) == 1, ok, "op {checked}: check");
+            assert_eq!(s.get(p["out_popped"]) == 1, popped.is_some(), "op {checked}: popped");
+            if let Some(want) = popped {
+                let got = (
+                    s.get(p["out_seq"]) as u32,
+                    s.get(p["out_opcode"]),
+                    s.get(p["out_len"]) as u32,
+                    s.get(p["out_imm"]) as u32,
+                    s.get(p["out_fail"]),
+                );
+                assert_eq!(got, want, "op {checked}: delivered message");
+            }
+            checked += 1;
+        }
+    }
+    assert!(delivered > 3_000 && refused > 5_000, "delivered {delivered}, refused {refused}");
+}
