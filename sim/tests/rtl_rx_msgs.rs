@@ -23,6 +23,9 @@ struct Msg {
     segments: Vec<u32>,
 }
 
+/// A delivered message as the block reports it: seq, opcode, len, imm, failure.
+type Delivered = (u32, u64, u32, u32, u64);
+
 #[derive(Default)]
 struct Stream {
     model: MsgWindow,
@@ -80,7 +83,7 @@ fn message_tracking_matches_the_model() {
     }
     let mut rng = Rng::new(44);
     let mut streams: HashMap<u64, Stream> = HashMap::new();
-    let mut expected: VecDeque<(u64, bool, Option<(u32, u64, u32, u32, u64)>)> = VecDeque::new();
+    let mut expected: VecDeque<(u64, bool, Option<Delivered>)> = VecDeque::new();
     let (mut checked, mut delivered, mut refused) = (0u64, 0u64, 0u64);
     while checked < 100_000 {
         if rng.chance(0.15) {
