@@ -1,0 +1,115 @@
+//! The `frame_fifo` RTL block in Verilator: frames of every size with
+//! verdicts arriving late and in order, random input gaps and output
+//! back-pressure; exactly the good frames come out, byte for byte, in
+//! order, and a stalled output holds its beat.
+
+use std::collections::VecDeque;
+
+use ferroce_proto::rng::Rng;
+use ferroce_sim::verilator::{ModelLib, Sim};
+
+#[test]
+fn only_good_frames_come_out_intact() {
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::frame_fifo::FrameFifo::default());
+    let lib = ModelLib::build("frame_fifo", &v).expect("frame_fifo model builds");
+    let mut s = Sim::new(&lib);
+    s.clock("clock");
+    let p = |s: &Sim, n: &str| s.port(n);
+    let names = [
+        "reset",
+        "s_axis_tdata",
+        "s_axis_tkeep",
+        "s_axis_tvalid",
+        "s_axis_tready",
+        "s_axis_tlast",
+        "verdict_valid",
+        "verdict_good",
+        "verdict_ready",
+        "m_axis_tdata",
+        "m_axis_tkeep",
+        "m_axis_tvalid",
+        "m_axis_tready",
+        "m_axis_tlast",
+    ];
+    let ports: Vec<_> = names.iter().map(|n| p(&s, n)).collect();
+    let port = |n: &str| ports[names.iter().position(|x| *x == n).expect("a port")];
+    s.set(port("reset"), 1);
+    s.tick();
+    s.set(port("reset"), 0);
+    let mut rng = Rng::new(6);
+    let total = 5_000;
+    let mut frames: Vec<(Vec<u8>, bool)> = Vec::new();
+    for _ in 0..total {
+        let len = 1 + if rng.chance(0.05) { rng.below(9000) } else { rng.below(300) } as usize;
+        let f: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        frames.push((f, rng.chance(0.7)));
+    }
+    let want: Vec<Vec<u8>> = frames.iter().filter(|f| f.1).map(|f| f.0.clone()).collect();
+    let (mut fi, mut at) = (0usize, 0usize); // frame being sent, byte in it
+    let mut verdicts: VecDeque<(u64, bool)> = VecDeque::new(); // (due cycle, good)
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    let mut cur: Vec<u8> = Vec::new();
+    let mut held: Option<(u64, u64, u64)> = None;
+    let mut cycle = 0u64;
+    while got.len() < want.len() {
+        cycle += 1;
+        assert!(cycle < 5_000_000, "stuck after {} good frames", got.len());
+        let offer = fi < frames.len() && !rng.chance(0.2);
+        if offer {
+            let f = &frames[fi].0;
+            let n = (f.len() - at).min(8);
+            let d = f[at..at + n].iter().enumerate().fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
+            s.set(port("s_axis_tdata"), d);
+            s.set(port("s_axis_tkeep"), (1u64 << n) - 1);
+            s.set(port("s_axis_tlast"), (at + n == f.len()) as u64);
+        }
+        s.set(port("s_axis_tvalid"), offer as u64);
+        let give = verdicts.front().is_some_and(|v| v.0 <= cycle);
+        if give {
+            s.set(port("verdict_good"), verdicts[0].1 as u64);
+        }
+        s.set(port("verdict_valid"), give as u64);
+        let ready = !rng.chance(0.3);
+        s.set(port("m_axis_tready"), ready as u64);
+        s.eval();
+        let in_taken = offer && s.get(port("s_axis_tready")) == 1;
+        let v_taken = give && s.get(port("verdict_ready")) == 1;
+        let out = (s.get(port("m_axis_tvalid")) == 1)
+            .then(|| (s.get(port("m_axis_tdata")), s.get(port("m_axis_tkeep")), s.get(port("m_axis_tlast"))));
+        if let Some(o) = out {
+            if let Some(h) = held {
+                assert_eq!(h, o, "output changed while stalled");
+            }
+            held = Some(o);
+        }
+        s.tick();
+        if in_taken {
+            let f = &frames[fi].0;
+            at += (f.len() - at).min(8);
+            if at == f.len() {
+                verdicts.push_back((cycle + rng.below(40), frames[fi].1));
+                fi += 1;
+                at = 0;
+            }
+        }
+        if v_taken {
+            verdicts.pop_front();
+        }
+        if let (Some((d, k, last)), true) = (out, ready) {
+            held = None;
+            for lane in 0..8 {
+                if k >> lane & 1 == 1 {
+                    cur.push((d >> (8 * lane)) as u8);
+                }
+            }
+            if last == 1 {
+                let n = got.len();
+                assert_eq!(cur.len(), want[n].len(), "good frame {n}: length");
+                assert!(cur == want[n], "good frame {n}: bytes differ");
+                got.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    assert_eq!(got.len(), want.len());
+    assert!(want.len() > 3_000 && want.len() < total, "good {} of {total}", want.len());
+}
