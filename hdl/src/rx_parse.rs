@@ -208,6 +208,25 @@ pub fn crc_equations(n: usize) -> Vec<(u32, u64)> {
     c
 }
 
+/// Verilog for `crc_next`: the CRC register `crc` after the low `ncrc`
+/// bytes (0-8) of `cdata`, from [`crc_equations`]. Shared with `tx_build`.
+pub fn crc_update_verilog() -> String {
+    let mut s = String::from("reg [31:0] crc_next;\nalways @(*) begin\n  case (ncrc)\n");
+    for n in 1..=8 {
+        let bits: Vec<String> = crc_equations(n)
+            .iter()
+            .map(|(sm, dm)| {
+                let dmask = if n == 8 { *dm } else { dm & ((1u64 << (8 * n)) - 1) };
+                format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dmask:016x}))")
+            })
+            .rev()
+            .collect();
+        let _ = writeln!(s, "    4'd{n}: crc_next = {{{}}};", bits.join(", "));
+    }
+    s.push_str("    default: crc_next = crc;\n  endcase\nend\n");
+    s
+}
+
 /// The parser's Verilog body.
 pub fn verilog() -> String {
     let mut s = String::new();
@@ -234,21 +253,7 @@ pub fn verilog() -> String {
     );
     w(&mut s, "wire [3:0] ncrc = (nbytes > lo) ? nbytes - lo : 4'd0;".into());
     w(&mut s, "wire [63:0] cdata = s_axis_tdata >> {lo[2:0], 3'b000};".into());
-    w(&mut s, "reg [31:0] crc_next;".into());
-    w(&mut s, "always @(*) begin\n  case (ncrc)".into());
-    for n in 1..=8 {
-        let eq = crc_equations(n);
-        let bits: Vec<String> = eq
-            .iter()
-            .map(|(sm, dm)| {
-                let dmask = if n == 8 { *dm } else { dm & ((1u64 << (8 * n)) - 1) };
-                format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dmask:016x}))")
-            })
-            .rev()
-            .collect();
-        w(&mut s, format!("    4'd{n}: crc_next = {{{}}};", bits.join(", ")));
-    }
-    w(&mut s, "    default: crc_next = crc;\n  endcase\nend".into());
+    s.push_str(&crc_update_verilog());
     w(
         &mut s,
         "always @(posedge clock) begin\n  if (res_valid & m_ready) res_valid <= 1'b0;\n  if (take) begin\n    \

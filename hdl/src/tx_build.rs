@@ -27,7 +27,7 @@ use rust_hdl::prelude::*;
 use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
-use crate::rx_parse::crc_equations;
+use crate::rx_parse::crc_update_verilog;
 
 /// Field ports: (port, header, field).
 pub const PORTS: &[(&str, &Header, &str)] = &[
@@ -301,23 +301,9 @@ wire [15:0] ahead = (pos >= 16'd42) ? 16'd0 : 16'd42 - pos;
 wire [3:0] lo = (ahead >= 16'd8) ? 4'd8 : ahead[3:0];
 wire [3:0] ncrc = (in_crc & (in_n > lo)) ? in_n - lo : 4'd0;
 wire [63:0] cdata = in_data >> {lo[2:0], 3'b000};
-reg [31:0] crc_next;
 "#,
     );
-    s.push_str("always @(*) begin\n  case (ncrc)\n");
-    for n in 1..=8 {
-        let eq = crc_equations(n);
-        let bits: Vec<String> = eq
-            .iter()
-            .map(|(sm, dm)| {
-                let dmask = if n == 8 { *dm } else { dm & ((1u64 << (8 * n)) - 1) };
-                format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dmask:016x}))")
-            })
-            .rev()
-            .collect();
-        let _ = writeln!(s, "    4'd{n}: crc_next = {{{}}};", bits.join(", "));
-    }
-    s.push_str("    default: crc_next = crc;\n  endcase\nend\n");
+    s.push_str(&crc_update_verilog());
     s.push_str(
         r#"wire [127:0] in_mask = (128'd1 << {in_n, 3'b000}) - 128'd1;
 wire [127:0] in_placed = ({64'd0, in_data} & in_mask) << {cnt_after, 3'b000};
