@@ -272,28 +272,8 @@ impl GbnEndpoint {
         } else {
             self.stats.tx_data += 1;
         }
-        let mut payload = vec![0u8; seg.len as usize];
-        mem.read(seg.local, &mut payload);
-        let t = TransportRepr {
-            common: CommonRepr {
-                opcode: seg.opcode,
-                conn: conn.cfg.remote_id,
-                path: PathId(0),
-                psn,
-                timestamp: (now / 1000) as u32,
-                stream: seg.stream,
-                flags: fl,
-            },
-            body: Body::Data(DataRepr {
-                msg_seq: seg.msg_seq,
-                msg_len: seg.msg_len,
-                offset: seg.offset,
-                payload_len: seg.len,
-                remote_addr: seg.remote_addr,
-                rkey: seg.rkey,
-                immediate: seg.immediate,
-            }),
-        };
+        let payload = seg.payload(mem);
+        let t = seg.transport(conn.cfg.remote_id, PathId(0), psn, (now / 1000) as u32, fl);
         let frame = wire::encode(&self.addressing(&self.conns[&id]), &t, &payload);
         let rto = self.rto(&self.conns[&id]);
         let line = self.cfg.line_rate_mbps;

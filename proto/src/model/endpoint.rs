@@ -526,28 +526,8 @@ impl Endpoint {
         fl: u8,
         mem: &dyn HostMemory,
     ) -> Vec<u8> {
-        let mut payload = vec![0u8; seg.len as usize];
-        mem.read(seg.local, &mut payload);
-        let t = TransportRepr {
-            common: CommonRepr {
-                opcode: seg.opcode,
-                conn: conn.cfg.remote_id,
-                path: PathId(p as u8),
-                psn,
-                timestamp: (now / 1000) as u32,
-                stream: seg.stream,
-                flags: fl,
-            },
-            body: Body::Data(DataRepr {
-                msg_seq: seg.msg_seq,
-                msg_len: seg.msg_len,
-                offset: seg.offset,
-                payload_len: seg.len,
-                remote_addr: seg.remote_addr,
-                rkey: seg.rkey,
-                immediate: seg.immediate,
-            }),
-        };
+        let payload = seg.payload(mem);
+        let t = seg.transport(conn.cfg.remote_id, PathId(p as u8), psn, (now / 1000) as u32, fl);
         wire::encode(&self.addressing(&conn.cfg, conn.tx[p].sport), &t, &payload)
     }
 

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use crate::model::delivery::MSG_WINDOW;
 use crate::transport::{Completion, CompletionKind, CompletionStatus, WorkRequest};
 use crate::types::{ConnId, Iova, MsgSeq, Rkey, StreamId};
-use crate::wire::Opcode;
+use crate::wire::{Body, CommonRepr, DataRepr, Opcode, TransportRepr};
 use crate::{Error, Result};
 
 /// One packet's worth of a message.
@@ -27,6 +27,39 @@ pub struct Segment {
     pub immediate: u32,
     /// Last segment of its message.
     pub last: bool,
+}
+
+impl Segment {
+    /// The transport header of this segment sent as `psn` on `path` of the
+    /// connection the peer calls `conn`.
+    pub fn transport(
+        &self,
+        conn: ConnId,
+        path: crate::PathId,
+        psn: crate::Psn,
+        timestamp: u32,
+        flags: u8,
+    ) -> TransportRepr {
+        TransportRepr {
+            common: CommonRepr { opcode: self.opcode, conn, path, psn, timestamp, stream: self.stream, flags },
+            body: Body::Data(DataRepr {
+                msg_seq: self.msg_seq,
+                msg_len: self.msg_len,
+                offset: self.offset,
+                payload_len: self.len,
+                remote_addr: self.remote_addr,
+                rkey: self.rkey,
+                immediate: self.immediate,
+            }),
+        }
+    }
+
+    /// Its payload, read from host memory (a retransmission reads it again).
+    pub fn payload(&self, mem: &dyn crate::HostMemory) -> Vec<u8> {
+        let mut payload = vec![0u8; self.len as usize];
+        mem.read(self.local, &mut payload);
+        payload
+    }
 }
 
 #[derive(Debug)]
