@@ -459,6 +459,24 @@ impl Sim {
         self.time += 1;
     }
 
+    /// Hold input `reset` high for one cycle, then run until output `ready`
+    /// (if given) goes high, at most `limit` cycles.
+    pub fn reset(&mut self, reset: &str, ready: Option<&str>, limit: u64) {
+        let r = self.port(reset);
+        self.set(r, 1);
+        self.tick();
+        self.set(r, 0);
+        if let Some(ready) = ready {
+            let rd = self.port(ready);
+            let mut n = 0;
+            while self.get(rd) == 0 {
+                assert!(n < limit, "{}: {ready} still low after {limit} cycles", self.lib.name);
+                self.tick();
+                n += 1;
+            }
+        }
+    }
+
     /// Cycles run so far.
     pub fn cycles(&self) -> u64 {
         self.time / 2

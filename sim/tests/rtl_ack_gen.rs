@@ -18,24 +18,11 @@ fn coalescing_matches_the_model() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |s: &Sim, n: &str| s.port(n);
-    let (reset, ready, in_valid, in_op, in_key, in_urgent, in_ce, in_every) = (
-        p(&s, "reset"),
-        p(&s, "ready"),
-        p(&s, "in_valid"),
-        p(&s, "in_op"),
-        p(&s, "in_key"),
-        p(&s, "in_urgent"),
-        p(&s, "in_ce"),
-        p(&s, "in_ack_every"),
-    );
+    let (in_valid, in_op, in_key, in_urgent, in_ce, in_every) =
+        (p(&s, "in_valid"), p(&s, "in_op"), p(&s, "in_key"), p(&s, "in_urgent"), p(&s, "in_ce"), p(&s, "in_ack_every"));
     let (out_valid, out_key, out_action, out_pending, out_ce) =
         (p(&s, "out_valid"), p(&s, "out_key"), p(&s, "out_action"), p(&s, "out_pending"), p(&s, "out_ce"));
-    s.set(reset, 1);
-    s.tick();
-    s.set(reset, 0);
-    while s.get(ready) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let mut rng = Rng::new(21);
     let mut model: HashMap<u64, AckState> = HashMap::new();
     let mut expected: VecDeque<(u64, u64, u64, u64)> = VecDeque::new();

@@ -32,12 +32,7 @@ fn health_matches_the_model() {
         "out_retired",
     ];
     let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
-    s.set(p["reset"], 1);
-    s.tick();
-    s.set(p["reset"], 0);
-    while s.get(p["ready"]) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let mut rng = Rng::new(8);
     let mut model: HashMap<u64, Health> = HashMap::new();
     let mut expected: VecDeque<(u64, bool, bool)> = VecDeque::new();

@@ -17,24 +17,11 @@ fn pacing_matches_the_model() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |s: &Sim, n: &str| s.port(n);
-    let (reset, ready, in_valid, in_op, in_key, in_now, in_cost, in_bytes) = (
-        p(&s, "reset"),
-        p(&s, "ready"),
-        p(&s, "in_valid"),
-        p(&s, "in_op"),
-        p(&s, "in_key"),
-        p(&s, "in_now"),
-        p(&s, "in_cost"),
-        p(&s, "in_bytes"),
-    );
+    let (in_valid, in_op, in_key, in_now, in_cost, in_bytes) =
+        (p(&s, "in_valid"), p(&s, "in_op"), p(&s, "in_key"), p(&s, "in_now"), p(&s, "in_cost"), p(&s, "in_bytes"));
     let (out_valid, out_key, out_may, out_ready_at) =
         (p(&s, "out_valid"), p(&s, "out_key"), p(&s, "out_may"), p(&s, "out_ready_at"));
-    s.set(reset, 1);
-    s.tick();
-    s.set(reset, 0);
-    while s.get(ready) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let keys = 1u64 << KEY_BITS;
     let mut rng = Rng::new(12);
     let mut model: HashMap<u64, Pacer> = (0..keys).map(|k| (k, Pacer::new(0))).collect();

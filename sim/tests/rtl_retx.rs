@@ -51,8 +51,8 @@ fn retransmit_state_matches_the_model() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
-    let (reset, ready, in_valid, in_op, in_key, in_psn, in_sack) =
-        (p("reset"), p("ready"), p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_sack"));
+    let (in_valid, in_op, in_key, in_psn, in_sack) =
+        (p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_sack"));
     let outs = [
         "out_valid",
         "out_key",
@@ -67,12 +67,7 @@ fn retransmit_state_matches_the_model() {
         "out_can_send",
     ]
     .map(|n| s.port(n));
-    s.set(reset, 1);
-    s.tick();
-    s.set(reset, 0);
-    while s.get(ready) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let keys = 1u64 << KEY_BITS;
     let mut rng = Rng::new(77);
     let mut paths: HashMap<u64, Path> = HashMap::new();

@@ -24,9 +24,7 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |s: &Sim, n: &str| s.port(n);
-    let (reset, ready, now_p, set_valid, set_key, set_arm, set_deadline, fire_valid, fire_key) = (
-        p(&s, "reset"),
-        p(&s, "ready"),
+    let (now_p, set_valid, set_key, set_arm, set_deadline, fire_valid, fire_key) = (
         p(&s, "now"),
         p(&s, "set_valid"),
         p(&s, "set_key"),
@@ -35,12 +33,7 @@ fn timers_fire_once_after_their_deadline_within_a_round() {
         p(&s, "fire_valid"),
         p(&s, "fire_key"),
     );
-    s.set(reset, 1);
-    s.tick();
-    s.set(reset, 0);
-    while s.get(ready) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let round = (1u64 << KEY_BITS) + 3;
     let base: u32 = 0xffff_0000; // crosses the 32-bit wrap early on
     let mut rng = Rng::new(9);

@@ -75,12 +75,7 @@ fn message_tracking_matches_the_model() {
         "out_fail",
     ];
     let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
-    s.set(p["reset"], 1);
-    s.tick();
-    s.set(p["reset"], 0);
-    while s.get(p["ready"]) == 0 {
-        s.tick();
-    }
+    s.reset("reset", Some("ready"), 1 << 12);
     let mut rng = Rng::new(44);
     let mut streams: HashMap<u64, Stream> = HashMap::new();
     let mut expected: VecDeque<(u64, bool, Option<Delivered>)> = VecDeque::new();
