@@ -35,6 +35,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("rx_msgs", verilog(crate::rx_msgs::RxMsgs::<STREAM_KEY_BITS>::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
+        ("seg_log", verilog(crate::seg_log::SegLog::<{ PATH_KEY_BITS + 8 }>::default())),
         ("segmenter", verilog(crate::segmenter::Segmenter::default())),
         ("spray", verilog(crate::spray::Spray::default())),
         ("tx_build", verilog(crate::tx_build::TxBuild::default())),

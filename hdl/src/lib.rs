@@ -22,6 +22,7 @@ pub mod rx_check;
 pub mod rx_msgs;
 pub mod rx_parse;
 pub mod sack;
+pub mod seg_log;
 pub mod segmenter;
 pub mod spray;
 pub mod tx_build;
