@@ -1,0 +1,101 @@
+//! `ferroce`: the engine's command-line tool.
+
+mod info;
+mod list;
+mod regs;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ferroce_driver::discover::{check_corundum_app, Engine};
+use ferroce_driver::pci::{self, Bar};
+use ferroce_driver::sim::SimCsr;
+use ferroce_driver::RegisterAccess;
+
+/// ferroce: a loss-tolerant RDMA transport engine for FPGA NICs.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ferroce",
+    version,
+    about = "ferroce: talk to a ferroce engine, on a Corundum NIC (--backend pci) or as Verilog in Verilator (--backend sim, the default)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+/// Where the engine is.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Backend {
+    /// The engine's Verilog in Verilator (built on first use).
+    Sim,
+    /// A Corundum NIC running the ferroce application, through sysfs.
+    Pci,
+}
+
+/// Options shared by the commands that talk to an engine.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// Where the engine is.
+    #[arg(long, value_enum, default_value = "sim")]
+    backend: Backend,
+    /// PCI device (bus:device.function) with --backend pci; default: the
+    /// only Corundum device.
+    #[arg(long)]
+    device: Option<String>,
+    /// sysfs folder of PCI devices (for testing against a fake tree).
+    #[arg(long, default_value = pci::SYSFS_DEVICES, hide = true)]
+    sysfs: std::path::PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// List Corundum devices (PCI 1234:1001) visible through sysfs.
+    List(list::Args),
+    /// Show the engine's register blocks, versions and build parameters.
+    Info(info::Args),
+    /// Dump, read or write registers by name.
+    Regs(regs::Args),
+}
+
+/// Open the engine's register region and find its blocks.
+pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
+    let mut bus: Box<dyn RegisterAccess> = match t.backend {
+        Backend::Sim => Box::new(SimCsr::new()?),
+        Backend::Pci => {
+            let dev = match &t.device {
+                Some(bdf) => pci::open(&t.sysfs, bdf)?,
+                None => {
+                    let mut all = pci::find(&t.sysfs, pci::CORUNDUM_ID)?;
+                    match all.len() {
+                        0 => anyhow::bail!("no Corundum device (PCI 1234:1001) under {}", t.sysfs.display()),
+                        1 => all.remove(0),
+                        n => anyhow::bail!("{n} Corundum devices: choose one with --device"),
+                    }
+                }
+            };
+            let mut bar0 = Bar::map(&dev, 0)?;
+            check_corundum_app(&mut bar0)?;
+            // Corundum puts the application's registers in BAR2.
+            Box::new(Bar::map(&dev, 2)?)
+        }
+    };
+    let engine = Engine::discover(bus.as_mut(), 0)?;
+    Ok((bus, engine))
+}
+
+fn main() -> std::process::ExitCode {
+    let r = match Cli::parse().cmd {
+        Cmd::List(a) => list::run(a),
+        Cmd::Info(a) => info::run(a),
+        Cmd::Regs(a) => regs::run(a),
+    };
+    match r {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

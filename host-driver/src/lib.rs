@@ -1,0 +1,41 @@
+//! ferroce-driver: the host side of the engine.
+//!
+//! * [`access`]: one register-access trait ([`RegisterAccess`]) and a
+//!   RAM-backed twin built on the register map's reference.
+//! * [`discover`]: walking register blocks (type, version, next) to find the
+//!   engine's blocks and check their versions; Corundum's app-info check.
+//! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
+//! * [`sim`]: the RTL register file (`csr`) in Verilator, over AXI-Lite.
+
+pub mod access;
+pub mod discover;
+pub mod pci;
+pub mod sim;
+
+pub use access::{RegisterAccess, Twin};
+
+/// Everything the driver can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("register access at {offset:#x}: {what}")]
+    Access { offset: u32, what: String },
+    #[error("no register block of type {type_id:#010x} ({name}) found")]
+    MissingBlock { type_id: u32, name: &'static str },
+    #[error("register block {name} at {offset:#x} has version {found:#010x}, this driver speaks {expected:#010x}")]
+    Version { name: &'static str, offset: u32, found: u32, expected: u32 },
+    #[error("register-block chain is broken at {offset:#x}: {why}")]
+    Chain { offset: u32, why: String },
+    #[error("APP_ID is {found:#010x}, not ferroce's {expected:#010x}: the FPGA runs another application")]
+    AppId { found: u32, expected: u32 },
+    #[error("no register {0} in the register map")]
+    NoRegister(String),
+    #[error("no PCI device {0}")]
+    NoDevice(String),
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error(transparent)]
+    Sim(#[from] ferroce_sim::Error),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;

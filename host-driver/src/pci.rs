@@ -1,0 +1,128 @@
+//! PCI devices from sysfs, and BARs mapped from their `resourceN` files
+//! (the ixy.rs way). All OS access is here; tests point `root` at a fake
+//! sysfs tree in a temporary folder.
+#![allow(unsafe_code)]
+
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+
+use crate::{Error, RegisterAccess, Result};
+
+/// Corundum's PCI identity (vendor, device).
+pub const CORUNDUM_ID: (u16, u16) = (0x1234, 0x1001);
+
+/// The real sysfs folder of PCI devices.
+pub const SYSFS_DEVICES: &str = "/sys/bus/pci/devices";
+
+/// A PCI function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    /// Bus/device/function, e.g. `0000:01:00.0`.
+    pub bdf: String,
+    pub vendor: u16,
+    pub device: u16,
+    pub path: PathBuf,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io { path: path.display().to_string(), source }
+}
+
+fn read_hex(path: &Path) -> Result<u16> {
+    let s = std::fs::read_to_string(path).map_err(io(path))?;
+    u16::from_str_radix(s.trim().trim_start_matches("0x"), 16)
+        .map_err(|e| Error::Io { path: path.display().to_string(), source: std::io::Error::other(e) })
+}
+
+/// Every PCI function under `root` with the given identity, sorted by BDF.
+pub fn find(root: &Path, id: (u16, u16)) -> Result<Vec<Device>> {
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(root).map_err(io(root))?;
+    for e in entries {
+        let e = e.map_err(io(root))?;
+        let path = e.path();
+        let (Ok(vendor), Ok(device)) = (read_hex(&path.join("vendor")), read_hex(&path.join("device"))) else {
+            continue;
+        };
+        if (vendor, device) == id {
+            out.push(Device { bdf: e.file_name().to_string_lossy().into_owned(), vendor, device, path });
+        }
+    }
+    out.sort_by(|a, b| a.bdf.cmp(&b.bdf));
+    Ok(out)
+}
+
+/// The device `bdf` under `root`.
+pub fn open(root: &Path, bdf: &str) -> Result<Device> {
+    let path = root.join(bdf);
+    let (vendor, device) = (read_hex(&path.join("vendor")), read_hex(&path.join("device")));
+    match (vendor, device) {
+        (Ok(vendor), Ok(device)) => Ok(Device { bdf: bdf.into(), vendor, device, path }),
+        _ => Err(Error::NoDevice(bdf.into())),
+    }
+}
+
+/// A BAR mapped into this process.
+#[derive(Debug)]
+pub struct Bar {
+    map: memmap2::MmapMut,
+    path: PathBuf,
+}
+
+impl Bar {
+    /// Map BAR `index` of `dev`. If the device answers all ones (memory
+    /// decoding off), enable it once through sysfs and look again.
+    pub fn map(dev: &Device, index: u8) -> Result<Bar> {
+        let path = dev.path.join(format!("resource{index}"));
+        let file = OpenOptions::new().read(true).write(true).open(&path).map_err(io(&path))?;
+        // SAFETY: the mapping is of the device's BAR (or, in tests, a plain
+        // file); it is only accessed through volatile 32-bit operations
+        // below, and it lives as long as this Bar.
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io(&path))?;
+        let mut bar = Bar { map, path };
+        if bar.map.len() >= 4 && bar.read32(0)? == 0xffff_ffff {
+            let enable = dev.path.join("enable");
+            if enable.exists() {
+                std::fs::write(&enable, "1").map_err(io(&enable))?;
+            }
+        }
+        Ok(bar)
+    }
+
+    /// Bytes mapped.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True if nothing is mapped.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    fn check(&self, offset: u32) -> Result<usize> {
+        let o = offset as usize;
+        if offset % 4 != 0 || o + 4 > self.map.len() {
+            return Err(Error::Access {
+                offset,
+                what: format!("outside the {}-byte BAR {} or misaligned", self.map.len(), self.path.display()),
+            });
+        }
+        Ok(o)
+    }
+}
+
+impl RegisterAccess for Bar {
+    fn read32(&mut self, offset: u32) -> Result<u32> {
+        let o = self.check(offset)?;
+        // SAFETY: `o` is 4-byte aligned and inside the mapping (checked), and
+        // device registers must be read with one volatile access.
+        Ok(u32::from_le(unsafe { std::ptr::read_volatile(self.map.as_ptr().add(o) as *const u32) }))
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+        let o = self.check(offset)?;
+        // SAFETY: as in read32, writing.
+        unsafe { std::ptr::write_volatile(self.map.as_mut_ptr().add(o) as *mut u32, value.to_le()) };
+        Ok(())
+    }
+}

@@ -1,0 +1,123 @@
+//! The driver against a fake sysfs tree laid out like a Corundum NIC running
+//! ferroce (BAR0 with the app-info block, BAR2 with the engine's registers
+//! from the register map's reference), and the CLI over it and over the
+//! simulator.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ferroce_driver::discover::{check_corundum_app, Engine};
+use ferroce_driver::pci::{self, Bar};
+use ferroce_driver::{Error, RegisterAccess};
+use ferroce_proto::regs::{self, RegFile, APP_ID, REGION_BYTES};
+
+fn words_to_file(path: &Path, words: &[u32]) {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A fake sysfs with one Corundum device; `app_id` and a hook to change BAR2.
+fn fake_sysfs(name: &str, app_id: u32, edit: impl FnOnce(&mut RegFile)) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("ferroce-sysfs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dev = root.join("0000:01:00.0");
+    std::fs::create_dir_all(&dev).unwrap();
+    std::fs::write(dev.join("vendor"), "0x1234\n").unwrap();
+    std::fs::write(dev.join("device"), "0x1001\n").unwrap();
+    std::fs::write(dev.join("enable"), "1\n").unwrap();
+    // Another device that must be ignored.
+    let other = root.join("0000:00:1f.0");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("vendor"), "0x8086\n").unwrap();
+    std::fs::write(other.join("device"), "0x1234\n").unwrap();
+    // BAR0: a Corundum block, then the application-info block.
+    let mut bar0 = vec![0u32; 0x200 / 4];
+    bar0[0] = 0x0000_c000;
+    bar0[1] = 0x0000_0100;
+    bar0[2] = 0x100;
+    bar0[0x100 / 4] = regs::CORUNDUM_APP_INFO_TYPE;
+    bar0[0x104 / 4] = 0x0000_0100;
+    bar0[0x108 / 4] = 0;
+    bar0[0x10c / 4] = app_id;
+    words_to_file(&dev.join("resource0"), &bar0);
+    let mut file = RegFile::new();
+    edit(&mut file);
+    let bar2: Vec<u32> = (0..REGION_BYTES / 4).map(|i| file.read(4 * i).unwrap_or(0)).collect();
+    words_to_file(&dev.join("resource2"), &bar2);
+    root
+}
+
+#[test]
+fn discovers_the_engine_through_sysfs() {
+    let root = fake_sysfs("ok", APP_ID, |_| {});
+    let devs = pci::find(&root, pci::CORUNDUM_ID).unwrap();
+    assert_eq!(devs.len(), 1);
+    assert_eq!(devs[0].bdf, "0000:01:00.0");
+    let mut bar0 = Bar::map(&devs[0], 0).unwrap();
+    assert_eq!(check_corundum_app(&mut bar0).unwrap().offset, 0x100);
+    let mut bar2 = Bar::map(&devs[0], 2).unwrap();
+    let e = Engine::discover(&mut bar2, 0).unwrap();
+    assert_eq!(e.blocks.len(), regs::BLOCKS.len());
+    let port = e.offset_of("control", "udp_port").unwrap();
+    assert_eq!(bar2.read32(port).unwrap(), 17989);
+    bar2.write32(port, 4242).unwrap();
+    assert_eq!(bar2.read32(port).unwrap(), 4242);
+    assert!(matches!(bar2.read32(REGION_BYTES + 8), Err(Error::Access { .. })), "outside the BAR");
+    assert!(matches!(bar2.read32(2), Err(Error::Access { .. })), "misaligned");
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn refuses_another_application_and_other_versions() {
+    let root = fake_sysfs("appid", 0x1234_5678, |_| {});
+    let dev = pci::open(&root, "0000:01:00.0").unwrap();
+    let mut bar0 = Bar::map(&dev, 0).unwrap();
+    assert!(matches!(check_corundum_app(&mut bar0), Err(Error::AppId { found: 0x1234_5678, .. })));
+    let root2 = fake_sysfs("version", APP_ID, |f| f.set(regs::block("stats").unwrap().0 + 4, 0x200));
+    let dev = pci::open(&root2, "0000:01:00.0").unwrap();
+    let mut bar2 = Bar::map(&dev, 2).unwrap();
+    assert!(matches!(Engine::discover(&mut bar2, 0), Err(Error::Version { name: "stats", found: 0x200, .. })));
+    assert!(matches!(pci::open(&root2, "0000:09:00.0"), Err(Error::NoDevice(_))));
+    std::fs::remove_dir_all(root).unwrap();
+    std::fs::remove_dir_all(root2).unwrap();
+}
+
+fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_reads_and_writes_over_pci_and_explains_errors() {
+    let root = fake_sysfs("cli", APP_ID, |_| {});
+    let sysfs = root.to_str().unwrap();
+    let (ok, out, _) = cli(&["list", "--sysfs", sysfs]);
+    assert!(ok && out.contains("0000:01:00.0") && !out.contains("0000:00:1f.0"), "{out}");
+    let (ok, out, err) = cli(&["info", "--backend", "pci", "--sysfs", sysfs]);
+    assert!(ok, "{err}");
+    assert!(out.contains("engine_info") && out.contains("0x46450007") && out.contains("max_paths"), "{out}");
+    let (ok, out, _) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.mtu", "0x800"]);
+    assert!(ok && out.contains("2048"), "{out}");
+    let (ok, _, err) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.status", "1"]);
+    assert!(!ok && err.contains("read-only"), "{err}");
+    let (ok, _, err) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.nope"]);
+    assert!(!ok && err.contains("control.nope"), "{err}");
+    let (ok, _, err) = cli(&["info", "--backend", "pci", "--sysfs", sysfs, "--device", "0000:07:00.0"]);
+    assert!(!ok && err.contains("no PCI device"), "{err}");
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn cli_info_over_the_simulated_register_file() {
+    let (ok, out, err) = cli(&["info", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["blocks"].as_array().unwrap().len(), regs::BLOCKS.len());
+    assert_eq!(v["parameters"]["max_paths"], 8);
+    let (ok, out, _) = cli(&["regs", "control.ack_every", "9"]);
+    assert!(ok && out.contains("(9)"), "{out}");
+}
