@@ -120,4 +120,11 @@ fn cli_info_over_the_simulated_register_file() {
     assert_eq!(v["parameters"]["max_paths"], 8);
     let (ok, out, _) = cli(&["regs", "control.ack_every", "9"]);
     assert!(ok && out.contains("(9)"), "{out}");
+    let (ok, out, err) = cli(&["stats", "--json", "--paths", "4"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["paths"].as_array().unwrap().len(), 4);
+    assert_eq!(v["counters"]["tx_data"], 0, "a fresh engine has sent nothing");
+    let (ok, _, err) = cli(&["stats", "--paths", "17"]);
+    assert!(!ok && err.contains("17"), "{err}");
 }

@@ -3,6 +3,7 @@
 mod info;
 mod list;
 mod regs;
+mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ferroce_driver::discover::{check_corundum_app, Engine};
@@ -57,6 +58,8 @@ enum Cmd {
     Info(info::Args),
     /// Dump, read or write registers by name.
     Regs(regs::Args),
+    /// Show the engine's counters and one connection's per-path state.
+    Stats(stats::Args),
 }
 
 /// Open the engine's register region and find its blocks.
@@ -90,6 +93,7 @@ fn main() -> std::process::ExitCode {
         Cmd::List(a) => list::run(a),
         Cmd::Info(a) => info::run(a),
         Cmd::Regs(a) => regs::run(a),
+        Cmd::Stats(a) => stats::run(a),
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
