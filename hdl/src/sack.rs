@@ -64,7 +64,7 @@ fn pack(t: &SackTracker) -> Bits<STATE_BITS> {
 }
 
 /// Bits<256> <-> the model's byte array.
-pub fn map_to_bytes(m: Bits<256>) -> [u8; 32] {
+fn map_to_bytes(m: Bits<256>) -> [u8; 32] {
     let mut b = [0u8; 32];
     for (i, byte) in b.iter_mut().enumerate() {
         *byte = m.get_bits::<8>(i * 8).index() as u8;

@@ -66,7 +66,7 @@ impl Durations {
 }
 
 /// Keep host `h` of `fabric` backlogged with WRITEs of `MSG` bytes cycling
-/// over a buffer of `buf` bytes; returns completions drained.
+/// over a buffer of `buf` bytes (completions are drained and dropped).
 fn top_up<T: Transport>(
     fabric: &mut Fabric<T>,
     h: usize,
@@ -75,11 +75,8 @@ fn top_up<T: Transport>(
     remote_base: Iova,
     buf: u64,
     posted: &mut u64,
-) -> usize {
-    let mut done = 0;
-    while fabric.host_mut(h).transport.poll_completion().is_some() {
-        done += 1;
-    }
+) {
+    while fabric.host_mut(h).transport.poll_completion().is_some() {}
     while fabric.host(h).transport.outstanding() < BACKLOG {
         let off = (*posted * MSG as u64) % buf;
         let wr = WorkRequest::Write {
@@ -96,7 +93,6 @@ fn top_up<T: Transport>(
         *posted += 1;
     }
     fabric.kick(h);
-    done
 }
 
 /// Goodput of one transport at one loss rate, as a fraction of line rate:
@@ -297,8 +293,7 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
     let now_bytes: Vec<u64> = (0..n).map(|k| e.conn_bytes_placed(ConnId(k as u16 + 1))).collect();
     let base = fair_bytes.unwrap_or_else(|| vec![0; n]);
     let delivered: Vec<f64> = now_bytes.iter().zip(&base).map(|(a, b)| (a - b) as f64).collect();
-    let measured_from = if last_unfair == 0 { 0 } else { last_unfair };
-    let secs = (fabric.now() - measured_from) as f64 * 1e-12;
+    let secs = (fabric.now() - last_unfair) as f64 * 1e-12;
     let aggregate = delivered.iter().sum::<f64>() * 8.0 / secs / (net.rate_mbps as f64 * 1e6);
     Ok(Incast {
         n,

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ferroce_hdl::sack::{map_to_bytes, VERDICT_DUP, VERDICT_NEW, VERDICT_OOW};
+use ferroce_hdl::sack::{VERDICT_DUP, VERDICT_NEW, VERDICT_OOW};
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::Psn;
@@ -131,5 +131,4 @@ fn sack_matches_the_model_on_random_traffic() {
     assert!(seen.iter().all(|&n| n > 5_000), "every verdict exercised: {seen:?}");
     let wrapped = trackers.values().filter(|t| t.cum().get() < 10_000).count();
     assert!(wrapped > 0, "some keys wrapped past PSN 2^24");
-    let _ = map_to_bytes;
 }
