@@ -15,7 +15,7 @@ use crate::transport::{
 };
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
-    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+    self, flags, AckRepr, Addressing, Body, CommonRepr, DataRepr, NakCode, NakRepr, Opcode, TransportRepr,
     WIRE_OVERHEAD,
 };
 use crate::{Error, Result};
@@ -111,17 +111,7 @@ impl GbnEndpoint {
     }
 
     fn addressing(&self, c: &GbnConn) -> Addressing {
-        Addressing {
-            src_mac: self.cfg.mac,
-            dst_mac: c.cfg.peer_mac,
-            src_ip: self.cfg.ip,
-            dst_ip: c.cfg.peer_ip,
-            sport: c.sport,
-            dport: self.cfg.port,
-            dscp: 26,
-            ecn: Ecn::Ect0,
-            ttl: 64,
-        }
+        self.cfg.addressing(c.cfg.peer_mac, c.cfg.peer_ip, c.sport)
     }
 
     fn control_frame(&mut self, now: Time, id: ConnId, opcode: Opcode, psn: Psn, body: Body) {
@@ -311,12 +301,9 @@ impl Transport for GbnEndpoint {
 
     fn handle_frame(&mut self, now: Time, frame: &[u8], mem: &mut dyn HostMemory) {
         self.stats.rx_frames += 1;
-        let f = match wire::parse(frame, self.cfg.port) {
-            Ok(f) if f.addr.dst_mac == self.cfg.mac && f.addr.dst_ip == self.cfg.ip => f,
-            _ => {
-                self.stats.rx_malformed += 1;
-                return;
-            }
+        let Some(f) = self.cfg.accept(frame) else {
+            self.stats.rx_malformed += 1;
+            return;
         };
         let c = f.transport.common;
         if self.conns.get(&c.conn).is_none_or(|k| k.cfg.peer_ip != f.addr.src_ip) {

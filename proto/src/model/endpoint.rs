@@ -78,6 +78,28 @@ impl EndpointConfig {
         }
     }
 
+    /// Addressing of a frame from this endpoint to a peer, on UDP source
+    /// port `sport` (the path's entropy).
+    pub fn addressing(&self, peer_mac: [u8; 6], peer_ip: [u8; 4], sport: u16) -> Addressing {
+        Addressing {
+            src_mac: self.mac,
+            dst_mac: peer_mac,
+            src_ip: self.ip,
+            dst_ip: peer_ip,
+            sport,
+            dport: self.port,
+            dscp: 26,
+            ecn: Ecn::Ect0,
+            ttl: 64,
+        }
+    }
+
+    /// `frame` parsed, if it is a valid ferroce frame addressed to this
+    /// endpoint.
+    pub fn accept<'a>(&self, frame: &'a [u8]) -> Option<wire::Frame<'a>> {
+        wire::parse(frame, self.port).ok().filter(|f| f.addr.dst_mac == self.mac && f.addr.dst_ip == self.ip)
+    }
+
     fn validate(&self) -> Result<()> {
         let bad = |s: &str| Err(Error::BadConfig(s.into()));
         if self.line_rate_mbps == 0 {
@@ -304,17 +326,7 @@ impl Endpoint {
     }
 
     fn addressing(&self, c: &ConnConfig, sport: u16) -> Addressing {
-        Addressing {
-            src_mac: self.cfg.mac,
-            dst_mac: c.peer_mac,
-            src_ip: self.cfg.ip,
-            dst_ip: c.peer_ip,
-            sport,
-            dport: self.cfg.port,
-            dscp: 26,
-            ecn: Ecn::Ect0,
-            ttl: 64,
-        }
+        self.cfg.addressing(c.peer_mac, c.peer_ip, sport)
     }
 
     fn rate_hint(&self, now: Time) -> u32 {
@@ -635,12 +647,9 @@ impl Transport for Endpoint {
 
     fn handle_frame(&mut self, now: Time, frame: &[u8], mem: &mut dyn HostMemory) {
         self.stats.rx_frames += 1;
-        let f = match wire::parse(frame, self.cfg.port) {
-            Ok(f) if f.addr.dst_mac == self.cfg.mac && f.addr.dst_ip == self.cfg.ip => f,
-            _ => {
-                self.stats.rx_malformed += 1;
-                return;
-            }
+        let Some(f) = self.cfg.accept(frame) else {
+            self.stats.rx_malformed += 1;
+            return;
         };
         let c = f.transport.common;
         let id = c.conn;
