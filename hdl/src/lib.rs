@@ -13,6 +13,7 @@ pub mod emit;
 pub mod frame_fifo;
 pub mod health;
 pub mod keyed;
+pub mod layout;
 pub mod lit;
 pub mod pacer;
 pub mod rate_div;

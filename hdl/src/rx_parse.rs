@@ -28,10 +28,11 @@ use rust_hdl::prelude::*;
 
 use ferroce_proto::wire::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
+
+use crate::layout::{slices, L2L4};
 use ferroce_proto::Error;
 
-/// Header bytes kept (Ethernet + IPv4 + UDP + common + the longest extension).
-pub const HDR_BYTES: usize = 14 + 20 + 8 + 16 + 48;
+pub use crate::layout::HDR_BYTES;
 /// Width of `m_hdr`.
 pub const HDR_BITS: usize = HDR_BYTES * 8;
 
@@ -152,33 +153,15 @@ impl Logic for RxParse {
     }
 }
 
-/// Frame offset of each header.
-fn base(h: &Header) -> usize {
-    match h.name {
-        n if n == ETH.name => 0,
-        n if n == IPV4.name => ETH.len,
-        n if n == UDP.name => ETH.len + IPV4.len,
-        n if n == COMMON.name => ETH.len + IPV4.len + UDP.len,
-        _ => ETH.len + IPV4.len + UDP.len + COMMON.len, // the extensions
-    }
-}
-
 /// A Verilog expression for field `name` of `h`: the slices of the header
 /// buffer bytes that hold it, most significant first.
 fn field(h: &Header, name: &str) -> (String, usize) {
-    let f = h.field(name);
-    let (start, end) = (f.bit_offset, f.bit_offset + f.bits); // header bit stream, MSB first
-    let mut parts = Vec::new();
-    for k in f.byte_offset()..f.end_byte() {
-        let lo = start.max(8 * k);
-        let hi = end.min(8 * k + 8); // exclusive
-        let byte = base(h) + k;
-        let top = 8 * byte + 7 - (lo - 8 * k);
-        let bottom = 8 * byte + 7 - (hi - 1 - 8 * k);
-        parts.push(if top == bottom { format!("hb[{top}]") } else { format!("hb[{top}:{bottom}]") });
-    }
+    let mut parts: Vec<String> = slices(h, name)
+        .iter()
+        .map(|p| if p.top == p.bottom { format!("hb[{}]", p.top) } else { format!("hb[{}:{}]", p.top, p.bottom) })
+        .collect();
     let expr = if parts.len() == 1 { parts.remove(0) } else { format!("{{{}}}", parts.join(", ")) };
-    (expr, f.bits)
+    (expr, h.field(name).bits)
 }
 
 /// GF(2) form of feeding `n` bytes to the reflected CRC-32 register: for
@@ -234,7 +217,7 @@ pub fn verilog() -> String {
         s.push_str(&line);
         s.push('\n');
     };
-    let l2l4 = ETH.len + IPV4.len + UDP.len;
+    let l2l4 = L2L4;
     w(&mut s, "// Generated from ferroce_proto::wire (header tables and CRC): do not edit.".into());
     w(&mut s, format!("reg [{}:0] hb;", HDR_BITS - 1));
     w(&mut s, "reg [13:0] len;\nreg [3:0] beat;\nreg [31:0] crc;\nreg checking;\nreg res_valid;\nreg res_good;\nreg [3:0] res_error;\nreg [13:0] res_len;".into());

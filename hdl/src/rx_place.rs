@@ -21,8 +21,7 @@
 
 use rust_hdl::prelude::*;
 
-/// Frame offset of a data packet's payload.
-pub const PAYLOAD_OFFSET: usize = 14 + 20 + 8 + 16 + 32;
+pub use crate::layout::PAYLOAD_OFFSET;
 
 /// The placement block.
 #[derive(LogicBlock, Default)]

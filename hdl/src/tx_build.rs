@@ -27,6 +27,7 @@ use rust_hdl::prelude::*;
 use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
+use crate::layout::{frame_offset, slices, HDR_BYTES, L2L4};
 use crate::rx_parse::crc_update_verilog;
 
 /// Field ports: (port, header, field).
@@ -63,10 +64,6 @@ pub const PORTS: &[(&str, &Header, &str)] = &[
     ("nak_msg_seq", &NAK, "msg_seq"),
     ("nak_info", &NAK, "info"),
 ];
-
-const L2L4: usize = 14 + 20 + 8;
-/// Header bytes of the longest packet (ACK).
-const HDR_BYTES: usize = L2L4 + 16 + 48;
 
 /// The frame builder.
 #[derive(LogicBlock, Default)]
@@ -144,32 +141,12 @@ impl Logic for TxBuild {
     }
 }
 
-fn base(h: &Header) -> usize {
-    match h.name {
-        n if n == ETH.name => 0,
-        n if n == IPV4.name => 14,
-        n if n == UDP.name => 34,
-        n if n == COMMON.name => L2L4,
-        _ => L2L4 + COMMON.len,
-    }
-}
-
 /// Assignments placing `value` (an expression of the field's width) into
 /// the header buffer `hc` at the field's place.
 fn place(h: &Header, name: &str, value: &str) -> String {
-    let f = h.field(name);
-    let (start, end) = (f.bit_offset, f.bit_offset + f.bits);
     let mut s = String::new();
-    for k in f.byte_offset()..f.end_byte() {
-        let lo = start.max(8 * k);
-        let hi = end.min(8 * k + 8);
-        let byte = base(h) + k;
-        let top = 8 * byte + 7 - (lo - 8 * k);
-        let bottom = 8 * byte + 7 - (hi - 1 - 8 * k);
-        // value bits: stream position q is value bit (bits - 1 - (q - start))
-        let vtop = f.bits - 1 - (lo - start);
-        let vbottom = f.bits - 1 - (hi - 1 - start);
-        let _ = writeln!(s, "    hc[{top}:{bottom}] = {value}[{vtop}:{vbottom}];");
+    for p in slices(h, name) {
+        let _ = writeln!(s, "    hc[{}:{}] = {value}[{}:{}];", p.top, p.bottom, p.vtop, p.vbottom);
     }
     s
 }
@@ -213,7 +190,7 @@ pub fn verilog() -> String {
     // Constants become named wires so that they can be sliced.
     let mut named = Vec::new();
     for (h, name, v) in fixed {
-        let wire = format!("k_{}_{}", base(h), name);
+        let wire = format!("k_{}_{}", frame_offset(h), name);
         let _ = writeln!(s, "wire [{}:0] {wire} = {v};", h.field(name).bits - 1);
         named.push((h, name, wire));
     }
