@@ -34,6 +34,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("rx_check", verilog(crate::rx_check::RxCheck::default())),
         ("rx_msgs", verilog(crate::rx_msgs::RxMsgs::<STREAM_KEY_BITS>::default())),
         ("rx_parse", verilog(crate::rx_parse::RxParse::default())),
+        ("rx_path", verilog(crate::rx_path::RxPath::default())),
         ("rx_place", verilog(crate::rx_place::RxPlace::default())),
         ("sack", verilog(crate::sack::Sack::<PATH_KEY_BITS>::new())),
         ("seg_log", verilog(crate::seg_log::SegLog::<{ PATH_KEY_BITS + 8 }>::default())),

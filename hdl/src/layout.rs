@@ -54,6 +54,20 @@ pub fn slices(h: &Header, name: &str) -> Vec<Slice> {
         .collect()
 }
 
+/// A Verilog expression for field `name` of `h` in the header buffer `buf`
+/// (frame byte i at bits 8i..8i+7): its slices, most significant first.
+pub fn extract(h: &Header, name: &str, buf: &str) -> String {
+    let mut parts: Vec<String> = slices(h, name)
+        .iter()
+        .map(|p| if p.top == p.bottom { format!("{buf}[{}]", p.top) } else { format!("{buf}[{}:{}]", p.top, p.bottom) })
+        .collect();
+    if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        format!("{{{}}}", parts.join(", "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ pub mod rto_timer;
 pub mod rx_check;
 pub mod rx_msgs;
 pub mod rx_parse;
+pub mod rx_path;
 pub mod rx_place;
 pub mod sack;
 pub mod seg_log;

@@ -29,7 +29,7 @@ use rust_hdl::prelude::*;
 use ferroce_proto::wire::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
-use crate::layout::{slices, L2L4};
+use crate::layout::L2L4;
 use ferroce_proto::Error;
 
 pub use crate::layout::HDR_BYTES;
@@ -153,15 +153,9 @@ impl Logic for RxParse {
     }
 }
 
-/// A Verilog expression for field `name` of `h`: the slices of the header
-/// buffer bytes that hold it, most significant first.
+/// A Verilog expression for field `name` of `h` in the header buffer `hb`.
 fn field(h: &Header, name: &str) -> (String, usize) {
-    let mut parts: Vec<String> = slices(h, name)
-        .iter()
-        .map(|p| if p.top == p.bottom { format!("hb[{}]", p.top) } else { format!("hb[{}:{}]", p.top, p.bottom) })
-        .collect();
-    let expr = if parts.len() == 1 { parts.remove(0) } else { format!("{{{}}}", parts.join(", ")) };
-    (expr, h.field(name).bits)
+    (crate::layout::extract(h, name, "hb"), h.field(name).bits)
 }
 
 /// GF(2) form of feeding `n` bytes to the reflected CRC-32 register: for
