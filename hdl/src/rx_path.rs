@@ -52,7 +52,8 @@
 //!   marks since the last ACK). The rate hint is the sender side's.
 //! * `m_nak_*`: a NAK for a refused data packet.
 //! * `m_arm_valid`/`m_arm_key`: one-cycle request to arm an ACK timer.
-//! * `m_fb_*`: a received ACK (`m_fb_nak` low) or NAK for the send side.
+//! * `m_fb_*`: a received ACK (`m_fb_nak` low) or NAK for the send side
+//!   (`m_fb_sack` in slot order, like `m_ack_sack`).
 //! * `m_cpl_*`: receive completions in order per stream (`kind` 1 receive,
 //!   2 WRITE with immediate; `status` 0 success, 2 receive buffer too small).
 //! * `cnt_*`: the receive counters of `ferroce_proto::Stats`, and dropped
@@ -77,7 +78,7 @@ use ferroce_proto::wire::Header;
 use crate::ack_gen::AckGen;
 use crate::emit::{CONN_KEY_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 use crate::frame_fifo::FrameFifo;
-use crate::layout::{extract, HDR_BYTES};
+use crate::layout::{extract, frame_offset, HDR_BYTES};
 use crate::rx_check::RxCheck;
 use crate::rx_msgs::RxMsgs;
 use crate::rx_parse::RxParse;
@@ -403,7 +404,6 @@ const FIELDS: &[(&str, &Header, &str)] = &[
     ("h_raddr", &DATA, "remote_addr"),
     ("h_rkey", &DATA, "rkey"),
     ("h_imm", &DATA, "immediate"),
-    ("h_sack", &ACK, "sack"),
     ("h_ts_echo", &ACK, "ts_echo"),
     ("h_hint", &ACK, "rate_hint"),
     ("h_ecn_ce", &ACK, "ecn_ce"),
@@ -423,6 +423,13 @@ pub fn verilog() -> String {
         let bits = h.field(name).bits;
         let _ = writeln!(s, "wire [{}:0] {wire} = {};", bits - 1, extract(h, name, "hb"));
     }
+    // The SACK bitmap in slot order (bit k: PSN k mod 256), as `sack` and
+    // `retx` hold it: on the wire byte i carries slots 8i..8i+7.
+    let f = ACK.field("sack");
+    let first = frame_offset(&ACK) + f.byte_offset();
+    let bytes: Vec<String> =
+        (0..f.bits / 8).rev().map(|i| format!("hb[{}:{}]", 8 * (first + i) + 7, 8 * (first + i))).collect();
+    let _ = writeln!(s, "wire [255:0] h_sack = {{{}}};", bytes.join(", "));
     let _ = writeln!(s, "wire [47:0] p_dst_mac = {};", extract(&ETH, "dst", "parse$m_hdr"));
     let _ = writeln!(s, "wire [31:0] p_dst_ip = {};", extract(&IPV4, "dst", "parse$m_hdr"));
     s.push_str(CONTROL);
