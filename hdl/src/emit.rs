@@ -41,5 +41,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("segmenter", verilog(crate::segmenter::Segmenter::default())),
         ("spray", verilog(crate::spray::Spray::default())),
         ("tx_build", verilog(crate::tx_build::TxBuild::default())),
+        ("tx_path", verilog(crate::tx_path::TxPath::default())),
     ]
 }

@@ -29,3 +29,4 @@ pub mod seg_log;
 pub mod segmenter;
 pub mod spray;
 pub mod tx_build;
+pub mod tx_path;
