@@ -29,7 +29,9 @@
 //! (`m_rnr_*`; the caller answers on `release_*` after the retry delay).
 //!
 //! Timers are outside, as for `rx_path`: `m_rto_*` arms (or disarms) a
-//! path's retransmission timer, `rto_*` reports that it fired. Pacing is
+//! path's retransmission timer, for the base timeout shifted left by
+//! `m_rto_shift` (the RTOs in a row, at most 5); `rto_*` reports that it
+//! fired. Pacing is
 //! outside too: `tx_go` is the permission to send (tie high for none).
 //!
 //! Ports (`clock`; `reset` synchronous, active high; `ready` low during
@@ -153,6 +155,7 @@ pub struct TxPath {
     pub m_rto_valid: Signal<Out, bool>,
     pub m_rto_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rto_arm: Signal<Out, bool>,
+    pub m_rto_shift: Signal<Out, Bits<3>>,
     pub m_rnr_valid: Signal<Out, bool>,
     pub m_rnr_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rnr_psn: Signal<Out, Bits<24>>,
@@ -218,6 +221,7 @@ impl Logic for TxPath {
             self.m_rto_valid,
             self.m_rto_key,
             self.m_rto_arm,
+            self.m_rto_shift,
             self.m_rnr_valid,
             self.m_rnr_key,
             self.m_rnr_psn,

@@ -38,6 +38,7 @@ reg [NK-1:0] p_can;
 reg [NK-1:0] p_queued;
 reg [NK-1:0] p_retired;
 reg [NK-1:0] p_armed;
+reg [2:0] p_run [0:NK-1]; // RTOs in a row, at most 5: the timer's backoff
 
 // ---- streams and their messages (16 per stream, slot = seq mod 16) ----
 reg [4:0] s_count [0:NK-1];
@@ -87,6 +88,7 @@ reg done_v;
 reg sent_v;
 reg rto_v;
 reg rto_a;
+reg [2:0] rto_s;
 reg [6:0] rto_k;
 reg rnr_v;
 reg [6:0] rnr_k;
@@ -301,7 +303,7 @@ always @(*) begin
   endcase
   build$clock = clock;
   build$reset = reset;
-  build$hdr_valid = st == S_HDR;
+  build$hdr_valid = (st == S_HDR) | (st == S_CTLF);
   build$eth_dst = c_mac[cur];
   build$eth_src = cfg_mac;
   build$ip_dscp = 6'd26;
@@ -355,6 +357,7 @@ always @(*) begin
   m_rto_valid = rto_v;
   m_rto_key = rto_k;
   m_rto_arm = rto_a;
+  m_rto_shift = rto_s;
   m_rnr_valid = rnr_v;
   m_rnr_key = rnr_k;
   m_rnr_psn = rnr_p;
@@ -513,6 +516,7 @@ always @(posedge clock) begin
       p_queued[pkey] <= 1'b0;
       p_retired[pkey] <= 1'b0;
       p_armed[pkey] <= 1'b0;
+      p_run[pkey] <= 3'd0;
       if ({1'b0, pth} + 4'd1 >= c_paths[cur]) begin
         st <= S_IDLE;
       end else begin
@@ -561,6 +565,8 @@ always @(posedge clock) begin
       rto_v <= 1'b1;
       rto_k <= pkey;
       rto_a <= p_out[pkey] != 9'd0;
+      rto_s <= (a_count != 9'd0) ? 3'd0 : p_run[pkey];
+      if (a_count != 9'd0) p_run[pkey] <= 3'd0;
       p_armed[pkey] <= p_out[pkey] != 9'd0;
       st <= health$out_repath ? S_REPATH : S_IDLE;
     end
@@ -627,6 +633,8 @@ always @(posedge clock) begin
       rto_v <= 1'b1;
       rto_k <= pkey;
       rto_a <= retx$out_outstanding != 9'd0;
+      rto_s <= (p_run[pkey] == 3'd5) ? 3'd5 : p_run[pkey] + 3'd1;
+      if (p_run[pkey] != 3'd5) p_run[pkey] <= p_run[pkey] + 3'd1;
       p_armed[pkey] <= retx$out_outstanding != 9'd0;
       st <= health$out_repath ? S_REPATH : S_IDLE;
     end
@@ -723,6 +731,7 @@ always @(posedge clock) begin
         rto_v <= 1'b1;
         rto_k <= pkey;
         rto_a <= 1'b1;
+        rto_s <= p_run[pkey];
         p_armed[pkey] <= 1'b1;
       end
       n_data <= n_data + 32'd1;
@@ -748,6 +757,7 @@ always @(posedge clock) begin
     p_cwnd[init_addr] <= 9'd0;
     p_out[init_addr] <= 9'd0;
     p_next[init_addr] <= 24'd0;
+    p_run[init_addr] <= 3'd0;
     init_addr <= init_addr + 7'd1;
     if (&init_addr) init_busy <= 1'b0;
   end

@@ -170,6 +170,8 @@ pub struct PathSnapshot {
     pub retransmitted: u64,
     pub ecn_echoes: u64,
     pub outstanding: u32,
+    /// When the retransmission timer fires, if armed.
+    pub rto_at: Option<Time>,
 }
 
 #[derive(Debug)]
@@ -320,6 +322,7 @@ impl Endpoint {
                     retransmitted: p.retransmitted,
                     ecn_echoes: p.ecn_echoes,
                     outstanding: p.log.outstanding(),
+                    rto_at: p.rto_at,
                 })
                 .collect()
         })
