@@ -28,5 +28,6 @@ pub mod sack;
 pub mod seg_log;
 pub mod segmenter;
 pub mod spray;
+pub mod trees;
 pub mod tx_build;
 pub mod tx_path;

@@ -71,6 +71,7 @@ use crate::health::PathHealth;
 use crate::retx::Retx;
 use crate::seg_log::SegLog;
 use crate::spray::Spray;
+use crate::trees::{first_set, thermometer};
 use crate::tx_build::TxBuild;
 
 const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + 3 && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
@@ -336,8 +337,18 @@ impl Logic for TxPath {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(VERILOG.into())
+        Verilog::Custom(verilog())
     }
 }
 
-const VERILOG: &str = include_str!("tx_path.v");
+/// The control logic (`tx_path.v`) with its generated trees.
+pub fn verilog() -> String {
+    let trees = [
+        thermometer("start", "start_slot"),
+        "wire [255:0] n_hi = newly & ge_start;\nwire [255:0] n_lo = newly & ~ge_start;\n".to_string(),
+        first_set("nh", "n_hi"),
+        first_set("nl", "n_lo"),
+    ]
+    .concat();
+    include_str!("tx_path.v").replace("// @NEWLY_TREES@\n", &trees)
+}

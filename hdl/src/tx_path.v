@@ -127,19 +127,19 @@ reg [7:0] q_bits;     // paths with queued retransmissions
 reg [7:0] e_bits;     // streams with a message to segment
 reg [15:0] sp_present, sp_can, sp_retired;
 reg [143:0] sp_free;
-integer i;
+integer ii;
 always @(*) begin
   sp_present = 16'd0;
   sp_can = 16'd0;
   sp_retired = 16'd0;
   sp_free = 144'd0;
-  for (i = 0; i < 8; i = i + 1) begin
-    q_bits[i] = (i[3:0] < c_paths[cur]) & p_queued[{cur, i[2:0]}];
-    e_bits[i] = (i[3:0] < c_streams[cur]) & (s_seg[{cur, i[2:0]}] < s_count[{cur, i[2:0]}]);
-    sp_present[i] = i[3:0] < c_paths[cur];
-    sp_can[i] = p_can[{cur, i[2:0]}];
-    sp_retired[i] = p_retired[{cur, i[2:0]}];
-    sp_free[9 * i +: 9] = (p_cwnd[{cur, i[2:0]}] > p_out[{cur, i[2:0]}]) ? p_cwnd[{cur, i[2:0]}] - p_out[{cur, i[2:0]}] : 9'd0;
+  for (ii = 0; ii < 8; ii = ii + 1) begin
+    q_bits[ii] = (ii[3:0] < c_paths[cur]) & p_queued[{cur, ii[2:0]}];
+    e_bits[ii] = (ii[3:0] < c_streams[cur]) & (s_seg[{cur, ii[2:0]}] < s_count[{cur, ii[2:0]}]);
+    sp_present[ii] = ii[3:0] < c_paths[cur];
+    sp_can[ii] = p_can[{cur, ii[2:0]}];
+    sp_retired[ii] = p_retired[{cur, ii[2:0]}];
+    sp_free[9 * ii +: 9] = (p_cwnd[{cur, ii[2:0]}] > p_out[{cur, ii[2:0]}]) ? p_cwnd[{cur, ii[2:0]}] - p_out[{cur, ii[2:0]}] : 9'd0;
   end
 end
 
@@ -174,22 +174,11 @@ always @(*) begin
   end
 end
 
-// First newly acknowledged slot at or after start_slot, circularly.
-reg n_found;
-reg [7:0] n_slot;
-reg [7:0] n_at;
-integer j;
-always @(*) begin
-  n_found = 1'b0;
-  n_slot = 8'd0;
-  for (j = 255; j >= 0; j = j - 1) begin
-    n_at = start_slot + j[7:0];
-    if (newly[n_at]) begin
-      n_found = 1'b1;
-      n_slot = n_at;
-    end
-  end
-end
+// First newly acknowledged slot at or after start_slot, circularly: the
+// first at or after it, else the first before it (two balanced trees).
+// @NEWLY_TREES@
+wire n_found = nh_any | nl_any;
+wire [7:0] n_slot = nh_any ? nh_at : nl_at;
 
 // The segment the segmentation point gives.
 wire [31:0] seg_left = m_len[seg_slot] - soff;
@@ -415,12 +404,12 @@ always @(posedge clock) begin
           c_prr[ctl_conn] <= 3'd0;
           c_rrr[ctl_conn] <= 3'd0;
           c_srr[ctl_conn] <= 3'd0;
-          for (i = 0; i < 8; i = i + 1) begin
-            s_count[{ctl_conn, i[2:0]}] <= 5'd0;
-            s_base[{ctl_conn, i[2:0]}] <= 32'd0;
-            s_seg[{ctl_conn, i[2:0]}] <= 5'd0;
-            s_off[{ctl_conn, i[2:0]}] <= 32'd0;
-            s_rsn[{ctl_conn, i[2:0]}] <= 32'd0;
+          for (ii = 0; ii < 8; ii = ii + 1) begin
+            s_count[{ctl_conn, ii[2:0]}] <= 5'd0;
+            s_base[{ctl_conn, ii[2:0]}] <= 32'd0;
+            s_seg[{ctl_conn, ii[2:0]}] <= 5'd0;
+            s_off[{ctl_conn, ii[2:0]}] <= 32'd0;
+            s_rsn[{ctl_conn, ii[2:0]}] <= 32'd0;
           end
           pth <= 3'd0;
           a_psn <= 24'd0;

@@ -63,7 +63,16 @@ struct Rtl {
     rtos: Vec<(u64, bool, u64)>,
     rnrs: Vec<(u64, u32)>,
     done: Option<bool>,
+    /// Output streams stalled last cycle, with what they showed.
+    held: HashMap<&'static str, Vec<u64>>,
 }
+
+/// Output streams with back-pressure: (valid, ready, payload ports).
+const STREAMS: &[(&str, &str, &[&str])] = &[
+    ("m_rd_cmd_valid", "m_rd_cmd_ready", &["m_rd_cmd_addr", "m_rd_cmd_len"]),
+    ("m_axis_tvalid", "m_axis_tready", &["m_axis_tdata", "m_axis_tkeep", "m_axis_tlast"]),
+    ("m_cpl_valid", "m_cpl_ready", &["m_cpl_key", "m_cpl_status", "m_cpl_seq", "m_cpl_len", "m_cpl_id", "m_cpl_imm"]),
+];
 
 impl Rtl {
     fn new(lib: &std::sync::Arc<ModelLib>, seed: u64) -> Rtl {
@@ -81,6 +90,7 @@ impl Rtl {
             rtos: Vec::new(),
             rnrs: Vec::new(),
             done: None,
+            held: HashMap::new(),
         };
         r.s.reset("reset", Some("ready"), 1_000);
         r
@@ -134,6 +144,22 @@ impl Rtl {
         let cpl_ready = !self.rng.chance(0.3);
         self.set("m_cpl_ready", cpl_ready as u64);
         self.s.eval();
+        // Protocol check: a stalled output keeps its data.
+        for (v, r, d) in STREAMS {
+            if self.get(v) == 0 {
+                assert!(!self.held.contains_key(v), "{v} dropped while stalled");
+                continue;
+            }
+            let now: Vec<u64> = d.iter().map(|p| self.get(p)).collect();
+            if let Some(h) = self.held.get(v) {
+                assert_eq!(h, &now, "{v}: data changed while stalled");
+            }
+            if self.get(r) == 1 {
+                self.held.remove(v);
+            } else {
+                self.held.insert(v, now);
+            }
+        }
         if let Some((_, _, _, n)) = beat {
             if self.get("s_rd_tready") == 1 {
                 let r = self.reading.as_mut().expect("reading");
