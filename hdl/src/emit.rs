@@ -25,6 +25,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("ack_gen", verilog(crate::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
+        ("ferroce_engine", verilog(crate::engine::Engine::default())),
         ("frame_fifo", verilog(crate::frame_fifo::FrameFifo::default())),
         ("health", verilog(crate::health::PathHealth::<PATH_KEY_BITS>::default())),
         ("pacer", verilog(crate::pacer::Pacer::<CONN_KEY_BITS>::default())),

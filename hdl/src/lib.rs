@@ -10,6 +10,7 @@ pub mod ack_gen;
 pub mod cc;
 pub mod csr;
 pub mod emit;
+pub mod engine;
 pub mod frame_fifo;
 pub mod health;
 pub mod keyed;

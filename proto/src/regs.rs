@@ -103,6 +103,8 @@ pub const BLOCKS: &[Block] = &[
             r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path"),
             r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one"),
             r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout"),
+            r("rnr_delay_ns", 0x38, Rw, 50_000, "retry delay after a SEND found no receive buffer"),
+            r("port_seed", 0x3c, Rw, 0, "seed of the source-port generator; writing it reseeds (0: a fixed seed)"),
         ],
     },
     Block {

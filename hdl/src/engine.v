@@ -1,0 +1,500 @@
+// ferroce_engine glue (see engine.rs). References to registers (reg:, strobe:
+// and hw: a block and register name, in double braces) are replaced by the
+// register file's bus slices.
+localparam NS = {{ns_per_cycle}}; // ns per clock cycle: the time base
+
+// ---- time ----
+reg [31:0] now_ns;
+
+// ---- configuration from the register file ----
+wire enable = {{reg:control.ctrl}}[0];
+wire [47:0] cfg_mac = {{{reg:control.mac_hi}}[15:0], {{reg:control.mac_lo}}};
+wire [31:0] cfg_ip = {{reg:control.ip}};
+wire [15:0] cfg_port = {{reg:control.udp_port}}[15:0];
+wire [13:0] cfg_mtu = {{reg:control.mtu}}[13:0];
+wire [15:0] cfg_ack_every = {{reg:control.ack_every}}[15:0];
+wire [31:0] cfg_ack_delay = {{reg:control.ack_delay_ns}};
+wire [31:0] cfg_rto = {{reg:control.rto_min_ns}};
+wire [31:0] cfg_rnr = {{reg:control.rnr_delay_ns}};
+
+// ---- connection and region commands ----
+localparam [3:0] C_IDLE = 4'd0, C_RX = 4'd1, C_TX = 4'd2, C_LOAD = 4'd3, C_CLEAR = 4'd4, C_SEED = 4'd5;
+reg [3:0] cst;
+reg [3:0] c_i;          // path or stream being set up
+reg [1:0] conn_status;  // 0 done, 1 busy, 2 bad
+reg [1:0] mr_status;
+reg mr_w;
+reg mr_valid_bit;
+reg seed_pending;
+wire [31:0] c_index = {{reg:conn_table.index}};
+wire [31:0] c_paths = {{reg:conn_table.paths}};
+wire [31:0] c_streams = {{reg:conn_table.streams}};
+wire [31:0] c_cmd = {{reg:conn_table.cmd}};
+wire c_ok = (c_index < 32'd16) & (c_paths >= 32'd1) & (c_paths <= 32'd8) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
+wire [31:0] m_index = {{reg:mr_table.index}};
+wire [31:0] m_cmd = {{reg:mr_table.cmd}};
+
+// ---- rings ----
+wire [63:0] sq_base = {{{reg:queues.sq_base_hi}}, {{reg:queues.sq_base_lo}}};
+wire [63:0] rq_base = {{{reg:queues.rq_base_hi}}, {{reg:queues.rq_base_lo}}};
+wire [63:0] cq_base = {{{reg:queues.cq_base_hi}}, {{reg:queues.cq_base_lo}}};
+wire [4:0] sq_log = {{reg:queues.sq_log_size}}[4:0];
+wire [4:0] rq_log = {{reg:queues.rq_log_size}}[4:0];
+wire [4:0] cq_log = {{reg:queues.cq_log_size}}[4:0];
+wire [31:0] sq_prod = {{reg:queues.sq_prod}};
+wire [31:0] rq_prod = {{reg:queues.rq_prod}};
+wire [31:0] cq_cons = {{reg:queues.cq_cons}};
+reg [31:0] sq_cons;
+reg [31:0] rq_cons;
+reg [31:0] cq_prod;
+wire [31:0] sq_mask = (32'd1 << sq_log) - 32'd1;
+wire [31:0] rq_mask = (32'd1 << rq_log) - 32'd1;
+wire [31:0] cq_mask = (32'd1 << cq_log) - 32'd1;
+
+// Work-request fetch: 64-byte entries, {id[63:0] @32, imm @28, rkey @24,
+// remote @16, local @8, len @4, conn[15:0] @2, stream @1, op @0}.
+localparam [2:0] F_IDLE = 3'd0, F_CMD = 3'd1, F_DATA = 3'd2, F_OFFER = 3'd3;
+reg [2:0] sqf;
+reg [511:0] wqe;
+reg [2:0] wqe_beat;
+reg [2:0] rqf;
+reg [255:0] rqe;
+reg [1:0] rqe_beat;
+wire [7:0] w_op = wqe[7:0];
+wire [7:0] w_stream = wqe[15:8];
+wire [15:0] w_conn = wqe[31:16];
+wire w_ok = (w_op >= 8'd1) & (w_op <= 8'd3) & (w_conn < 16'd16) & (w_stream < 8'd8) & (wqe[63:32] != 32'd0);
+wire [15:0] r_conn = rqe[15:0];
+wire [7:0] r_stream = rqe[23:16];
+wire r_ok = (r_conn < 16'd16) & (r_stream < 8'd8) & (rqe[63:32] != 32'd0);
+
+// ---- DMA reads: payloads (tx_path), work requests, receive buffers ----
+// One command at a time; data comes back in command order, routed by a
+// queue of who asked (0 tx_path, 1 send queue, 2 receive queue).
+reg [1:0] rd_who [0:7];
+reg [2:0] rd_wr;
+reg [2:0] rd_rd;
+wire [3:0] rd_used = {1'b0, rd_wr - rd_rd};
+wire rd_room = rd_used < 4'd7;
+wire [1:0] rd_head = rd_who[rd_rd];
+wire rd_any = rd_wr != rd_rd;
+wire grant_tx = rd_room & txp$m_rd_cmd_valid;
+wire grant_sq = rd_room & ~txp$m_rd_cmd_valid & (sqf == F_CMD);
+wire grant_rq = rd_room & ~txp$m_rd_cmd_valid & (sqf != F_CMD) & (rqf == F_CMD);
+
+// ---- completions: 32-byte entries ----
+// bytes: kind @0 (1 send done, 2 receive, 3 WRITE with immediate), status
+// @1, stream @2, flags @3 (bit0: imm valid), conn[15:0] @4, msg_seq @8,
+// len @12, imm @16, id @20.
+localparam [1:0] Q_IDLE = 2'd0, Q_CMD = 2'd1, Q_DATA = 2'd2;
+reg [1:0] cqs;
+reg [255:0] cqe;
+reg [1:0] cqe_beat;
+wire cq_room = (cq_prod - cq_cons) < (cq_mask + 32'd1);
+wire take_rx_cpl = (cqs == Q_IDLE) & cq_room & rxp$m_cpl_valid;
+wire take_tx_cpl = (cqs == Q_IDLE) & cq_room & ~rxp$m_cpl_valid & txp$m_cpl_valid;
+
+// ---- DMA writes: placement (rx_path) and completions, whole writes ----
+reg wr_busy;
+reg wr_cq; // the write in progress is a completion
+wire wr_pick_rx = ~wr_busy & rxp$m_dma_cmd_valid;
+wire wr_pick_cq = ~wr_busy & ~rxp$m_dma_cmd_valid & (cqs == Q_CMD);
+
+// ---- timers ----
+reg [255:0] ack_pend;
+reg [255:0] rto_pend;
+// @TIMER_TREES@
+reg [31:0] rnr_t [0:15];
+reg [6:0] rnr_k [0:15];
+reg [23:0] rnr_p [0:15];
+reg [3:0] rnr_wr;
+reg [3:0] rnr_rd;
+wire rnr_any = rnr_wr != rnr_rd;
+wire [31:0] rnr_left = rnr_t[rnr_rd] - now_ns;
+wire rnr_due = rnr_any & rnr_left[31];
+
+always @(*) begin
+  csr$clock = clock;
+  csr$reset = reset;
+  csr$s_axil_awaddr = s_axil_awaddr;
+  csr$s_axil_awvalid = s_axil_awvalid;
+  s_axil_awready = csr$s_axil_awready;
+  csr$s_axil_wdata = s_axil_wdata;
+  csr$s_axil_wstrb = s_axil_wstrb;
+  csr$s_axil_wvalid = s_axil_wvalid;
+  s_axil_wready = csr$s_axil_wready;
+  s_axil_bresp = csr$s_axil_bresp;
+  s_axil_bvalid = csr$s_axil_bvalid;
+  csr$s_axil_bready = s_axil_bready;
+  csr$s_axil_araddr = s_axil_araddr;
+  csr$s_axil_arvalid = s_axil_arvalid;
+  s_axil_arready = csr$s_axil_arready;
+  s_axil_rdata = csr$s_axil_rdata;
+  s_axil_rresp = csr$s_axil_rresp;
+  s_axil_rvalid = csr$s_axil_rvalid;
+  csr$s_axil_rready = s_axil_rready;
+
+  // receive path
+  rxp$clock = clock;
+  rxp$reset = reset;
+  rxp$cfg_port = cfg_port;
+  rxp$cfg_mac = cfg_mac;
+  rxp$cfg_ip = cfg_ip;
+  rxp$cfg_ack_every = cfg_ack_every;
+  rxp$conn_wr = (cst == C_RX);
+  rxp$conn_wr_index = c_index[3:0];
+  rxp$conn_wr_valid_bit = c_cmd[1:0] == 2'd1;
+  rxp$conn_wr_peer_ip = {{reg:conn_table.peer_ip}};
+  rxp$conn_wr_paths = c_paths[4:0];
+  rxp$mr_wr = mr_w;
+  rxp$mr_wr_index = m_index[3:0];
+  rxp$mr_wr_valid_bit = mr_valid_bit;
+  rxp$mr_wr_rkey = {{reg:mr_table.rkey}};
+  rxp$mr_wr_base = {{{reg:mr_table.base_hi}}, {{reg:mr_table.base_lo}}};
+  rxp$mr_wr_len = {{{reg:mr_table.len_hi}}, {{reg:mr_table.len_lo}}};
+  rxp$mr_wr_remote_write = {{reg:mr_table.access}}[0];
+  rxp$mr_wr_conn = {{reg:mr_table.conn}}[15:0];
+  rxp$ctl_valid = (cst == C_LOAD) | (cst == C_CLEAR);
+  rxp$ctl_op = cst == C_CLEAR;
+  rxp$ctl_key = {c_index[3:0], c_i[2:0]};
+  rxp$ctl_psn = 24'd0;
+  rxp$post_valid = rqf == F_OFFER & r_ok;
+  rxp$post_key = {r_conn[3:0], r_stream[2:0]};
+  rxp$post_addr = rqe[127:64];
+  rxp$post_len = rqe[63:32];
+  rxp$post_id = rqe[159:128];
+  rxp$timer_valid = ack_any;
+  rxp$timer_key = ack_at[6:0];
+  rxp$s_axis_tdata = s_mac_rx_tdata;
+  rxp$s_axis_tkeep = s_mac_rx_tkeep;
+  rxp$s_axis_tvalid = s_mac_rx_tvalid;
+  s_mac_rx_tready = rxp$s_axis_tready;
+  rxp$s_axis_tlast = s_mac_rx_tlast;
+  rxp$m_dma_cmd_ready = wr_pick_rx & m_dma_wr_cmd_ready;
+  rxp$m_dma_data_tready = wr_busy & ~wr_cq & m_dma_wr_tready;
+  rxp$m_ack_ready = txp$ack_ready;
+  rxp$m_nak_ready = txp$nak_ready;
+  rxp$m_fb_ready = txp$fb_ready;
+  rxp$m_cpl_ready = take_rx_cpl;
+
+  // send path
+  txp$clock = clock;
+  txp$reset = reset;
+  txp$cfg_mac = cfg_mac;
+  txp$cfg_ip = cfg_ip;
+  txp$cfg_port = cfg_port;
+  txp$cfg_mtu = cfg_mtu;
+  txp$cfg_max_cwnd = 9'd256;
+  txp$cfg_repath_after = 8'd1;
+  txp$cfg_retire_after = 8'd3;
+  txp$cfg_srtt = 32'd0;
+  txp$cfg_hint = 32'd0;
+  txp$now = now_ns;
+  txp$ctl_valid = (cst == C_TX) | (cst == C_SEED);
+  txp$ctl_op = cst == C_SEED;
+  txp$ctl_conn = c_index[3:0];
+  txp$ctl_remote = {{reg:conn_table.remote_id}}[15:0];
+  txp$ctl_mac = {{{reg:conn_table.peer_mac_hi}}[15:0], {{reg:conn_table.peer_mac_lo}}};
+  txp$ctl_ip = {{reg:conn_table.peer_ip}};
+  txp$ctl_paths = c_paths[3:0];
+  txp$ctl_streams = c_streams[3:0];
+  txp$ctl_seed = {{reg:control.port_seed}};
+  txp$wr_valid = (sqf == F_OFFER) & w_ok;
+  txp$wr_key = {w_conn[3:0], w_stream[2:0]};
+  txp$wr_op = w_op[1:0];
+  txp$wr_len = wqe[63:32];
+  txp$wr_local = wqe[127:64];
+  txp$wr_remote = wqe[191:128];
+  txp$wr_rkey = wqe[223:192];
+  txp$wr_imm = wqe[255:224];
+  txp$wr_id = wqe[287:256];
+  txp$fb_valid = rxp$m_fb_valid;
+  txp$fb_nak = rxp$m_fb_nak;
+  txp$fb_key = rxp$m_fb_key;
+  txp$fb_psn = rxp$m_fb_psn;
+  txp$fb_sack = rxp$m_fb_sack;
+  txp$fb_ce = rxp$m_fb_ce;
+  txp$fb_code = rxp$m_fb_code;
+  txp$fb_stream = rxp$m_fb_stream;
+  txp$fb_msg_seq = rxp$m_fb_msg_seq;
+  txp$ack_valid = rxp$m_ack_valid;
+  txp$ack_key = rxp$m_ack_key;
+  txp$ack_cum = rxp$m_ack_cum;
+  txp$ack_sack = rxp$m_ack_sack;
+  txp$ack_ts = rxp$m_ack_ts;
+  txp$ack_sport = rxp$m_ack_sport;
+  txp$ack_pending = rxp$m_ack_pending;
+  txp$ack_ce = rxp$m_ack_ce;
+  txp$nak_valid = rxp$m_nak_valid;
+  txp$nak_key = rxp$m_nak_key;
+  txp$nak_psn = rxp$m_nak_psn;
+  txp$nak_stream = rxp$m_nak_stream;
+  txp$nak_msg_seq = rxp$m_nak_msg_seq;
+  txp$nak_code = rxp$m_nak_code;
+  txp$nak_sport = rxp$m_nak_sport;
+  txp$rto_valid = rto_any;
+  txp$rto_key = rto_at[6:0];
+  txp$release_valid = rnr_due;
+  txp$release_key = rnr_k[rnr_rd];
+  txp$release_psn = rnr_p[rnr_rd];
+  txp$tx_go = enable;
+  txp$m_rd_cmd_ready = grant_tx & m_dma_rd_cmd_ready;
+  txp$s_rd_tdata = s_dma_rd_tdata;
+  txp$s_rd_tkeep = s_dma_rd_tkeep;
+  txp$s_rd_tvalid = s_dma_rd_tvalid & rd_any & (rd_head == 2'd0);
+  txp$s_rd_tlast = s_dma_rd_tlast;
+  txp$m_axis_tready = m_mac_tx_tready;
+  m_mac_tx_tdata = txp$m_axis_tdata;
+  m_mac_tx_tkeep = txp$m_axis_tkeep;
+  m_mac_tx_tvalid = txp$m_axis_tvalid;
+  m_mac_tx_tlast = txp$m_axis_tlast;
+  txp$m_cpl_ready = take_tx_cpl;
+
+  // timers
+  ackt$clock = clock;
+  ackt$reset = reset;
+  ackt$now = now_ns;
+  ackt$set_valid = rxp$m_arm_valid;
+  ackt$set_key = rxp$m_arm_key;
+  ackt$set_arm = 1'b1;
+  ackt$set_deadline = now_ns + cfg_ack_delay;
+  rtot$clock = clock;
+  rtot$reset = reset;
+  rtot$now = now_ns;
+  rtot$set_valid = txp$m_rto_valid;
+  rtot$set_key = txp$m_rto_key;
+  rtot$set_arm = txp$m_rto_arm;
+  rtot$set_deadline = now_ns + (cfg_rto << txp$m_rto_shift);
+
+  // DMA read port
+  m_dma_rd_cmd_valid = (txp$m_rd_cmd_valid | (sqf == F_CMD) | (rqf == F_CMD)) & rd_room;
+  m_dma_rd_cmd_addr = txp$m_rd_cmd_valid ? txp$m_rd_cmd_addr
+    : (sqf == F_CMD) ? sq_base + {26'd0, sq_cons & sq_mask, 6'd0} : rq_base + {27'd0, rq_cons & rq_mask, 5'd0};
+  m_dma_rd_cmd_len = txp$m_rd_cmd_valid ? txp$m_rd_cmd_len : (sqf == F_CMD) ? 16'd64 : 16'd32;
+  s_dma_rd_tready = rd_any & ((rd_head == 2'd0) ? txp$s_rd_tready : 1'b1);
+
+  // DMA write port
+  m_dma_wr_cmd_valid = wr_pick_rx | wr_pick_cq;
+  m_dma_wr_cmd_addr = wr_pick_rx ? rxp$m_dma_cmd_addr : cq_base + {27'd0, cq_prod & cq_mask, 5'd0};
+  m_dma_wr_cmd_len = wr_pick_rx ? rxp$m_dma_cmd_len : 16'd32;
+  m_dma_wr_tdata = wr_cq ? cqe[64 * cqe_beat +: 64] : rxp$m_dma_data_tdata;
+  m_dma_wr_tkeep = wr_cq ? 8'hff : rxp$m_dma_data_tkeep;
+  m_dma_wr_tvalid = wr_busy & (wr_cq ? (cqs == Q_DATA) : rxp$m_dma_data_tvalid);
+  m_dma_wr_tlast = wr_cq ? (cqe_beat == 2'd3) : rxp$m_dma_data_tlast;
+
+  // registers the hardware sets
+  csr$hw = {{hw_bits}}'d0;
+  {{hw:control.status}} = {31'd0, enable};
+  {{hw:conn_table.cmd_status}} = {30'd0, conn_status};
+  {{hw:mr_table.cmd_status}} = {30'd0, mr_status};
+  {{hw:queues.sq_cons}} = sq_cons;
+  {{hw:queues.rq_cons}} = rq_cons;
+  {{hw:queues.cq_prod}} = cq_prod;
+  {{hw:stats.tx_data}} = txp$cnt_tx_data;
+  {{hw:stats.tx_retx}} = txp$cnt_tx_retx;
+  {{hw:stats.tx_acks}} = txp$cnt_tx_acks;
+  {{hw:stats.tx_naks}} = txp$cnt_tx_naks;
+  {{hw:stats.rx_data}} = rxp$cnt_data;
+  {{hw:stats.rx_dup}} = rxp$cnt_dup;
+  {{hw:stats.rx_out_of_window}} = rxp$cnt_oow;
+  {{hw:stats.rx_malformed}} = rxp$cnt_malformed;
+  {{hw:stats.rx_bad_conn}} = rxp$cnt_bad_conn;
+  {{hw:stats.rx_access_violation}} = rxp$cnt_access;
+  {{hw:stats.rx_no_recv}} = rxp$cnt_no_recv;
+  {{hw:stats.rx_ecn_ce}} = rxp$cnt_ce;
+  {{hw:stats.rtos}} = txp$cnt_rtos;
+  {{hw:stats.repaths}} = txp$cnt_repaths;
+  {{hw:stats.bytes_placed_lo}} = rxp$cnt_bytes[31:0];
+  {{hw:stats.bytes_placed_hi}} = rxp$cnt_bytes[63:32];
+end
+
+always @(posedge clock) begin
+  now_ns <= now_ns + NS;
+
+  // ---- connection setup: rx tables, tx connection, path PSNs, streams ----
+  case (cst)
+    C_IDLE: begin
+      if ({{strobe:conn_table.cmd}}) begin
+        if (~c_ok || (c_cmd != 32'd1 && c_cmd != 32'd3)) begin
+          conn_status <= 2'd2;
+        end else begin
+          conn_status <= 2'd1;
+          cst <= C_RX;
+        end
+      end else if (seed_pending) begin
+        seed_pending <= 1'b0;
+        cst <= C_SEED;
+      end
+    end
+    C_RX: begin
+      c_i <= 4'd0;
+      if (c_cmd == 32'd3) begin
+        conn_status <= 2'd0;
+        cst <= C_IDLE;
+      end else begin
+        cst <= C_TX;
+      end
+    end
+    C_TX: if (txp$ctl_ready) cst <= C_LOAD;
+    C_LOAD: if (rxp$ctl_ready) begin
+      if ({28'd0, c_i} + 32'd1 >= c_paths) begin
+        c_i <= 4'd0;
+        cst <= C_CLEAR;
+      end else begin
+        c_i <= c_i + 4'd1;
+      end
+    end
+    C_CLEAR: if (rxp$ctl_ready) begin
+      if ({28'd0, c_i} + 32'd1 >= c_streams) begin
+        conn_status <= 2'd0;
+        cst <= C_IDLE;
+      end else begin
+        c_i <= c_i + 4'd1;
+      end
+    end
+    C_SEED: if (txp$ctl_ready) cst <= C_IDLE;
+    default: cst <= C_IDLE;
+  endcase
+  if ({{strobe:control.port_seed}}) seed_pending <= 1'b1;
+
+  // ---- memory regions ----
+  mr_w <= 1'b0;
+  if ({{strobe:mr_table.cmd}}) begin
+    if (m_index >= 32'd16 || (m_cmd != 32'd1 && m_cmd != 32'd3)) begin
+      mr_status <= 2'd2;
+    end else begin
+      mr_w <= 1'b1;
+      mr_valid_bit <= m_cmd == 32'd1;
+      mr_status <= 2'd0;
+    end
+  end
+
+  // ---- send queue fetch ----
+  case (sqf)
+    F_IDLE: if (enable && sq_prod != sq_cons && sq_log != 5'd0) sqf <= F_CMD;
+    F_CMD: if (grant_sq & m_dma_rd_cmd_ready) begin
+      wqe_beat <= 3'd0;
+      sqf <= F_DATA;
+    end
+    F_DATA: if (s_dma_rd_tvalid && rd_any && rd_head == 2'd1) begin
+      wqe[64 * wqe_beat +: 64] <= s_dma_rd_tdata;
+      wqe_beat <= wqe_beat + 3'd1;
+      if (s_dma_rd_tlast) sqf <= F_OFFER;
+    end
+    F_OFFER: if (~w_ok | txp$wr_ready) begin
+      sq_cons <= sq_cons + 32'd1;
+      sqf <= F_IDLE;
+    end
+    default: sqf <= F_IDLE;
+  endcase
+
+  // ---- receive queue fetch ----
+  case (rqf)
+    F_IDLE: if (enable && rq_prod != rq_cons && rq_log != 5'd0) rqf <= F_CMD;
+    F_CMD: if (grant_rq & m_dma_rd_cmd_ready) begin
+      rqe_beat <= 2'd0;
+      rqf <= F_DATA;
+    end
+    F_DATA: if (s_dma_rd_tvalid && rd_any && rd_head == 2'd2) begin
+      rqe[64 * rqe_beat +: 64] <= s_dma_rd_tdata;
+      rqe_beat <= rqe_beat + 2'd1;
+      if (s_dma_rd_tlast) rqf <= F_OFFER;
+    end
+    F_OFFER: if (~r_ok | rxp$post_ready) begin
+      rq_cons <= rq_cons + 32'd1;
+      rqf <= F_IDLE;
+    end
+    default: rqf <= F_IDLE;
+  endcase
+
+  // ---- DMA read routing ----
+  if (m_dma_rd_cmd_valid & m_dma_rd_cmd_ready) begin
+    rd_who[rd_wr] <= grant_tx ? 2'd0 : grant_sq ? 2'd1 : 2'd2;
+    rd_wr <= rd_wr + 3'd1;
+  end
+  if (s_dma_rd_tvalid & s_dma_rd_tready & s_dma_rd_tlast) rd_rd <= rd_rd + 3'd1;
+
+  // ---- completion writer ----
+  case (cqs)
+    Q_IDLE: begin
+      if (take_rx_cpl) begin
+        cqe <= {64'd0, rxp$m_cpl_id, rxp$m_cpl_imm, rxp$m_cpl_len, rxp$m_cpl_seq, 16'd0, 12'd0, rxp$m_cpl_key[6:3],
+          7'd0, rxp$m_cpl_kind == 2'd2, 5'd0, rxp$m_cpl_key[2:0], 6'd0, rxp$m_cpl_status,
+          (rxp$m_cpl_kind == 2'd1) ? 8'd2 : 8'd3};
+        cqs <= Q_CMD;
+      end else if (take_tx_cpl) begin
+        cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, 12'd0, txp$m_cpl_key[6:3],
+          7'd0, txp$m_cpl_has_imm, 5'd0, txp$m_cpl_key[2:0], 6'd0, txp$m_cpl_status, 8'd1};
+        cqs <= Q_CMD;
+      end
+    end
+    Q_CMD: if (wr_pick_cq & m_dma_wr_cmd_ready) begin
+      cqe_beat <= 2'd0;
+      cqs <= Q_DATA;
+    end
+    Q_DATA: if (m_dma_wr_tready) begin
+      cqe_beat <= cqe_beat + 2'd1;
+      if (cqe_beat == 2'd3) begin
+        cq_prod <= cq_prod + 32'd1;
+        cqs <= Q_IDLE;
+      end
+    end
+    default: cqs <= Q_IDLE;
+  endcase
+
+  // ---- DMA write arbitration: a write keeps the port until its last beat ----
+  if (wr_pick_rx & m_dma_wr_cmd_ready) begin
+    wr_busy <= 1'b1;
+    wr_cq <= 1'b0;
+  end else if (wr_pick_cq & m_dma_wr_cmd_ready) begin
+    wr_busy <= 1'b1;
+    wr_cq <= 1'b1;
+  end
+  if (m_dma_wr_tvalid & m_dma_wr_tready & m_dma_wr_tlast) wr_busy <= 1'b0;
+
+  // ---- timers: fired keys wait until taken; a newer request replaces them ----
+  if (ackt$fire_valid) ack_pend[{1'b0, ackt$fire_key}] <= 1'b1;
+  if (ack_any & rxp$timer_ready) ack_pend[ack_at] <= 1'b0;
+  if (rxp$m_arm_valid) ack_pend[{1'b0, rxp$m_arm_key}] <= 1'b0;
+  if (rxp$m_ack_valid) ack_pend[{1'b0, rxp$m_ack_key}] <= 1'b0;
+  if (rtot$fire_valid) rto_pend[{1'b0, rtot$fire_key}] <= 1'b1;
+  if (rto_any & txp$rto_ready) rto_pend[rto_at] <= 1'b0;
+  if (txp$m_rto_valid) rto_pend[{1'b0, txp$m_rto_key}] <= 1'b0;
+  if (txp$m_rnr_valid) begin
+    rnr_t[rnr_wr] <= now_ns + cfg_rnr;
+    rnr_k[rnr_wr] <= txp$m_rnr_key;
+    rnr_p[rnr_wr] <= txp$m_rnr_psn;
+    rnr_wr <= rnr_wr + 4'd1;
+  end
+  if (rnr_due & txp$release_ready) rnr_rd <= rnr_rd + 4'd1;
+
+  if (reset) begin
+    now_ns <= 32'd0;
+    cst <= C_IDLE;
+    conn_status <= 2'd0;
+    mr_status <= 2'd0;
+    mr_w <= 1'b0;
+    seed_pending <= 1'b0;
+    sqf <= F_IDLE;
+    rqf <= F_IDLE;
+    sq_cons <= 32'd0;
+    rq_cons <= 32'd0;
+    cq_prod <= 32'd0;
+    rd_wr <= 3'd0;
+    rd_rd <= 3'd0;
+    cqs <= Q_IDLE;
+    wr_busy <= 1'b0;
+    wr_cq <= 1'b0;
+    ack_pend <= 256'd0;
+    rto_pend <= 256'd0;
+    rnr_wr <= 4'd0;
+    rnr_rd <= 4'd0;
+  end
+end
+
+// Outputs of the sub-blocks and bus bits the glue does not use (registers
+// the glue reads through other names, counters not in the map, readiness
+// the paths already account for).
+wire unused_ok = &{1'b0, csr$regs, csr$strobe, rxp$ready, rxp$m_fb_ts, rxp$m_fb_ts_echo, rxp$m_fb_hint,
+  rxp$m_fb_pkts, rxp$cnt_frames, rxp$cnt_dup_retx, rxp$cnt_post_drop, txp$ready, txp$tx_done, txp$tx_sent,
+  txp$cnt_naks_received, ackt$ready, rtot$ready, wqe[511:288], rqe[255:160], rqe[31:24], rnr_left[30:0], 1'b0};
