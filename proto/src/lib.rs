@@ -14,6 +14,7 @@ pub mod baseline;
 pub mod error;
 pub mod model;
 pub mod regs;
+pub mod rings;
 pub mod rng;
 pub mod transport;
 pub mod types;

@@ -11,6 +11,7 @@
 //!   used by the tests, the loopback example and the benchmark.
 
 pub mod bench;
+pub mod engine;
 pub mod fabric;
 pub mod memory;
 pub mod pcap;

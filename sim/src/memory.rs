@@ -64,6 +64,11 @@ impl Memory {
         &self.regions[i].data[off..off + len]
     }
 
+    /// Is `addr..addr+len` inside one region?
+    pub fn readable(&self, addr: Iova, len: usize) -> bool {
+        self.find(addr, len).is_some()
+    }
+
     /// Guard violations so far.
     pub fn violations(&self) -> &[Violation] {
         &self.violations

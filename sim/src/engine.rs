@@ -1,0 +1,389 @@
+//! The whole engine (`ferroce_engine`) in Verilator with the world around
+//! it: host memory with guard regions behind a DMA engine model (latency,
+//! a limit on outstanding reads, random stalls), an AXI-Lite master for the
+//! registers, and the MAC streams as frame queues.
+//!
+//! [`EngineSim::cycle`] advances everything by one clock; frames the engine
+//! sends come out of [`EngineSim::take_frames`] and frames for it go in with
+//! [`EngineSim::give_frame`], so a caller can loop an engine to itself or
+//! join engines through the fabric model.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, OnceLock};
+
+use ferroce_proto::regs;
+use ferroce_proto::rng::Rng;
+use ferroce_proto::{HostMemory, Iova};
+
+use crate::memory::Memory;
+use crate::verilator::{ModelLib, Port, Sim};
+use crate::{Error, Result};
+
+/// The engine's Verilator model, built once per process.
+pub fn model() -> Result<Arc<ModelLib>> {
+    static LIB: OnceLock<std::result::Result<Arc<ModelLib>, String>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let v = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+        ModelLib::build("ferroce_engine", &v).map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(|msg| Error::Verilator { model: "ferroce_engine".into(), msg })
+}
+
+/// How the DMA engine model behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct DmaConfig {
+    /// Cycles from a read command to its first data beat.
+    pub read_latency: u64,
+    /// Reads in flight at most (commands are refused beyond).
+    pub max_reads: usize,
+    /// Chance per cycle that a port stalls (ready or valid low).
+    pub stall: f64,
+    pub seed: u64,
+}
+
+impl Default for DmaConfig {
+    fn default() -> Self {
+        DmaConfig { read_latency: 40, max_reads: 4, stall: 0.1, seed: 1 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Axil {
+    Write { addr: u32, data: u32 },
+    Read { addr: u32 },
+}
+
+/// One engine and its surroundings.
+#[allow(missing_debug_implementations)]
+pub struct EngineSim {
+    sim: Sim,
+    p: Ports,
+    pub mem: Memory,
+    dma: DmaConfig,
+    rng: Rng,
+    /// Reads accepted: (address, length, cycle the data may start).
+    reads: VecDeque<(u64, usize, u64)>,
+    /// The read being answered: its bytes and how many were sent.
+    reading: Option<(Vec<u8>, usize)>,
+    /// Writes accepted and waiting for data; the bytes of the current one.
+    writes: VecDeque<(u64, usize)>,
+    wdata: Vec<u8>,
+    /// Frames the engine sent, and the one being sent.
+    tx: VecDeque<Vec<u8>>,
+    tx_frame: Vec<u8>,
+    /// Frames for the engine, and how far the first has gone in.
+    rx: VecDeque<Vec<u8>>,
+    rx_at: usize,
+    /// The register access in progress and its result.
+    axil: Option<(Axil, bool)>,
+    axil_result: Option<std::result::Result<u32, u32>>,
+    /// DMA accesses outside the registered regions (reads and writes).
+    pub violations: Vec<String>,
+}
+
+macro_rules! ports {
+    ($($name:ident),* $(,)?) => {
+        #[allow(non_snake_case)]
+        struct Ports { $($name: Port,)* }
+        impl Ports {
+            fn new(s: &Sim) -> Ports {
+                Ports { $($name: s.port(stringify!($name)),)* }
+            }
+        }
+    };
+}
+
+ports!(
+    s_axil_awaddr,
+    s_axil_awvalid,
+    s_axil_awready,
+    s_axil_wdata,
+    s_axil_wstrb,
+    s_axil_wvalid,
+    s_axil_bresp,
+    s_axil_bvalid,
+    s_axil_bready,
+    s_axil_araddr,
+    s_axil_arvalid,
+    s_axil_arready,
+    s_axil_rdata,
+    s_axil_rresp,
+    s_axil_rvalid,
+    s_axil_rready,
+    s_mac_rx_tdata,
+    s_mac_rx_tkeep,
+    s_mac_rx_tvalid,
+    s_mac_rx_tready,
+    s_mac_rx_tlast,
+    m_mac_tx_tdata,
+    m_mac_tx_tkeep,
+    m_mac_tx_tvalid,
+    m_mac_tx_tready,
+    m_mac_tx_tlast,
+    m_dma_rd_cmd_valid,
+    m_dma_rd_cmd_ready,
+    m_dma_rd_cmd_addr,
+    m_dma_rd_cmd_len,
+    s_dma_rd_tdata,
+    s_dma_rd_tkeep,
+    s_dma_rd_tvalid,
+    s_dma_rd_tready,
+    s_dma_rd_tlast,
+    m_dma_wr_cmd_valid,
+    m_dma_wr_cmd_ready,
+    m_dma_wr_cmd_addr,
+    m_dma_wr_cmd_len,
+    m_dma_wr_tdata,
+    m_dma_wr_tkeep,
+    m_dma_wr_tvalid,
+    m_dma_wr_tready,
+    m_dma_wr_tlast,
+);
+
+fn pack(b: &[u8]) -> u64 {
+    b.iter().enumerate().fold(0u64, |a, (i, x)| a | (*x as u64) << (8 * i))
+}
+
+impl EngineSim {
+    /// An engine out of reset, with `mem` as its host memory.
+    pub fn new(mem: Memory, dma: DmaConfig) -> Result<EngineSim> {
+        let lib = model()?;
+        let mut sim = Sim::new(&lib);
+        sim.clock("clock");
+        let p = Ports::new(&sim);
+        sim.reset("reset", None, 0);
+        let mut e = EngineSim {
+            sim,
+            p,
+            mem,
+            dma,
+            rng: Rng::new(dma.seed),
+            reads: VecDeque::new(),
+            reading: None,
+            writes: VecDeque::new(),
+            wdata: Vec::new(),
+            tx: VecDeque::new(),
+            tx_frame: Vec::new(),
+            rx: VecDeque::new(),
+            rx_at: 0,
+            axil: None,
+            axil_result: None,
+            violations: Vec::new(),
+        };
+        // The keyed blocks clear their RAMs after reset (128 cycles).
+        for _ in 0..300 {
+            e.cycle();
+        }
+        Ok(e)
+    }
+
+    /// Cycles run so far.
+    pub fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+
+    /// A frame for the engine's MAC receive port.
+    pub fn give_frame(&mut self, f: Vec<u8>) {
+        self.rx.push_back(f);
+    }
+
+    /// Frames the engine has sent since the last call.
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        self.tx.drain(..).collect()
+    }
+
+    /// Frames given and not yet taken in by the engine.
+    pub fn rx_backlog(&self) -> usize {
+        self.rx.len()
+    }
+
+    /// One clock cycle of the engine and everything around it.
+    pub fn cycle(&mut self) {
+        let stall = self.dma.stall;
+        let now = self.sim.cycles();
+        // MAC receive: the next beat of the first frame.
+        let beat = self.rx.front().map(|f| {
+            let n = (f.len() - self.rx_at).min(8);
+            (pack(&f[self.rx_at..self.rx_at + n]), (1u64 << n) - 1, self.rx_at + n == f.len(), n)
+        });
+        let s = &mut self.sim;
+        let p = &self.p;
+        s.set(p.s_mac_rx_tvalid, beat.is_some() as u64);
+        if let Some((d, k, l, _)) = beat {
+            s.set(p.s_mac_rx_tdata, d);
+            s.set(p.s_mac_rx_tkeep, k);
+            s.set(p.s_mac_rx_tlast, l as u64);
+        }
+        // MAC transmit: always ready (the MAC paces at line rate).
+        s.set(p.m_mac_tx_tready, 1);
+        // DMA reads: commands while fewer than max_reads are in flight;
+        // data once the latency has passed.
+        let rd_cmd_ready = self.reads.len() + (self.reading.is_some() as usize) < self.dma.max_reads;
+        s.set(p.m_dma_rd_cmd_ready, (rd_cmd_ready && !self.rng.chance(stall)) as u64);
+        if self.reading.is_none() {
+            if let Some(&(addr, len, at)) = self.reads.front() {
+                if now >= at {
+                    self.reads.pop_front();
+                    let mut buf = vec![0u8; len];
+                    if self.mem.readable(Iova(addr), len) {
+                        self.mem.read(Iova(addr), &mut buf);
+                    } else {
+                        self.violations.push(format!("DMA read outside host memory: {addr:#x}+{len}"));
+                    }
+                    self.reading = Some((buf, 0));
+                }
+            }
+        }
+        let rbeat = match &self.reading {
+            Some((d, at)) if !self.rng.chance(stall) => {
+                let n = (d.len() - at).min(8);
+                Some((pack(&d[*at..at + n]), (1u64 << n) - 1, at + n == d.len(), n))
+            }
+            _ => None,
+        };
+        let s = &mut self.sim;
+        s.set(p.s_dma_rd_tvalid, rbeat.is_some() as u64);
+        if let Some((d, k, l, _)) = rbeat {
+            s.set(p.s_dma_rd_tdata, d);
+            s.set(p.s_dma_rd_tkeep, k);
+            s.set(p.s_dma_rd_tlast, l as u64);
+        }
+        s.set(p.m_dma_wr_cmd_ready, !self.rng.chance(stall) as u64);
+        s.set(p.m_dma_wr_tready, !self.rng.chance(stall) as u64);
+        // AXI-Lite: the access in progress.
+        match self.axil {
+            Some((Axil::Write { addr, data }, false)) => {
+                s.set(p.s_axil_awaddr, addr as u64);
+                s.set(p.s_axil_wdata, data as u64);
+                s.set(p.s_axil_wstrb, 0xf);
+                s.set(p.s_axil_awvalid, 1);
+                s.set(p.s_axil_wvalid, 1);
+            }
+            Some((Axil::Read { addr }, false)) => {
+                s.set(p.s_axil_araddr, addr as u64);
+                s.set(p.s_axil_arvalid, 1);
+            }
+            _ => {
+                s.set(p.s_axil_awvalid, 0);
+                s.set(p.s_axil_wvalid, 0);
+                s.set(p.s_axil_arvalid, 0);
+            }
+        }
+        s.set(p.s_axil_bready, 1);
+        s.set(p.s_axil_rready, 1);
+        s.eval();
+
+        // What moved in this cycle.
+        if let Some((_, _, last, n)) = beat {
+            if s.get(p.s_mac_rx_tready) == 1 {
+                self.rx_at += n;
+                if last {
+                    self.rx.pop_front();
+                    self.rx_at = 0;
+                }
+            }
+        }
+        if s.get(p.m_mac_tx_tvalid) == 1 {
+            let (d, k) = (s.get(p.m_mac_tx_tdata), s.get(p.m_mac_tx_tkeep));
+            for lane in 0..8 {
+                if k >> lane & 1 == 1 {
+                    self.tx_frame.push((d >> (8 * lane)) as u8);
+                }
+            }
+            if s.get(p.m_mac_tx_tlast) == 1 {
+                self.tx.push_back(std::mem::take(&mut self.tx_frame));
+            }
+        }
+        if s.get(p.m_dma_rd_cmd_valid) == 1 && s.get(p.m_dma_rd_cmd_ready) == 1 {
+            let (a, l) = (s.get(p.m_dma_rd_cmd_addr), s.get(p.m_dma_rd_cmd_len) as usize);
+            self.reads.push_back((a, l, now + self.dma.read_latency));
+        }
+        if let Some((_, _, last, n)) = rbeat {
+            if s.get(p.s_dma_rd_tready) == 1 {
+                let r = self.reading.as_mut().expect("a read in progress");
+                r.1 += n;
+                if last {
+                    self.reading = None;
+                }
+            }
+        }
+        if s.get(p.m_dma_wr_cmd_valid) == 1 && s.get(p.m_dma_wr_cmd_ready) == 1 {
+            self.writes.push_back((s.get(p.m_dma_wr_cmd_addr), s.get(p.m_dma_wr_cmd_len) as usize));
+        }
+        if s.get(p.m_dma_wr_tvalid) == 1 && s.get(p.m_dma_wr_tready) == 1 {
+            let (d, k) = (s.get(p.m_dma_wr_tdata), s.get(p.m_dma_wr_tkeep));
+            for lane in 0..8 {
+                if k >> lane & 1 == 1 {
+                    self.wdata.push((d >> (8 * lane)) as u8);
+                }
+            }
+            if s.get(p.m_dma_wr_tlast) == 1 {
+                let data = std::mem::take(&mut self.wdata);
+                match self.writes.pop_front() {
+                    Some((addr, len)) if len == data.len() => {
+                        let before = self.mem.violations().len();
+                        self.mem.write(Iova(addr), &data);
+                        if self.mem.violations().len() > before {
+                            self.violations.push(format!("DMA write outside writable memory: {addr:#x}+{len}"));
+                        }
+                    }
+                    other => {
+                        self.violations.push(format!("DMA write data ({} bytes) for command {other:?}", data.len()))
+                    }
+                }
+            }
+        }
+        match self.axil {
+            Some((Axil::Write { .. }, false)) if s.get(p.s_axil_awready) == 1 => {
+                self.axil = self.axil.map(|(a, _)| (a, true));
+            }
+            Some((Axil::Read { .. }, false)) if s.get(p.s_axil_arready) == 1 => {
+                self.axil = self.axil.map(|(a, _)| (a, true));
+            }
+            _ => {}
+        }
+        if s.get(p.s_axil_bvalid) == 1 {
+            let bad = s.get(p.s_axil_bresp) != 0;
+            self.axil_result = Some(if bad { Err(0) } else { Ok(0) });
+            self.axil = None;
+        }
+        if s.get(p.s_axil_rvalid) == 1 {
+            let v = s.get(p.s_axil_rdata) as u32;
+            self.axil_result = Some(if s.get(p.s_axil_rresp) != 0 { Err(v) } else { Ok(v) });
+            self.axil = None;
+        }
+        s.tick();
+    }
+
+    fn axil(&mut self, op: Axil) -> Result<u32> {
+        self.axil = Some((op, false));
+        self.axil_result = None;
+        for _ in 0..1_000 {
+            self.cycle();
+            if let Some(r) = self.axil_result.take() {
+                return r.map_err(|_| Error::Stuck(format!("register access {op:?} answered SLVERR")));
+            }
+        }
+        Err(Error::Stuck(format!("register access {op:?} not answered")))
+    }
+
+    /// Write register `block.reg`.
+    pub fn write(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
+        let addr = regs::offset_of(block, reg)?;
+        self.axil(Axil::Write { addr, data: v }).map(|_| ())
+    }
+
+    /// Read register `block.reg`.
+    pub fn read(&mut self, block: &str, reg: &str) -> Result<u32> {
+        let addr = regs::offset_of(block, reg)?;
+        self.axil(Axil::Read { addr })
+    }
+
+    /// Run `n` cycles.
+    pub fn run(&mut self, n: u64) {
+        for _ in 0..n {
+            self.cycle();
+        }
+    }
+}
