@@ -5,10 +5,15 @@
 //! * [`discover`]: walking register blocks (type, version, next) to find the
 //!   engine's blocks and check their versions; Corundum's app-info check.
 //! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
-//! * [`sim`]: the RTL register file (`csr`) in Verilator, over AXI-Lite.
+//! * [`driver`]: bring-up, connections, memory regions, rings, doorbells and
+//!   completions over any [`driver::Device`].
+//! * [`sim`]: the RTL register file (`csr`) in Verilator, over AXI-Lite, and
+//!   the whole engine looped to itself ([`sim::SimLoopback`]).
 
 pub mod access;
 pub mod discover;
+pub mod driver;
+pub mod loopback;
 pub mod pci;
 pub mod sim;
 
@@ -35,6 +40,14 @@ pub enum Error {
     Io { path: String, source: std::io::Error },
     #[error(transparent)]
     Sim(#[from] ferroce_sim::Error),
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    #[error("the engine refused {0}")]
+    Refused(String),
+    #[error("timed out waiting for {0}")]
+    Timeout(String),
+    #[error("malformed completion: {0}")]
+    BadCompletion(String),
 }
 
 /// `Result` with this crate's [`Error`].

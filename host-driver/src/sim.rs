@@ -113,3 +113,128 @@ impl RegisterAccess for SimCsr {
         Ok(())
     }
 }
+
+/// The whole engine in Verilator with its MAC looped back to itself through
+/// a wire that delays frames and loses some: a [`crate::driver::Device`]
+/// for the driver.
+#[allow(missing_debug_implementations)]
+pub struct SimLoopback {
+    pub engine: ferroce_sim::engine::EngineSim,
+    rng: ferroce_proto::rng::Rng,
+    loss: f64,
+    /// Frames on the wire: (cycle they arrive, frame).
+    wire: std::collections::VecDeque<(u64, Vec<u8>)>,
+    pcap: Option<ferroce_sim::pcap::PcapWriter<std::io::BufWriter<std::fs::File>>>,
+    /// Cycles one `idle` runs.
+    pub idle_cycles: u64,
+    pub frames: u64,
+    pub lost: u64,
+}
+
+/// Cycles a frame spends on the looped wire (400 ns at 250 MHz).
+pub const WIRE_CYCLES: u64 = 100;
+
+impl SimLoopback {
+    /// An engine over `mem`, losing each frame with probability `loss`;
+    /// every frame sent is written to `pcap` if given.
+    pub fn new(
+        mem: ferroce_sim::memory::Memory,
+        loss: f64,
+        seed: u64,
+        pcap: Option<&std::path::Path>,
+    ) -> Result<SimLoopback> {
+        let dma = ferroce_sim::engine::DmaConfig { seed, ..Default::default() };
+        let engine = ferroce_sim::engine::EngineSim::new(mem, dma)?;
+        let pcap = match pcap {
+            Some(p) => {
+                let f = std::fs::File::create(p).map_err(|e| Error::Io { path: p.display().to_string(), source: e })?;
+                Some(
+                    ferroce_sim::pcap::PcapWriter::new(std::io::BufWriter::new(f))
+                        .map_err(|e| Error::Io { path: p.display().to_string(), source: e })?,
+                )
+            }
+            None => None,
+        };
+        Ok(SimLoopback {
+            engine,
+            rng: ferroce_proto::rng::Rng::new(seed ^ 0x5eed),
+            loss,
+            wire: std::collections::VecDeque::new(),
+            pcap,
+            idle_cycles: 500,
+            frames: 0,
+            lost: 0,
+        })
+    }
+
+    /// One cycle of the engine with the wire.
+    pub fn cycle(&mut self) -> Result<()> {
+        self.engine.cycle();
+        let now = self.engine.cycles();
+        for f in self.engine.take_frames() {
+            self.frames += 1;
+            if let Some(p) = self.pcap.as_mut() {
+                p.frame(now * ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000, &f)
+                    .map_err(|e| Error::Io { path: "pcap".into(), source: e })?;
+            }
+            if self.rng.chance(self.loss) {
+                self.lost += 1;
+            } else {
+                self.wire.push_back((now + WIRE_CYCLES, f));
+            }
+        }
+        while self.wire.front().is_some_and(|(t, _)| *t <= now) {
+            let (_, f) = self.wire.pop_front().expect("a frame");
+            self.engine.give_frame(f);
+        }
+        if let Some(v) = self.engine.violations.first() {
+            return Err(Error::Sim(ferroce_sim::Error::Stuck(format!("guard: {v}"))));
+        }
+        Ok(())
+    }
+
+    /// Flush the capture file.
+    pub fn finish(&mut self) -> Result<()> {
+        if let Some(p) = self.pcap.take() {
+            p.finish().map_err(|e| Error::Io { path: "pcap".into(), source: e })?;
+        }
+        Ok(())
+    }
+}
+
+impl RegisterAccess for SimLoopback {
+    fn read32(&mut self, offset: u32) -> Result<u32> {
+        self.engine.read32(offset).map_err(|e| Error::Access { offset, what: e.to_string() })
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.engine.write32(offset, value).map_err(|e| Error::Access { offset, what: e.to_string() })
+    }
+}
+
+impl crate::driver::Device for SimLoopback {
+    fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        let iova = ferroce_proto::Iova(addr);
+        if !self.engine.mem.readable(iova, data.len()) {
+            return Err(Error::BadRequest(format!("host write outside memory: {addr:#x}+{}", data.len())));
+        }
+        self.engine.mem.host_write(iova, data);
+        Ok(())
+    }
+
+    fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        let iova = ferroce_proto::Iova(addr);
+        if !self.engine.mem.readable(iova, buf.len()) {
+            return Err(Error::BadRequest(format!("host read outside memory: {addr:#x}+{}", buf.len())));
+        }
+        buf.copy_from_slice(self.engine.mem.slice(iova, buf.len()));
+        Ok(())
+    }
+
+    fn idle(&mut self) -> Result<()> {
+        for _ in 0..self.idle_cycles {
+            self.cycle()?;
+        }
+        Ok(())
+    }
+}

@@ -368,16 +368,24 @@ impl EngineSim {
         Err(Error::Stuck(format!("register access {op:?} not answered")))
     }
 
+    /// Write the register at byte offset `addr` over AXI-Lite.
+    pub fn write32(&mut self, addr: u32, v: u32) -> Result<()> {
+        self.axil(Axil::Write { addr, data: v }).map(|_| ())
+    }
+
+    /// Read the register at byte offset `addr` over AXI-Lite.
+    pub fn read32(&mut self, addr: u32) -> Result<u32> {
+        self.axil(Axil::Read { addr })
+    }
+
     /// Write register `block.reg`.
     pub fn write(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
-        let addr = regs::offset_of(block, reg)?;
-        self.axil(Axil::Write { addr, data: v }).map(|_| ())
+        self.write32(regs::offset_of(block, reg)?, v)
     }
 
     /// Read register `block.reg`.
     pub fn read(&mut self, block: &str, reg: &str) -> Result<u32> {
-        let addr = regs::offset_of(block, reg)?;
-        self.axil(Axil::Read { addr })
+        self.read32(regs::offset_of(block, reg)?)
     }
 
     /// Run `n` cycles.

@@ -64,6 +64,14 @@ impl Memory {
         &self.regions[i].data[off..off + len]
     }
 
+    /// The host CPU writes `data` at `addr` (any region, DMA-writable or
+    /// not); panics outside every region.
+    pub fn host_write(&mut self, addr: Iova, data: &[u8]) {
+        let i = self.find(addr, data.len()).unwrap_or_else(|| panic!("{addr}+{} is not mapped", data.len()));
+        let off = (addr.0 - self.regions[i].base.0) as usize;
+        self.regions[i].data[off..off + data.len()].copy_from_slice(data);
+    }
+
     /// Is `addr..addr+len` inside one region?
     pub fn readable(&self, addr: Iova, len: usize) -> bool {
         self.find(addr, len).is_some()

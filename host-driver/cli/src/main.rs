@@ -2,6 +2,7 @@
 
 mod info;
 mod list;
+mod loopback;
 mod regs;
 mod stats;
 
@@ -60,6 +61,8 @@ enum Cmd {
     Regs(regs::Args),
     /// Show the engine's counters and one connection's per-path state.
     Stats(stats::Args),
+    /// Run a transfer through an engine looped to itself and verify it.
+    Loopback(loopback::Args),
 }
 
 /// Open the engine's register region and find its blocks.
@@ -94,6 +97,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Info(a) => info::run(a),
         Cmd::Regs(a) => regs::run(a),
         Cmd::Stats(a) => stats::run(a),
+        Cmd::Loopback(a) => loopback::run(a),
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -128,3 +128,22 @@ fn cli_info_over_the_simulated_register_file() {
     let (ok, _, err) = cli(&["stats", "--paths", "17"]);
     assert!(!ok && err.contains("17"), "{err}");
 }
+
+#[test]
+fn loopback_json_reports_a_verified_transfer() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(["loopback", "--size", "20000", "--count", "6", "--loss", "0.02", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    for k in ["bytes", "messages", "verified", "goodput_fraction", "retransmits", "duration_cycles"] {
+        assert!(v.get(k).is_some(), "key {k} in {v}");
+    }
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["bytes"], 120_000);
+    assert_eq!(v["messages"], 6);
+    let bad = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["loopback", "--paths", "0"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--paths"), "{}", String::from_utf8_lossy(&bad.stderr));
+}

@@ -1,0 +1,147 @@
+//! `ferroce loopback`: a transfer from connection 0 to connection 1 of one
+//! engine whose MAC is looped back, through the rings, every byte checked.
+
+use std::io::Write as _;
+
+use clap::ValueEnum;
+use ferroce_driver::loopback::{self, Op, Opts};
+
+use crate::Backend;
+
+/// Message operation.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OpArg {
+    /// RDMA WRITE into a registered region.
+    Write,
+    /// RDMA WRITE with immediate (a receive completion per message).
+    WriteImm,
+    /// SEND into posted receive buffers.
+    Send,
+    /// WRITE, WRITE with immediate and SEND in turn.
+    Mixed,
+}
+
+/// Run a loopback transfer and verify it.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "The simulator backend runs the engine's Verilog in Verilator (built on first use, about a \
+minute, then cached under target/verilator). Exit status 0 only if every message completed and, with --verify, \
+every byte and completion checked out.")]
+pub struct Args {
+    /// Where the engine is.
+    #[arg(long, value_enum, default_value = "sim")]
+    backend: Backend,
+    /// PCI device (bus:device.function) with --backend pci.
+    #[arg(long)]
+    device: Option<String>,
+    /// Message operation.
+    #[arg(long, value_enum, default_value = "write")]
+    op: OpArg,
+    /// Bytes per message (1 to 256 MiB in all).
+    #[arg(long, default_value_t = 64 << 10)]
+    size: u32,
+    /// Messages.
+    #[arg(long, default_value_t = 64)]
+    count: u32,
+    /// Paths per connection (1-8).
+    #[arg(long, default_value_t = 8)]
+    paths: u32,
+    /// Ordered streams per connection (1-8).
+    #[arg(long, default_value_t = 4)]
+    streams: u32,
+    /// Chance that the looped wire loses a frame.
+    #[arg(long, default_value_t = 0.01)]
+    loss: f64,
+    /// Seed of the source data, the losses and the engine's port generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Payload bytes per packet.
+    #[arg(long, default_value_t = 1024)]
+    mtu: u32,
+    /// Check every byte and completion.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    verify: bool,
+    /// Write every frame on the wire to this pcap file.
+    #[arg(long)]
+    pcap: Option<std::path::PathBuf>,
+    /// Write the engine's waveforms to this .vcd or .fst file (slow).
+    #[arg(long)]
+    trace: Option<std::path::PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    if let Backend::Pci = a.backend {
+        anyhow::bail!(
+            "loopback on a PCI device{} needs DMA memory (VFIO or hugepages), which this driver does not provide yet; \
+             use --backend sim",
+            a.device.map(|d| format!(" ({d})")).unwrap_or_default()
+        );
+    }
+    let op = match a.op {
+        OpArg::Write => Op::Write,
+        OpArg::WriteImm => Op::WriteImm,
+        OpArg::Send => Op::Send,
+        OpArg::Mixed => Op::Mixed,
+    };
+    let o = Opts {
+        op,
+        size: a.size,
+        count: a.count,
+        paths: a.paths,
+        streams: a.streams,
+        loss: a.loss,
+        seed: a.seed,
+        mtu: a.mtu,
+        verify: a.verify,
+        pcap: a.pcap.clone(),
+    };
+    loopback::validate(&o)?;
+    if let Some(t) = &a.trace {
+        // The Verilator harness opens the trace named here when it starts.
+        std::env::set_var("FERROCE_TRACE", t);
+    }
+    if !a.json {
+        eprintln!(
+            "loopback: {} x {} bytes ({:?}) over {} paths, {} streams, {:.1} % loss, on the simulated engine",
+            a.count,
+            a.size,
+            a.op,
+            a.paths,
+            a.streams,
+            a.loss * 100.0
+        );
+    }
+    let quiet = a.json;
+    let mut shown = 0u64;
+    let mut progress = |done: u64, total: u64| {
+        let pct = done * 100 / total.max(1);
+        if !quiet && pct >= shown + 10 {
+            shown = pct - pct % 10;
+            eprint!("\r  {:>3} % of {} bytes acknowledged", pct, total);
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let r = loopback::run_sim(&o, &mut progress)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        eprintln!();
+        println!("bytes             {}", r.bytes);
+        println!("messages          {}", r.messages);
+        println!("completions       {}", r.completions);
+        println!(
+            "verified          {}",
+            if r.verified { "yes, every byte and completion" } else { "no (--verify false)" }
+        );
+        println!("cycles            {}", r.duration_cycles);
+        println!("goodput           {:.3} of the 64-bit MAC interface", r.goodput_fraction);
+        println!("frames            {} ({} lost on the wire)", r.frames, r.frames_lost);
+        println!("retransmissions   {} ({} timeouts)", r.retransmits, r.rtos);
+        if let Some(p) = &a.pcap {
+            println!("pcap              {}", p.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,291 @@
+//! Programming an engine: bring-up, connections, memory regions, the send,
+//! receive and completion rings with their doorbells, and completion
+//! polling. Generic over a [`Device`]: register access plus the host memory
+//! the engine reaches by DMA (the simulator's buffer, or pinned memory on
+//! hardware). Every wait has a limit and ends in a typed error.
+
+use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
+
+use crate::discover::Engine;
+use crate::{Error, RegisterAccess, Result};
+
+/// An engine and the memory it reaches.
+pub trait Device: RegisterAccess {
+    /// The host CPU writes DMA-visible memory.
+    fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()>;
+    /// The host CPU reads DMA-visible memory.
+    fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()>;
+    /// Let the engine work for a while (the simulator runs cycles; hardware
+    /// sleeps briefly).
+    fn idle(&mut self) -> Result<()>;
+}
+
+/// Engine-wide settings written at bring-up.
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    pub mac: [u8; 6],
+    pub ip: [u8; 4],
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    pub ack_every: u32,
+    pub ack_delay_ns: u32,
+    pub rto_min_ns: u32,
+    pub rnr_delay_ns: u32,
+    pub port_seed: u32,
+}
+
+/// One ring in host memory: where, and log2 of its entries.
+#[derive(Debug, Clone, Copy)]
+pub struct RingSpec {
+    pub base: u64,
+    pub log_size: u32,
+}
+
+/// A connection as the engine's table holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnSpec {
+    pub index: u32,
+    pub remote: u32,
+    pub peer_mac: [u8; 6],
+    pub peer_ip: [u8; 4],
+    pub paths: u32,
+    pub streams: u32,
+}
+
+/// A memory region open to remote WRITEs.
+#[derive(Debug, Clone, Copy)]
+pub struct MrSpec {
+    pub slot: u32,
+    pub rkey: u32,
+    pub base: u64,
+    pub len: u64,
+    pub remote_write: bool,
+    /// The only connection allowed to write.
+    pub conn: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Ring {
+    spec: RingSpec,
+    prod: u32,
+    cons: u32,
+}
+
+impl Ring {
+    fn size(&self) -> u32 {
+        1 << self.spec.log_size
+    }
+    fn slot(&self, index: u32, entry: usize) -> u64 {
+        self.spec.base + ((index & (self.size() - 1)) as u64) * entry as u64
+    }
+}
+
+/// Polls of a command status before giving up.
+const CMD_POLLS: usize = 1_000;
+
+/// A running engine.
+pub struct Driver<D: Device> {
+    pub dev: D,
+    map: Engine,
+    sq: Ring,
+    rq: Ring,
+    cq: Ring,
+}
+
+impl<D: Device> std::fmt::Debug for Driver<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver").field("sq", &self.sq).field("rq", &self.rq).field("cq", &self.cq).finish()
+    }
+}
+
+fn mac_words(m: [u8; 6]) -> (u32, u32) {
+    (u32::from_be_bytes([m[2], m[3], m[4], m[5]]), u16::from_be_bytes([m[0], m[1]]) as u32)
+}
+
+impl<D: Device> Driver<D> {
+    /// Find the engine's register blocks, write the settings and the rings,
+    /// and enable it.
+    pub fn bring_up(mut dev: D, cfg: &Config, sq: RingSpec, rq: RingSpec, cq: RingSpec) -> Result<Driver<D>> {
+        if cfg.mtu == 0 || cfg.mtu > 4096 {
+            return Err(Error::BadRequest(format!("mtu {} is not 1..=4096", cfg.mtu)));
+        }
+        for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
+            if r.log_size == 0 || r.log_size > 16 || r.base % entry as u64 != 0 {
+                return Err(Error::BadRequest(format!(
+                    "{name} ring: log size {} must be 1..=16 and base {:#x} a multiple of {entry}",
+                    r.log_size, r.base
+                )));
+            }
+        }
+        let map = Engine::discover(&mut dev, 0)?;
+        let mut d = Driver {
+            dev,
+            map,
+            sq: Ring { spec: sq, prod: 0, cons: 0 },
+            rq: Ring { spec: rq, prod: 0, cons: 0 },
+            cq: Ring { spec: cq, prod: 0, cons: 0 },
+        };
+        let (lo, hi) = mac_words(cfg.mac);
+        d.set("control", "mac_lo", lo)?;
+        d.set("control", "mac_hi", hi)?;
+        d.set("control", "ip", u32::from_be_bytes(cfg.ip))?;
+        d.set("control", "mtu", cfg.mtu)?;
+        d.set("control", "ack_every", cfg.ack_every)?;
+        d.set("control", "ack_delay_ns", cfg.ack_delay_ns)?;
+        d.set("control", "rto_min_ns", cfg.rto_min_ns)?;
+        d.set("control", "rnr_delay_ns", cfg.rnr_delay_ns)?;
+        d.set("control", "port_seed", cfg.port_seed)?;
+        for (q, r) in [("sq", sq), ("rq", rq), ("cq", cq)] {
+            d.set("queues", &format!("{q}_base_lo"), r.base as u32)?;
+            d.set("queues", &format!("{q}_base_hi"), (r.base >> 32) as u32)?;
+            d.set("queues", &format!("{q}_log_size"), r.log_size)?;
+        }
+        d.sq.cons = d.get("queues", "sq_cons")?;
+        d.sq.prod = d.sq.cons;
+        d.set("queues", "sq_prod", d.sq.prod)?;
+        d.rq.cons = d.get("queues", "rq_cons")?;
+        d.rq.prod = d.rq.cons;
+        d.set("queues", "rq_prod", d.rq.prod)?;
+        d.cq.prod = d.get("queues", "cq_prod")?;
+        d.cq.cons = d.cq.prod;
+        d.set("queues", "cq_cons", d.cq.cons)?;
+        d.set("control", "ctrl", 1)?;
+        Ok(d)
+    }
+
+    /// Write `block.reg`.
+    pub fn set(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
+        let off = self.map.offset_of(block, reg)?;
+        self.dev.write32(off, v)
+    }
+
+    /// Read `block.reg`.
+    pub fn get(&mut self, block: &str, reg: &str) -> Result<u32> {
+        let off = self.map.offset_of(block, reg)?;
+        self.dev.read32(off)
+    }
+
+    fn command(&mut self, block: &str, cmd: u32, what: String) -> Result<()> {
+        self.set(block, "cmd", cmd)?;
+        for _ in 0..CMD_POLLS {
+            match self.get(block, "cmd_status")? {
+                0 => return Ok(()),
+                1 => self.dev.idle()?,
+                _ => return Err(Error::Refused(what)),
+            }
+        }
+        Err(Error::Timeout(what))
+    }
+
+    /// Open connection `c`.
+    pub fn connect(&mut self, c: &ConnSpec) -> Result<()> {
+        let max_paths = self.get("engine_info", "max_paths")?;
+        let max_streams = self.get("engine_info", "max_streams")?;
+        let max_conns = self.get("engine_info", "max_conns")?;
+        if c.paths == 0 || c.paths > max_paths || c.streams == 0 || c.streams > max_streams || c.index >= max_conns {
+            return Err(Error::BadRequest(format!(
+                "connection {}: this engine takes index < {max_conns}, 1..={max_paths} paths and 1..={max_streams} \
+                 streams (got {} and {})",
+                c.index, c.paths, c.streams
+            )));
+        }
+        let (lo, hi) = mac_words(c.peer_mac);
+        self.set("conn_table", "index", c.index)?;
+        self.set("conn_table", "remote_id", c.remote)?;
+        self.set("conn_table", "peer_ip", u32::from_be_bytes(c.peer_ip))?;
+        self.set("conn_table", "peer_mac_lo", lo)?;
+        self.set("conn_table", "peer_mac_hi", hi)?;
+        self.set("conn_table", "paths", c.paths)?;
+        self.set("conn_table", "streams", c.streams)?;
+        self.command("conn_table", 1, format!("connection {}", c.index))
+    }
+
+    /// Open memory region `m` to remote WRITEs.
+    pub fn register_mr(&mut self, m: &MrSpec) -> Result<()> {
+        if m.len == 0 || m.base.checked_add(m.len).is_none() || m.slot >= 16 {
+            return Err(Error::BadRequest(format!(
+                "region slot {}: {:#x}+{} is empty or wraps",
+                m.slot, m.base, m.len
+            )));
+        }
+        self.set("mr_table", "index", m.slot)?;
+        self.set("mr_table", "rkey", m.rkey)?;
+        self.set("mr_table", "base_lo", m.base as u32)?;
+        self.set("mr_table", "base_hi", (m.base >> 32) as u32)?;
+        self.set("mr_table", "len_lo", m.len as u32)?;
+        self.set("mr_table", "len_hi", (m.len >> 32) as u32)?;
+        self.set("mr_table", "access", m.remote_write as u32)?;
+        self.set("mr_table", "conn", m.conn)?;
+        self.command("mr_table", 1, format!("memory region {}", m.slot))
+    }
+
+    fn room(&mut self, send: bool) -> Result<bool> {
+        let (ring, reg) = if send { (self.sq, "sq_cons") } else { (self.rq, "rq_cons") };
+        if ring.prod.wrapping_sub(ring.cons) < ring.size() {
+            return Ok(true);
+        }
+        let cons = self.get("queues", reg)?;
+        if send {
+            self.sq.cons = cons;
+        } else {
+            self.rq.cons = cons;
+        }
+        let ring = if send { self.sq } else { self.rq };
+        Ok(ring.prod.wrapping_sub(ring.cons) < ring.size())
+    }
+
+    /// Queue a work request; `false` if the send ring is full. The engine
+    /// sees it at the next [`Driver::ring_doorbells`].
+    pub fn post_send(&mut self, w: &Wqe) -> Result<bool> {
+        if w.len == 0 {
+            return Err(Error::BadRequest(format!("work request {}: zero-length message", w.id)));
+        }
+        if w.conn >= 16 || w.stream >= 8 {
+            return Err(Error::BadRequest(format!("work request {}: connection {} stream {}", w.id, w.conn, w.stream)));
+        }
+        if !self.room(true)? {
+            return Ok(false);
+        }
+        let at = self.sq.slot(self.sq.prod, WQE_BYTES);
+        self.dev.write_mem(at, &w.encode())?;
+        self.sq.prod = self.sq.prod.wrapping_add(1);
+        Ok(true)
+    }
+
+    /// Post a receive buffer; `false` if the receive ring is full.
+    pub fn post_recv(&mut self, r: &Rqe) -> Result<bool> {
+        if r.len == 0 || r.addr.checked_add(r.len as u64).is_none() {
+            return Err(Error::BadRequest(format!("receive buffer {}: empty or wrapping", r.id)));
+        }
+        if !self.room(false)? {
+            return Ok(false);
+        }
+        let at = self.rq.slot(self.rq.prod, RQE_BYTES);
+        self.dev.write_mem(at, &r.encode())?;
+        self.rq.prod = self.rq.prod.wrapping_add(1);
+        Ok(true)
+    }
+
+    /// Tell the engine about everything posted.
+    pub fn ring_doorbells(&mut self) -> Result<()> {
+        self.set("queues", "sq_prod", self.sq.prod)?;
+        self.set("queues", "rq_prod", self.rq.prod)
+    }
+
+    /// Completions written since the last call.
+    pub fn poll(&mut self) -> Result<Vec<Cqe>> {
+        let prod = self.get("queues", "cq_prod")?;
+        let mut out = Vec::new();
+        while self.cq.cons != prod {
+            let mut b = [0u8; CQE_BYTES];
+            let at = self.cq.slot(self.cq.cons, CQE_BYTES);
+            self.dev.read_mem(at, &mut b)?;
+            out.push(Cqe::decode(&b).map_err(|e| Error::BadCompletion(e.to_string()))?);
+            self.cq.cons = self.cq.cons.wrapping_add(1);
+        }
+        if !out.is_empty() {
+            self.set("queues", "cq_cons", self.cq.cons)?;
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,279 @@
+//! A loopback transfer: connection 0 of an engine sends to connection 1 of
+//! the same engine (its MAC looped back), through the rings, and the bytes
+//! that land are checked against the source. Used by `ferroce loopback`
+//! and the end-to-end tests.
+
+use std::path::PathBuf;
+
+use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
+use ferroce_proto::rng::Rng;
+use ferroce_proto::Iova;
+use ferroce_sim::memory::Memory;
+
+use crate::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
+use crate::sim::SimLoopback;
+use crate::{Error, Result};
+
+/// What the messages are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Write,
+    WriteImm,
+    Send,
+    /// WRITE, WRITE with immediate and SEND in turn.
+    Mixed,
+}
+
+/// A loopback run.
+#[derive(Debug, Clone)]
+pub struct Opts {
+    pub op: Op,
+    /// Bytes per message.
+    pub size: u32,
+    pub count: u32,
+    pub paths: u32,
+    pub streams: u32,
+    /// Chance that the looped wire loses a frame.
+    pub loss: f64,
+    pub seed: u64,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Compare every byte and completion (on by default).
+    pub verify: bool,
+    pub pcap: Option<PathBuf>,
+}
+
+impl Default for Opts {
+    fn default() -> Self {
+        Opts {
+            op: Op::Write,
+            size: 64 << 10,
+            count: 64,
+            paths: 8,
+            streams: 4,
+            loss: 0.01,
+            seed: 1,
+            mtu: 1024,
+            verify: true,
+            pcap: None,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Report {
+    pub bytes: u64,
+    pub messages: u32,
+    pub verified: bool,
+    /// Payload bytes over what the 64-bit MAC interface could carry in the
+    /// same cycles.
+    pub goodput_fraction: f64,
+    pub retransmits: u32,
+    pub duration_cycles: u64,
+    pub frames: u64,
+    pub frames_lost: u64,
+    pub rtos: u32,
+    pub completions: u32,
+}
+
+const LOG_SQ: u32 = 7;
+const LOG_RQ: u32 = 7;
+const LOG_CQ: u32 = 9;
+const SQ: u64 = 0x1000_0000;
+const RQ: u64 = 0x1010_0000;
+const CQ: u64 = 0x1020_0000;
+const SRC: u64 = 0x1_0000_0000;
+const DST: u64 = 0x2_0000_0000;
+const RKEY: u32 = 0x7e57;
+/// Largest transfer the simulator is given (bytes of source and target).
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// Check `o` before anything runs.
+pub fn validate(o: &Opts) -> Result<()> {
+    let bad = |s: String| Err(Error::BadRequest(s));
+    if o.size == 0 || o.count == 0 {
+        return bad(format!("--size and --count must be positive (got {} and {})", o.size, o.count));
+    }
+    if o.size as u64 * o.count as u64 > MAX_BYTES {
+        return bad(format!("{} x {} bytes is more than the simulator's {} MiB", o.count, o.size, MAX_BYTES >> 20));
+    }
+    if !(1..=8).contains(&o.paths) || !(1..=8).contains(&o.streams) {
+        return bad(format!("--paths and --streams must be 1..=8 (got {} and {})", o.paths, o.streams));
+    }
+    if !(0.0..0.5).contains(&o.loss) {
+        return bad(format!("--loss must be in [0, 0.5) (got {})", o.loss));
+    }
+    if o.mtu == 0 || o.mtu > 4096 {
+        return bad(format!("--mtu must be 1..=4096 (got {})", o.mtu));
+    }
+    Ok(())
+}
+
+fn op_of(o: &Opts, i: u32) -> WqeOp {
+    match o.op {
+        Op::Write => WqeOp::Write,
+        Op::WriteImm => WqeOp::WriteImm,
+        Op::Send => WqeOp::Send,
+        Op::Mixed => [WqeOp::Write, WqeOp::WriteImm, WqeOp::Send][i as usize % 3],
+    }
+}
+
+/// Run a loopback transfer on the simulated engine; `progress` is called
+/// with (bytes completed, total) as completions arrive.
+pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
+    validate(o)?;
+    let total = o.size as u64 * o.count as u64;
+    let mut mem = Memory::default();
+    mem.add_region("sq", Iova(SQ), WQE_BYTES << LOG_SQ, false);
+    mem.add_region("rq", Iova(RQ), RQE_BYTES << LOG_RQ, false);
+    mem.add_region("cq", Iova(CQ), CQE_BYTES << LOG_CQ, true);
+    mem.add_region("src", Iova(SRC), total as usize, false);
+    mem.add_region("dst", Iova(DST), total as usize, true);
+    let mut rng = Rng::new(o.seed);
+    for chunk in mem.region_mut("src").chunks_mut(8) {
+        let v = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+    let dev = SimLoopback::new(mem, o.loss, o.seed, o.pcap.as_deref())?;
+    let mac = [2, 0, 0, 0, 0, 1];
+    let ip = [10, 0, 0, 1];
+    let cfg = Config {
+        mac,
+        ip,
+        mtu: o.mtu,
+        ack_every: 4,
+        ack_delay_ns: 2_000,
+        rto_min_ns: 100_000,
+        rnr_delay_ns: 5_000,
+        port_seed: o.seed as u32,
+    };
+    let ring = |base, log_size| RingSpec { base, log_size };
+    let mut d = Driver::bring_up(dev, &cfg, ring(SQ, LOG_SQ), ring(RQ, LOG_RQ), ring(CQ, LOG_CQ))?;
+    for (index, remote) in [(0, 1), (1, 0)] {
+        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: o.paths, streams: o.streams })?;
+    }
+    d.register_mr(&MrSpec { slot: 0, rkey: RKEY, base: DST, len: total, remote_write: true, conn: 1 })?;
+
+    // Message i reads src[i*size..] and lands at dst[i*size..] (WRITE) or in
+    // the receive buffer there (SEND).
+    let wqe = |i: u32| {
+        let at = i as u64 * o.size as u64;
+        let op = op_of(o, i);
+        Wqe {
+            op,
+            stream: (i % o.streams) as u8,
+            conn: 0,
+            len: o.size,
+            local: SRC + at,
+            remote: if op == WqeOp::Send { 0 } else { DST + at },
+            rkey: RKEY,
+            imm: 0x1000_0000 | i,
+            id: i,
+        }
+    };
+    let sends: Vec<u32> = (0..o.count).filter(|i| op_of(o, *i) == WqeOp::Send).collect();
+    let want = o.count as usize + (0..o.count).filter(|i| op_of(o, *i) != WqeOp::Write).count();
+    let (mut next_wqe, mut next_rqe) = (0u32, 0usize);
+    let mut cqes: Vec<Cqe> = Vec::new();
+    let mut done_bytes = 0u64;
+    let start = d.dev.engine.cycles();
+    let limit = 2_000_000 + total * 40 / 8;
+    while cqes.len() < want {
+        if d.dev.engine.cycles() - start > limit {
+            return Err(Error::Timeout(format!("completions: {} of {want} after {limit} cycles", cqes.len())));
+        }
+        while next_rqe < sends.len() {
+            let i = sends[next_rqe];
+            let r = Rqe {
+                conn: 1,
+                stream: (i % o.streams) as u8,
+                len: o.size,
+                addr: DST + i as u64 * o.size as u64,
+                id: i,
+            };
+            if !d.post_recv(&r)? {
+                break;
+            }
+            next_rqe += 1;
+        }
+        while next_wqe < o.count && d.post_send(&wqe(next_wqe))? {
+            next_wqe += 1;
+        }
+        d.ring_doorbells()?;
+        d.dev.idle()?;
+        for c in d.poll()? {
+            if c.kind == CqeKind::SendDone {
+                done_bytes += c.len as u64;
+                progress(done_bytes, total);
+            }
+            cqes.push(c);
+        }
+    }
+    let cycles = d.dev.engine.cycles() - start;
+    d.dev.finish()?;
+    let mut verified = false;
+    if o.verify {
+        verify(o, &d, &cqes, &wqe)?;
+        verified = true;
+    }
+    let retransmits = d.get("stats", "tx_retx")?;
+    let rtos = d.get("stats", "rtos")?;
+    Ok(Report {
+        bytes: total,
+        messages: o.count,
+        verified,
+        goodput_fraction: total as f64 / (cycles as f64 * 8.0),
+        retransmits,
+        duration_cycles: cycles,
+        frames: d.dev.frames,
+        frames_lost: d.dev.lost,
+        rtos,
+        completions: cqes.len() as u32,
+    })
+}
+
+/// Every message completed once, successfully, and every byte is where it
+/// belongs; receive completions come in order per stream.
+fn verify(o: &Opts, d: &Driver<SimLoopback>, cqes: &[Cqe], wqe: &dyn Fn(u32) -> Wqe) -> Result<()> {
+    let fail = |s: String| Err(Error::BadCompletion(s));
+    let mem = &d.dev.engine.mem;
+    let mut sent = vec![0u32; o.count as usize];
+    let mut recvd = vec![0u32; o.count as usize];
+    let mut last_seq: Vec<Option<u32>> = vec![None; o.streams as usize];
+    for c in cqes {
+        if c.id >= o.count || c.status != 0 || c.len != o.size {
+            return fail(format!("unexpected completion {c:?}"));
+        }
+        match c.kind {
+            CqeKind::SendDone => sent[c.id as usize] += 1,
+            CqeKind::Recv | CqeKind::WriteImm => {
+                let i = if c.kind == CqeKind::WriteImm { c.imm.unwrap_or(0) & 0x0fff_ffff } else { c.id };
+                if i >= o.count {
+                    return fail(format!("receive completion for no message: {c:?}"));
+                }
+                recvd[i as usize] += 1;
+                let s = c.stream as usize;
+                if last_seq[s].is_some_and(|p| p >= c.msg_seq) {
+                    return fail(format!("stream {s}: completion {} after {:?}", c.msg_seq, last_seq[s]));
+                }
+                last_seq[s] = Some(c.msg_seq);
+            }
+        }
+    }
+    for i in 0..o.count {
+        let w = wqe(i);
+        let want_recv = (w.op != WqeOp::Write) as u32;
+        if sent[i as usize] != 1 || recvd[i as usize] != want_recv {
+            return fail(format!(
+                "message {i}: {} send and {} receive completions",
+                sent[i as usize], recvd[i as usize]
+            ));
+        }
+        let at = Iova(DST + i as u64 * o.size as u64);
+        if mem.slice(at, o.size as usize) != mem.slice(Iova(w.local), o.size as usize) {
+            return fail(format!("message {i}: the bytes at {at} differ from the source"));
+        }
+    }
+    Ok(())
+}
