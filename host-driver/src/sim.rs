@@ -238,3 +238,48 @@ impl crate::driver::Device for SimLoopback {
         Ok(())
     }
 }
+
+/// An engine shared with the fabric model (see
+/// [`ferroce_sim::engine::EngineNode`]): the driver's view of one of several
+/// engines on a simulated network. `idle` runs the engine's clock alone;
+/// during transfers the caller advances the fabric instead.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct SharedEngine(pub std::rc::Rc<std::cell::RefCell<ferroce_sim::engine::EngineSim>>);
+
+impl RegisterAccess for SharedEngine {
+    fn read32(&mut self, offset: u32) -> Result<u32> {
+        self.0.borrow_mut().read32(offset).map_err(|e| Error::Access { offset, what: e.to_string() })
+    }
+
+    fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.0.borrow_mut().write32(offset, value).map_err(|e| Error::Access { offset, what: e.to_string() })
+    }
+}
+
+impl crate::driver::Device for SharedEngine {
+    fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        let mut e = self.0.borrow_mut();
+        let iova = ferroce_proto::Iova(addr);
+        if !e.mem.readable(iova, data.len()) {
+            return Err(Error::BadRequest(format!("host write outside memory: {addr:#x}+{}", data.len())));
+        }
+        e.mem.host_write(iova, data);
+        Ok(())
+    }
+
+    fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()> {
+        let e = self.0.borrow();
+        let iova = ferroce_proto::Iova(addr);
+        if !e.mem.readable(iova, buf.len()) {
+            return Err(Error::BadRequest(format!("host read outside memory: {addr:#x}+{}", buf.len())));
+        }
+        buf.copy_from_slice(e.mem.slice(iova, buf.len()));
+        Ok(())
+    }
+
+    fn idle(&mut self) -> Result<()> {
+        self.0.borrow_mut().run(200);
+        Ok(())
+    }
+}

@@ -395,3 +395,82 @@ impl EngineSim {
         }
     }
 }
+
+/// An engine as a host of the fabric model: [`crate::fabric::Fabric`] drives
+/// hosts through the [`ferroce_proto::Transport`] trait, and this adapter
+/// runs the engine's clock up to the fabric's time whenever it is called,
+/// taking the frames it sent and giving it the frames that arrive. The
+/// engine is shared (`Rc<RefCell<_>>`) with whoever programs it through its
+/// registers, as a host driver would.
+///
+/// Frames leave at the fabric time of the call that collected them: the
+/// engine runs in steps of at most `quantum` cycles, so a frame can leave up
+/// to that late (400 ns at the default 100 cycles).
+pub struct EngineNode {
+    pub engine: std::rc::Rc<std::cell::RefCell<EngineSim>>,
+    pub quantum: u64,
+    out: VecDeque<Vec<u8>>,
+}
+
+impl std::fmt::Debug for EngineNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineNode").field("cycles", &self.engine.borrow().cycles()).finish()
+    }
+}
+
+/// Picoseconds per engine clock cycle.
+pub const PS_PER_CYCLE: u64 = ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000;
+
+impl EngineNode {
+    pub fn new(engine: std::rc::Rc<std::cell::RefCell<EngineSim>>) -> EngineNode {
+        EngineNode { engine, quantum: 100, out: VecDeque::new() }
+    }
+
+    fn catch_up(&mut self, now: ferroce_proto::types::Time) {
+        let mut e = self.engine.borrow_mut();
+        let target = now / PS_PER_CYCLE;
+        while e.cycles() < target {
+            e.cycle();
+        }
+        self.out.extend(e.take_frames());
+    }
+}
+
+impl ferroce_proto::Transport for EngineNode {
+    fn post(&mut self, _: ferroce_proto::transport::WorkRequest) -> ferroce_proto::Result<()> {
+        Err(ferroce_proto::Error::BadConfig("the engine takes work through its send ring".into()))
+    }
+    fn post_recv(&mut self, _: ferroce_proto::transport::RecvBuffer) -> ferroce_proto::Result<()> {
+        Err(ferroce_proto::Error::BadConfig("the engine takes receive buffers through its receive ring".into()))
+    }
+    fn register_mr(&mut self, _: ferroce_proto::transport::MemoryRegion) -> ferroce_proto::Result<()> {
+        Err(ferroce_proto::Error::BadConfig("the engine's regions are set through its registers".into()))
+    }
+    fn handle_frame(&mut self, now: ferroce_proto::types::Time, frame: &[u8], _: &mut dyn HostMemory) {
+        self.catch_up(now);
+        self.engine.borrow_mut().give_frame(frame.to_vec());
+    }
+    fn poll_transmit(&mut self, now: ferroce_proto::types::Time, _: &dyn HostMemory) -> Option<Vec<u8>> {
+        self.catch_up(now);
+        self.out.pop_front()
+    }
+    fn poll_timeout(&self) -> Option<ferroce_proto::types::Time> {
+        let e = self.engine.borrow();
+        if !self.out.is_empty() {
+            return Some(e.cycles() * PS_PER_CYCLE);
+        }
+        Some((e.cycles() + self.quantum) * PS_PER_CYCLE)
+    }
+    fn handle_timeout(&mut self, now: ferroce_proto::types::Time) {
+        self.catch_up(now);
+    }
+    fn poll_completion(&mut self) -> Option<ferroce_proto::transport::Completion> {
+        None
+    }
+    fn stats(&self) -> ferroce_proto::transport::Stats {
+        ferroce_proto::transport::Stats::default()
+    }
+    fn outstanding(&self) -> usize {
+        0
+    }
+}
