@@ -14,6 +14,7 @@ pub mod access;
 pub mod discover;
 pub mod driver;
 pub mod loopback;
+pub mod pair;
 pub mod pci;
 pub mod sim;
 

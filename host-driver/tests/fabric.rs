@@ -6,25 +6,13 @@
 //! while. Every byte lands exactly where it belongs and every completion
 //! comes once, in order per stream.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use ferroce_driver::driver::{Config, ConnSpec, Driver, MrSpec, RingSpec};
-use ferroce_driver::sim::SharedEngine;
-use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
+use ferroce_driver::pair::{EnginePair, PairConfig, DST, RKEY, SRC};
+use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::types::{ns, us, Time};
 use ferroce_proto::Iova;
-use ferroce_sim::engine::{DmaConfig, EngineNode, EngineSim};
-use ferroce_sim::fabric::{Fabric, FaultTarget, LeafSpine, LinkConfig, Loss};
-use ferroce_sim::memory::Memory;
+use ferroce_sim::fabric::{FaultTarget, LeafSpine, LinkConfig, Loss};
 
-const SQ: u64 = 0x1000_0000;
-const RQ: u64 = 0x1010_0000;
-const CQ: u64 = 0x1020_0000;
-const SRC: u64 = 0x2000_0000;
-const DST: u64 = 0x3000_0000;
-const RKEY: u32 = 0x51;
 const MB: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy)]
@@ -36,20 +24,6 @@ struct Net {
     /// Spine 1 black-holed during this window.
     spine_down: Option<(Time, Time)>,
     seed: u64,
-}
-
-fn memory(seed: u64) -> Memory {
-    let mut m = Memory::default();
-    m.add_region("sq", Iova(SQ), WQE_BYTES << 7, false);
-    m.add_region("rq", Iova(RQ), RQE_BYTES << 7, false);
-    m.add_region("cq", Iova(CQ), CQE_BYTES << 9, true);
-    m.add_region("src", Iova(SRC), MB, false);
-    m.add_region("dst", Iova(DST), 2 * MB, true);
-    let mut rng = Rng::new(seed);
-    for b in m.region_mut("src").iter_mut() {
-        *b = rng.next_u64() as u8;
-    }
-    m
 }
 
 fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
@@ -71,41 +45,13 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
         spine_delay_skew: net.skew,
         seed: net.seed,
     };
-    let mut fabric: Fabric<EngineNode> = Fabric::leaf_spine(ls);
-    let mut drivers = Vec::new();
-    let mut shared = Vec::new();
-    for h in 0..2 {
-        let (mac, ip) = fabric.host_addr(h);
-        let dma = DmaConfig { seed: net.seed + h as u64, ..DmaConfig::default() };
-        let e = Rc::new(RefCell::new(EngineSim::new(memory(7 + h as u64), dma).expect("engine model builds")));
-        fabric.attach(h, EngineNode::new(e.clone()), Memory::default());
-        let cfg = Config {
-            mac,
-            ip,
-            mtu: 1024,
-            ack_every: 4,
-            ack_delay_ns: 2_000,
-            rto_min_ns: 100_000,
-            rnr_delay_ns: 5_000,
-            port_seed: 11 + h as u32,
-        };
-        let ring = |base, log_size| RingSpec { base, log_size };
-        let d = Driver::bring_up(SharedEngine(e.clone()), &cfg, ring(SQ, 7), ring(RQ, 7), ring(CQ, 9)).unwrap();
-        drivers.push(d);
-        shared.push(e);
+    let c = PairConfig { paths, streams, mtu: 1024, src_bytes: MB as u64, dst_bytes: 2 * MB as u64, seed: net.seed };
+    let EnginePair { mut fabric, mut drivers, engines: shared, .. } = EnginePair::new(ls, c).expect("engines come up");
+    if let Ok(p) = std::env::var("FERROCE_PCAP") {
+        fabric.capture(std::path::Path::new(&p)).expect("pcap file");
     }
-    let (mac_a, ip_a) = fabric.host_addr(0);
-    let (mac_b, ip_b) = fabric.host_addr(1);
-    drivers[0].connect(&ConnSpec { index: 0, remote: 0, peer_mac: mac_b, peer_ip: ip_b, paths, streams }).unwrap();
-    drivers[1].connect(&ConnSpec { index: 0, remote: 0, peer_mac: mac_a, peer_ip: ip_a, paths, streams }).unwrap();
-    drivers[1]
-        .register_mr(&MrSpec { slot: 0, rkey: RKEY, base: DST, len: 2 * MB as u64, remote_write: true, conn: 0 })
-        .unwrap();
     if let Some((from, until)) = net.spine_down {
         fabric.add_fault(FaultTarget::Switch(2 + 1), from, until); // switches: 2 leaves, then the spines
-    }
-    for h in 0..2 {
-        fabric.kick(h);
     }
 
     // The work, to distinct places in B's memory.
@@ -168,6 +114,7 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
         assert!(seqs.windows(2).all(|w| w[0] < w[1]), "stream {s}: {seqs:?}");
     }
     assert_eq!(b.mem.dma_written("dst"), at, "every byte placed exactly once");
+    fabric.finish_capture().expect("pcap written");
     let stats = fabric.total_stats();
     eprintln!("{net:?}: {count} messages, {at} bytes, fabric {stats:?}, {} us", fabric.now() / 1_000_000);
 }
