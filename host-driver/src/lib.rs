@@ -11,6 +11,7 @@
 //!   the whole engine looped to itself ([`sim::SimLoopback`]).
 
 pub mod access;
+pub mod bench;
 pub mod discover;
 pub mod driver;
 pub mod loopback;

@@ -98,10 +98,22 @@ fn top_up<T: Transport>(
 /// Goodput of one transport at one loss rate, as a fraction of line rate:
 /// payload bytes placed at the receiver per unit time after the warm-up.
 pub fn goodput(kind: Kind, mtu: u32, loss: f64, seed: u64, d: Durations) -> Result<f64> {
+    goodput_on(sweep_net(kind, mtu, loss, seed), d)
+}
+
+/// The fabric of the loss sweep: [`NetConfig::new`] with `mtu`, i.i.d.
+/// `loss` and `seed`.
+pub fn sweep_net(kind: Kind, mtu: u32, loss: f64, seed: u64) -> NetConfig {
     let mut net = NetConfig::new(kind);
     net.mtu = mtu;
     net.loss = if loss > 0.0 { Loss::Iid(loss) } else { Loss::None };
     net.seed = seed;
+    net
+}
+
+/// Goodput of the transport `net.kind` on the fabric `net`, as a fraction of
+/// its line rate.
+pub fn goodput_on(net: NetConfig, d: Durations) -> Result<f64> {
     let buf = 4 * MSG as u64 * BACKLOG as u64;
     let mut pair = Pair::new(net, buf as usize)?;
     let (s, r) = (pair.sender, pair.receiver);

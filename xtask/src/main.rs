@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: project tasks that are not tests.
 
 mod bench_model;
+mod bench_rtl;
 mod docs;
 mod emit;
 mod plot;
@@ -27,6 +28,12 @@ Commands:
                         fabric model (loss sweep, reordering, incast); writes
                         docs/bench/model.md, docs/bench/model-goodput.svg and, with
                         --json, the results as JSON. --quick: short runs (< 2 min)
+  bench-rtl [--quick] [--json FILE]
+                        the engine's RTL in Verilator: line rate through a loopback,
+                        goodput against loss on the model benchmark's fabric (with
+                        the model and go-back-N beside it), simulator speed; writes
+                        docs/bench/rtl.md, docs/bench/rtl-goodput.svg and, with
+                        --json, the results as JSON. --quick: MTU 1024 only, short runs
   help                  this text
 ";
 
@@ -49,6 +56,7 @@ fn main() -> anyhow::Result<()> {
         "synth" => synth::run(rest),
         "resources" => synth::resources(rest),
         "bench-model" => bench_model::run(rest),
+        "bench-rtl" => bench_rtl::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())

@@ -7,10 +7,27 @@ use ferroce_sim::bench::LossPoint;
 /// Goodput (fraction of line rate) against loss for each MTU: ferroce, GBN
 /// and ideal.
 pub fn goodput_svg(sweep: &[LossPoint]) -> String {
+    lines_svg(
+        sweep,
+        |p| p.loss,
+        |p| p.mtu,
+        &[
+            ("ferroce", "#1f77b4", |p: &LossPoint| p.ferroce_goodput),
+            ("go-back-N", "#d62728", |p: &LossPoint| p.gbn_goodput),
+            ("ideal", "#999999", |p: &LossPoint| p.ideal),
+        ],
+    )
+}
+
+/// A series of a plot: name, colour and the value of a point.
+pub type Series<'a, P> = (&'a str, &'a str, fn(&P) -> f64);
+
+/// Goodput against loss, one line per series and MTU (later MTUs dashed).
+pub fn lines_svg<P>(sweep: &[P], loss_of: fn(&P) -> f64, mtu_of: fn(&P) -> u32, series: &[Series<'_, P>]) -> String {
     let (w, h, l, r, t, b) = (640.0, 400.0, 60.0, 170.0, 20.0, 50.0);
     let pw = w - l - r;
     let ph = h - t - b;
-    let max_loss = sweep.iter().map(|p| p.loss).fold(0.0, f64::max).max(1e-9);
+    let max_loss = sweep.iter().map(loss_of).fold(0.0, f64::max).max(1e-9);
     let x = |loss: f64| l + pw * loss / max_loss;
     let y = |g: f64| t + ph * (1.0 - g.clamp(0.0, 1.0));
     let mut s = String::new();
@@ -39,18 +56,14 @@ pub fn goodput_svg(sweep: &[LossPoint]) -> String {
         t + ph / 2.0,
         t + ph / 2.0
     );
-    let mut mtus: Vec<u32> = sweep.iter().map(|p| p.mtu).collect();
+    let mut mtus: Vec<u32> = sweep.iter().map(mtu_of).collect();
     mtus.dedup();
     let mut legend_y = t + 10.0;
     for (mi, mtu) in mtus.iter().enumerate() {
-        let pts: Vec<&LossPoint> = sweep.iter().filter(|p| p.mtu == *mtu).collect();
+        let pts: Vec<&P> = sweep.iter().filter(|p| mtu_of(p) == *mtu).collect();
         let dash = if mi == 0 { "" } else { r#" stroke-dasharray="6 3""# };
-        for (name, color, get) in [
-            ("ferroce", "#1f77b4", (|p: &LossPoint| p.ferroce_goodput) as fn(&LossPoint) -> f64),
-            ("go-back-N", "#d62728", |p: &LossPoint| p.gbn_goodput),
-            ("ideal", "#999999", |p: &LossPoint| p.ideal),
-        ] {
-            let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.loss), y(get(p)))).collect();
+        for &(name, color, get) in series {
+            let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(loss_of(p)), y(get(p)))).collect();
             let _ = writeln!(
                 s,
                 r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#,
