@@ -13,6 +13,7 @@
 pub mod bench;
 pub mod engine;
 pub mod fabric;
+pub mod lockstep;
 pub mod memory;
 pub mod pcap;
 pub mod scenario;
