@@ -16,9 +16,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let seed: u64 = get("--seed").map_or(Ok(1), |v| v.parse())?;
     anyhow::ensure!(packets >= 100, "--packets must be at least 100");
     anyhow::ensure!((0.0..0.5).contains(&loss), "--loss must be in [0, 0.5)");
-    // About 2.6 frames per message in this mix; three quarters on the
+    // About 2.2 frames per message in this mix (fewer when the message
+    // window limits); three quarters on the
     // 8-path connection.
-    let msgs = packets * 10 / 26;
+    let msgs = packets * 10 / 21;
     let cfg = SendLockstep { seed, messages: [msgs * 3 / 4, msgs - msgs * 3 / 4], loss, ack_loss: loss };
     eprintln!(
         "diff: model sender vs RTL tx_path, {} + {} messages (about {packets} frames), {:.1} % loss, seed {seed}",
