@@ -74,12 +74,8 @@ impl Bar {
     /// decoding off), enable it once through sysfs and look again.
     pub fn map(dev: &Device, index: u8) -> Result<Bar> {
         let path = dev.path.join(format!("resource{index}"));
-        let file = OpenOptions::new().read(true).write(true).open(&path).map_err(io(&path))?;
-        // SAFETY: the mapping is of the device's BAR (or, in tests, a plain
-        // file); it is only accessed through volatile 32-bit operations
-        // below, and it lives as long as this Bar.
-        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io(&path))?;
-        let mut bar = Bar { map, path };
+        let len = std::fs::metadata(&path).map_err(io(&path))?.len();
+        let mut bar = Bar::map_file(&path, 0, len as usize)?;
         if bar.map.len() >= 4 && bar.read32(0)? == 0xffff_ffff {
             let enable = dev.path.join("enable");
             if enable.exists() {
@@ -87,6 +83,20 @@ impl Bar {
             }
         }
         Ok(bar)
+    }
+
+    /// Map `len` bytes of the file or device `path` from byte `offset` (a
+    /// multiple of the page size).
+    pub fn map_file(path: &Path, offset: u64, len: usize) -> Result<Bar> {
+        let file = OpenOptions::new().read(true).write(true).open(path).map_err(io(path))?;
+        if len == 0 {
+            return Err(Error::Access { offset: 0, what: format!("{} has nothing to map", path.display()) });
+        }
+        // SAFETY: the mapping is of a device's registers (or, in tests, a
+        // plain file); it is only accessed through volatile 32-bit
+        // operations below, and it lives as long as this Bar.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_mut(&file) }.map_err(io(path))?;
+        Ok(Bar { map, path: path.to_path_buf() })
     }
 
     /// Bytes mapped.
@@ -124,5 +134,59 @@ impl RegisterAccess for Bar {
         // SAFETY: as in read32, writing.
         unsafe { std::ptr::write_volatile(self.map.as_mut_ptr().add(o) as *mut u32, value.to_le()) };
         Ok(())
+    }
+}
+
+/// Corundum's character device: `/dev/mqnicN` maps register region `r` at
+/// offset `r << 40` (region 0 is BAR0 with Corundum's registers, region 1
+/// the application's BAR). Region sizes come from the PCI device behind it,
+/// `<sysfs>/class/misc/mqnicN/device/resource{0,2}`.
+#[derive(Debug, Clone)]
+pub struct Mqnic {
+    pub dev: PathBuf,
+    /// The PCI device's sysfs folder.
+    pub pci: PathBuf,
+}
+
+/// Offset shift of a region in the character device.
+pub const MQNIC_REGION_SHIFT: u32 = 40;
+/// Default sysfs root for the character device's class.
+pub const SYSFS_ROOT: &str = "/sys";
+
+impl Mqnic {
+    /// The character device `dev` (e.g. `/dev/mqnic0`) with its PCI device
+    /// found under `sysfs` (normally `/sys`).
+    pub fn open(dev: &Path, sysfs: &Path) -> Result<Mqnic> {
+        let name =
+            dev.file_name().and_then(|n| n.to_str()).ok_or_else(|| Error::NoDevice(dev.display().to_string()))?;
+        if !dev.exists() {
+            return Err(Error::NoDevice(dev.display().to_string()));
+        }
+        let pci = sysfs.join("class/misc").join(name).join("device");
+        if !pci.join("resource0").exists() {
+            return Err(Error::NoDevice(format!("{} (no PCI device at {})", dev.display(), pci.display())));
+        }
+        Ok(Mqnic { dev: dev.to_path_buf(), pci })
+    }
+
+    /// Every `mqnic*` character device under `dev_dir`.
+    pub fn find(dev_dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dev_dir).map_err(io(dev_dir))? {
+            let e = e.map_err(io(dev_dir))?;
+            if e.file_name().to_string_lossy().starts_with("mqnic") {
+                out.push(e.path());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Map region `region` (0: Corundum's BAR0, 1: the application BAR).
+    pub fn map(&self, region: u8) -> Result<Bar> {
+        let bar = if region == 0 { 0 } else { 2 };
+        let res = self.pci.join(format!("resource{bar}"));
+        let len = std::fs::metadata(&res).map_err(io(&res))?.len() as usize;
+        Bar::map_file(&self.dev, (region as u64) << MQNIC_REGION_SHIFT, len)
     }
 }

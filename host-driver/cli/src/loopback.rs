@@ -72,9 +72,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    if let Backend::Pci = a.backend {
+    if !matches!(a.backend, Backend::Sim) {
         anyhow::bail!(
-            "loopback on a PCI device{} needs DMA memory (VFIO or hugepages), which this driver does not provide yet; \
+            "loopback on a NIC{} needs DMA memory (VFIO or hugepages), which this driver does not provide yet; \
              use --backend sim",
             a.device.map(|d| format!(" ({d})")).unwrap_or_default()
         );

@@ -8,7 +8,7 @@ mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ferroce_driver::discover::{check_corundum_app, Engine};
-use ferroce_driver::pci::{self, Bar};
+use ferroce_driver::pci::{self, Bar, Mqnic};
 use ferroce_driver::sim::SimCsr;
 use ferroce_driver::RegisterAccess;
 
@@ -31,6 +31,8 @@ pub enum Backend {
     Sim,
     /// A Corundum NIC running the ferroce application, through sysfs.
     Pci,
+    /// A Corundum NIC through its character device (/dev/mqnicN).
+    Mqnic,
 }
 
 /// Options shared by the commands that talk to an engine.
@@ -39,10 +41,16 @@ pub struct Target {
     /// Where the engine is.
     #[arg(long, value_enum, default_value = "sim")]
     backend: Backend,
-    /// PCI device (bus:device.function) with --backend pci; default: the
-    /// only Corundum device.
+    /// PCI device (bus:device.function) with --backend pci, or character
+    /// device (/dev/mqnicN) with --backend mqnic; default: the only one.
     #[arg(long)]
     device: Option<String>,
+    /// Folder of device nodes (for testing against a fake tree).
+    #[arg(long, default_value = "/dev", hide = true)]
+    dev_dir: std::path::PathBuf,
+    /// sysfs root (for testing against a fake tree).
+    #[arg(long, default_value = pci::SYSFS_ROOT, hide = true)]
+    sysfs_root: std::path::PathBuf,
     /// sysfs folder of PCI devices (for testing against a fake tree).
     #[arg(long, default_value = pci::SYSFS_DEVICES, hide = true)]
     sysfs: std::path::PathBuf,
@@ -85,6 +93,22 @@ pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> 
             check_corundum_app(&mut bar0)?;
             // Corundum puts the application's registers in BAR2.
             Box::new(Bar::map(&dev, 2)?)
+        }
+        Backend::Mqnic => {
+            let path = match &t.device {
+                Some(d) => std::path::PathBuf::from(d),
+                None => {
+                    let mut all = Mqnic::find(&t.dev_dir)?;
+                    match all.len() {
+                        0 => anyhow::bail!("no Corundum character device (mqnic*) in {}", t.dev_dir.display()),
+                        1 => all.remove(0),
+                        n => anyhow::bail!("{n} Corundum character devices: choose one with --device"),
+                    }
+                }
+            };
+            let m = Mqnic::open(&path, &t.sysfs_root)?;
+            check_corundum_app(&mut m.map(0)?)?;
+            Box::new(m.map(1)?)
         }
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;

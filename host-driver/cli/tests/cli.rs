@@ -147,3 +147,59 @@ fn loopback_json_reports_a_verified_transfer() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--paths"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
+
+/// A fake Corundum character device: a sparse file with BAR0 at offset 0
+/// and the engine's registers at 1 << 40, and the sysfs class entry that
+/// leads to its PCI device (whose resource files give the region sizes).
+fn fake_mqnic(name: &str) -> (PathBuf, PathBuf) {
+    let sysfs = fake_sysfs(&format!("mq-{name}"), APP_ID, |_| {});
+    let pci = sysfs.join("0000:01:00.0");
+    let root = std::env::temp_dir().join(format!("ferroce-mqnic-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("dev")).unwrap();
+    std::fs::create_dir_all(root.join("sys/class/misc/mqnic0")).unwrap();
+    std::os::unix::fs::symlink(&pci, root.join("sys/class/misc/mqnic0/device")).unwrap();
+    let dev = root.join("dev/mqnic0");
+    let bar0 = std::fs::read(pci.join("resource0")).unwrap();
+    let bar2 = std::fs::read(pci.join("resource2")).unwrap();
+    let f = std::fs::OpenOptions::new().create(true).truncate(true).read(true).write(true).open(&dev).unwrap();
+    let region1 = 1u64 << 40;
+    f.set_len(region1 + bar2.len() as u64).unwrap();
+    use std::os::unix::fs::FileExt;
+    f.write_all_at(&bar0, 0).unwrap();
+    f.write_all_at(&bar2, region1).unwrap();
+    (root, sysfs)
+}
+
+#[test]
+fn corundum_character_device_maps_regions_at_their_offsets() {
+    let (root, sysfs) = fake_mqnic("ok");
+    let m = pci::Mqnic::open(&root.join("dev/mqnic0"), &root.join("sys")).unwrap();
+    assert_eq!(pci::Mqnic::find(&root.join("dev")).unwrap(), vec![root.join("dev/mqnic0")]);
+    assert_eq!(check_corundum_app(&mut m.map(0).unwrap()).unwrap().offset, 0x100);
+    let mut r1 = m.map(1).unwrap();
+    let e = Engine::discover(&mut r1, 0).unwrap();
+    let port = e.offset_of("control", "udp_port").unwrap();
+    assert_eq!(r1.read32(port).unwrap(), 17989);
+    r1.write32(port, 777).unwrap();
+    // The write went to the region's place in the device, nowhere else.
+    let mut again = m.map(1).unwrap();
+    assert_eq!(again.read32(port).unwrap(), 777);
+    assert!(matches!(pci::Mqnic::open(&root.join("dev/mqnic9"), &root.join("sys")), Err(Error::NoDevice(_))));
+    // The CLI over it.
+    let (ok, out, err) = cli(&[
+        "info",
+        "--backend",
+        "mqnic",
+        "--dev-dir",
+        root.join("dev").to_str().unwrap(),
+        "--sysfs-root",
+        root.join("sys").to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("stats"), "{out}");
+    let (ok, _, err) = cli(&["info", "--backend", "mqnic", "--dev-dir", "/nonexistent-ferroce"]);
+    assert!(!ok && err.contains("/nonexistent-ferroce"), "{err}");
+    std::fs::remove_dir_all(root).unwrap();
+    std::fs::remove_dir_all(sysfs).unwrap();
+}
