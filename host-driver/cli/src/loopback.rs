@@ -1,8 +1,6 @@
 //! `ferroce loopback`: a transfer from connection 0 to connection 1 of one
 //! engine whose MAC is looped back, through the rings, every byte checked.
 
-use std::io::Write as _;
-
 use clap::ValueEnum;
 use ferroce_driver::loopback::{self, Op, Opts};
 
@@ -113,21 +111,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             a.loss * 100.0
         );
     }
-    let quiet = a.json;
-    let mut shown = 0u64;
-    let mut progress = |done: u64, total: u64| {
-        let pct = done * 100 / total.max(1);
-        if !quiet && pct >= shown + 10 {
-            shown = pct - pct % 10;
-            eprint!("\r  {:>3} % of {} bytes acknowledged", pct, total);
-            let _ = std::io::stderr().flush();
-        }
+    // A progress bar on stderr (drawn only on a terminal, not with --json).
+    let bar = if a.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(o.size as u64 * o.count as u64)
     };
-    let r = loopback::run_sim(&o, &mut progress)?;
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("  {bar:40} {bytes}/{total_bytes} acknowledged, {elapsed}")
+            .expect("a valid template"),
+    );
+    let mut progress = |done: u64, _total: u64| bar.set_position(done);
+    let r = loopback::run_sim(&o, &mut progress);
+    bar.finish_and_clear();
+    let r = r?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        eprintln!();
         println!("bytes             {}", r.bytes);
         println!("messages          {}", r.messages);
         println!("completions       {}", r.completions);
