@@ -15,9 +15,11 @@ pub mod bench;
 pub mod discover;
 pub mod driver;
 pub mod loopback;
+pub mod os;
 pub mod pair;
 pub mod pci;
 pub mod sim;
+pub mod vfio;
 
 pub use access::{RegisterAccess, Twin};
 
@@ -48,6 +50,8 @@ pub enum Error {
     Refused(String),
     #[error("timed out waiting for {0}")]
     Timeout(String),
+    #[error("{0}")]
+    System(String),
     #[error("malformed completion: {0}")]
     BadCompletion(String),
 }

@@ -65,7 +65,7 @@ pub fn open(root: &Path, bdf: &str) -> Result<Device> {
 /// A BAR mapped into this process.
 #[derive(Debug)]
 pub struct Bar {
-    map: memmap2::MmapMut,
+    map: crate::os::Mapping,
     path: PathBuf,
 }
 
@@ -96,7 +96,12 @@ impl Bar {
         // plain file); it is only accessed through volatile 32-bit
         // operations below, and it lives as long as this Bar.
         let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_mut(&file) }.map_err(io(path))?;
-        Ok(Bar { map, path: path.to_path_buf() })
+        Ok(Bar { map: crate::os::Mapping::Mmap(map), path: path.to_path_buf() })
+    }
+
+    /// Registers in a mapping made by the OS layer (a VFIO region).
+    pub fn from_mapping(map: crate::os::Mapping, name: &str) -> Bar {
+        Bar { map, path: PathBuf::from(name) }
     }
 
     /// Bytes mapped.
