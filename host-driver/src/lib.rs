@@ -40,7 +40,7 @@ pub enum Error {
     NoRegister(String),
     #[error("no PCI device {0}")]
     NoDevice(String),
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: String, source: std::io::Error },
     #[error(transparent)]
     Sim(#[from] ferroce_sim::Error),

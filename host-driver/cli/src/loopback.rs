@@ -72,8 +72,8 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<()> {
     if !matches!(a.backend, Backend::Sim) {
         anyhow::bail!(
-            "loopback on a NIC{} needs DMA memory (VFIO or hugepages), which this driver does not provide yet; \
-             use --backend sim",
+            "loopback on a NIC{} is not wired yet: the driver can map the engine (pci, mqnic, vfio) and DMA memory \
+             (VFIO or a huge page), but the run itself is written for the simulator's memory; use --backend sim",
             a.device.map(|d| format!(" ({d})")).unwrap_or_default()
         );
     }

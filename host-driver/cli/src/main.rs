@@ -33,6 +33,8 @@ pub enum Backend {
     Pci,
     /// A Corundum NIC through its character device (/dev/mqnicN).
     Mqnic,
+    /// A Corundum NIC bound to vfio-pci (BARs through VFIO).
+    Vfio,
 }
 
 /// Options shared by the commands that talk to an engine.
@@ -93,6 +95,24 @@ pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> 
             check_corundum_app(&mut bar0)?;
             // Corundum puts the application's registers in BAR2.
             Box::new(Bar::map(&dev, 2)?)
+        }
+        Backend::Vfio => {
+            let bdf = match &t.device {
+                Some(b) => b.clone(),
+                None => {
+                    let mut all = pci::find(&t.sysfs, pci::CORUNDUM_ID)?;
+                    match all.len() {
+                        0 => anyhow::bail!("no Corundum device (PCI 1234:1001) under {}", t.sysfs.display()),
+                        1 => all.remove(0).bdf,
+                        n => anyhow::bail!("{n} Corundum devices: choose one with --device"),
+                    }
+                }
+            };
+            let group = ferroce_driver::vfio::group_of(&t.sysfs, &bdf)?;
+            let mut os = ferroce_driver::os::RealOs::default();
+            let v = ferroce_driver::vfio::Vfio::open(&mut os, group, &bdf)?;
+            check_corundum_app(&mut v.map_region(&mut os, 0)?)?;
+            Box::new(v.map_region(&mut os, 2)?)
         }
         Backend::Mqnic => {
             let path = match &t.device {
