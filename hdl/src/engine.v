@@ -100,6 +100,22 @@ reg wr_cq; // the write in progress is a completion
 wire wr_pick_rx = ~wr_busy & rxp$m_dma_cmd_valid;
 wire wr_pick_cq = ~wr_busy & ~rxp$m_dma_cmd_valid & (cqs == Q_CMD);
 
+// ---- queues from the receive side to the send side: received ACKs/NAKs
+// and ACKs to send wait here, so the receive side never waits for the frame
+// the send side is sending ----
+reg [359:0] fbq [0:7];
+reg [3:0] fbq_wr;
+reg [3:0] fbq_rd;
+wire fbq_any = fbq_wr != fbq_rd;
+wire fbq_full = (fbq_wr - fbq_rd) == 4'd8;
+wire [359:0] fbq_out = fbq[fbq_rd[2:0]];
+reg [366:0] ackq [0:7];
+reg [3:0] ackq_wr;
+reg [3:0] ackq_rd;
+wire ackq_any = ackq_wr != ackq_rd;
+wire ackq_full = (ackq_wr - ackq_rd) == 4'd8;
+wire [366:0] ackq_out = ackq[ackq_rd[2:0]];
+
 // ---- timers ----
 reg [255:0] ack_pend;
 reg [255:0] rto_pend;
@@ -172,9 +188,9 @@ always @(*) begin
   rxp$s_axis_tlast = s_mac_rx_tlast;
   rxp$m_dma_cmd_ready = wr_pick_rx & m_dma_wr_cmd_ready;
   rxp$m_dma_data_tready = wr_busy & ~wr_cq & m_dma_wr_tready;
-  rxp$m_ack_ready = txp$ack_ready;
+  rxp$m_ack_ready = ~ackq_full;
   rxp$m_nak_ready = txp$nak_ready;
-  rxp$m_fb_ready = txp$fb_ready;
+  rxp$m_fb_ready = ~fbq_full;
   rxp$m_cpl_ready = take_rx_cpl;
 
   // send path
@@ -208,23 +224,23 @@ always @(*) begin
   txp$wr_rkey = wqe[223:192];
   txp$wr_imm = wqe[255:224];
   txp$wr_id = wqe[287:256];
-  txp$fb_valid = rxp$m_fb_valid;
-  txp$fb_nak = rxp$m_fb_nak;
-  txp$fb_key = rxp$m_fb_key;
-  txp$fb_psn = rxp$m_fb_psn;
-  txp$fb_sack = rxp$m_fb_sack;
-  txp$fb_ce = rxp$m_fb_ce;
-  txp$fb_code = rxp$m_fb_code;
-  txp$fb_stream = rxp$m_fb_stream;
-  txp$fb_msg_seq = rxp$m_fb_msg_seq;
-  txp$ack_valid = rxp$m_ack_valid;
-  txp$ack_key = rxp$m_ack_key;
-  txp$ack_cum = rxp$m_ack_cum;
-  txp$ack_sack = rxp$m_ack_sack;
-  txp$ack_ts = rxp$m_ack_ts;
-  txp$ack_sport = rxp$m_ack_sport;
-  txp$ack_pending = rxp$m_ack_pending;
-  txp$ack_ce = rxp$m_ack_ce;
+  txp$fb_valid = fbq_any;
+  txp$fb_nak = fbq_out[359];
+  txp$fb_key = fbq_out[358:352];
+  txp$fb_psn = fbq_out[351:328];
+  txp$fb_sack = fbq_out[327:72];
+  txp$fb_ce = fbq_out[71:56];
+  txp$fb_code = fbq_out[55:48];
+  txp$fb_stream = fbq_out[47:32];
+  txp$fb_msg_seq = fbq_out[31:0];
+  txp$ack_valid = ackq_any;
+  txp$ack_key = ackq_out[366:360];
+  txp$ack_cum = ackq_out[359:336];
+  txp$ack_sack = ackq_out[335:80];
+  txp$ack_ts = ackq_out[79:48];
+  txp$ack_sport = ackq_out[47:32];
+  txp$ack_pending = ackq_out[31:16];
+  txp$ack_ce = ackq_out[15:0];
   txp$nak_valid = rxp$m_nak_valid;
   txp$nak_key = rxp$m_nak_key;
   txp$nak_psn = rxp$m_nak_psn;
@@ -452,6 +468,20 @@ always @(posedge clock) begin
   end
   if (m_dma_wr_tvalid & m_dma_wr_tready & m_dma_wr_tlast) wr_busy <= 1'b0;
 
+  // ---- receive-to-send queues ----
+  if (rxp$m_fb_valid & ~fbq_full) begin
+    fbq[fbq_wr[2:0]] <= {rxp$m_fb_nak, rxp$m_fb_key, rxp$m_fb_psn, rxp$m_fb_sack, rxp$m_fb_ce, rxp$m_fb_code,
+      rxp$m_fb_stream, rxp$m_fb_msg_seq};
+    fbq_wr <= fbq_wr + 4'd1;
+  end
+  if (fbq_any & txp$fb_ready) fbq_rd <= fbq_rd + 4'd1;
+  if (rxp$m_ack_valid & ~ackq_full) begin
+    ackq[ackq_wr[2:0]] <= {rxp$m_ack_key, rxp$m_ack_cum, rxp$m_ack_sack, rxp$m_ack_ts, rxp$m_ack_sport,
+      rxp$m_ack_pending, rxp$m_ack_ce};
+    ackq_wr <= ackq_wr + 4'd1;
+  end
+  if (ackq_any & txp$ack_ready) ackq_rd <= ackq_rd + 4'd1;
+
   // ---- timers: fired keys wait until taken; a newer request replaces them ----
   if (ackt$fire_valid) ack_pend[{1'b0, ackt$fire_key}] <= 1'b1;
   if (ack_any & rxp$timer_ready) ack_pend[ack_at] <= 1'b0;
@@ -489,6 +519,10 @@ always @(posedge clock) begin
     rto_pend <= 256'd0;
     rnr_wr <= 4'd0;
     rnr_rd <= 4'd0;
+    fbq_wr <= 4'd0;
+    fbq_rd <= 4'd0;
+    ackq_wr <= 4'd0;
+    ackq_rd <= 4'd0;
   end
 end
 

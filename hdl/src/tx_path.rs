@@ -18,8 +18,9 @@
 //! segment from `seg_log`, the header fields from its message), then new
 //! data (a path from `spray` by free window, a segment of the next stream
 //! with data, round-robin, within the message window of 16). A packet's
-//! header goes to `tx_build` and its payload is read from host memory
-//! (`m_rd_cmd_*`, data on `s_rd_*`): retransmissions re-read it.
+//! payload is read from host memory (`m_rd_cmd_*`, data on `s_rd_*`;
+//! retransmissions re-read it) and its header goes to `tx_build`; the read
+//! is asked for first, so that it overlaps the frame still being sent.
 //!
 //! An ACK credits the newly acknowledged PSNs' bytes to their messages (in
 //! PSN order from the oldest); a message completes when it is fully sent

@@ -680,7 +680,7 @@ always @(posedge clock) begin
       h_opcode <= {6'd0, m_op[{cur, e_stm, e_seq[3:0]}]};
       h_flags <= 8'h03;
       n_retx <= n_retx + 32'd1;
-      st <= S_HDR;
+      st <= S_DMA;
     end
     S_PICK: st <= S_PICK2;
     S_PICK2: begin
@@ -724,10 +724,12 @@ always @(posedge clock) begin
         p_armed[pkey] <= 1'b1;
       end
       n_data <= n_data + 32'd1;
-      st <= S_HDR;
+      st <= S_DMA;
     end
-    S_HDR: if (build$hdr_ready) st <= (h_kind == 4'd0) ? S_DMA : S_IDLE;
-    S_DMA: if (m_rd_cmd_ready) begin
+    // The payload read goes out first, so that it arrives while the frame
+    // before this one is still being sent.
+    S_DMA: if (m_rd_cmd_ready) st <= S_HDR;
+    S_HDR: if (build$hdr_ready) begin
       conn_rr <= cur + 4'd1;
       sent_v <= 1'b1;
       done_v <= 1'b1;
