@@ -1,7 +1,9 @@
 //! A loopback transfer: connection 0 of an engine sends to connection 1 of
 //! the same engine (its MAC looped back), through the rings, and the bytes
 //! that land are checked against the source. Used by `ferroce loopback`
-//! and the end-to-end tests.
+//! and the end-to-end tests. [`run`] works on any [`Device`]: the simulated
+//! engine ([`run_sim`]) or a NIC with DMA memory ([`run_hw`]; its MAC port
+//! must be looped back, by a cable or the shell).
 
 use std::path::PathBuf;
 
@@ -12,6 +14,7 @@ use ferroce_sim::memory::Memory;
 
 use crate::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use crate::sim::SimLoopback;
+use crate::vfio::HwDevice;
 use crate::{Error, Result};
 
 /// What the messages are.
@@ -80,11 +83,18 @@ pub struct Report {
 const LOG_SQ: u32 = 7;
 const LOG_RQ: u32 = 7;
 const LOG_CQ: u32 = 9;
-const SQ: u64 = 0x1000_0000;
-const RQ: u64 = 0x1010_0000;
-const CQ: u64 = 0x1020_0000;
-const SRC: u64 = 0x1_0000_0000;
-const DST: u64 = 0x2_0000_0000;
+/// Where the rings and buffers are, in the engine's DMA address space.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub sq: u64,
+    pub rq: u64,
+    pub cq: u64,
+    pub src: u64,
+    pub dst: u64,
+}
+
+/// Bytes the rings take at the start of a hardware DMA buffer.
+const RING_BYTES: u64 = 1 << 20;
 const RKEY: u32 = 0x7e57;
 /// Largest transfer the simulator is given (bytes of source and target).
 pub const MAX_BYTES: u64 = 256 << 20;
@@ -119,23 +129,85 @@ fn op_of(o: &Opts, i: u32) -> WqeOp {
     }
 }
 
+/// The source data of a run: deterministic in the seed.
+fn source_chunk(seed: u64, total: u64) -> impl Iterator<Item = Vec<u8>> {
+    let mut rng = Rng::new(seed);
+    let chunk = 1u64 << 16;
+    (0..total.div_ceil(chunk)).map(move |k| {
+        let n = chunk.min(total - k * chunk) as usize;
+        let mut v = Vec::with_capacity(n + 8);
+        while v.len() < n {
+            v.extend_from_slice(&rng.next_u64().to_le_bytes());
+        }
+        v.truncate(n);
+        v
+    })
+}
+
 /// Run a loopback transfer on the simulated engine; `progress` is called
 /// with (bytes completed, total) as completions arrive.
 pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
     validate(o)?;
     let total = o.size as u64 * o.count as u64;
+    let l = Layout { sq: 0x1000_0000, rq: 0x1010_0000, cq: 0x1020_0000, src: 0x1_0000_0000, dst: 0x2_0000_0000 };
     let mut mem = Memory::default();
-    mem.add_region("sq", Iova(SQ), WQE_BYTES << LOG_SQ, false);
-    mem.add_region("rq", Iova(RQ), RQE_BYTES << LOG_RQ, false);
-    mem.add_region("cq", Iova(CQ), CQE_BYTES << LOG_CQ, true);
-    mem.add_region("src", Iova(SRC), total as usize, false);
-    mem.add_region("dst", Iova(DST), total as usize, true);
-    let mut rng = Rng::new(o.seed);
-    for chunk in mem.region_mut("src").chunks_mut(8) {
-        let v = rng.next_u64().to_le_bytes();
-        chunk.copy_from_slice(&v[..chunk.len()]);
-    }
+    mem.add_region("sq", Iova(l.sq), WQE_BYTES << LOG_SQ, false);
+    mem.add_region("rq", Iova(l.rq), RQE_BYTES << LOG_RQ, false);
+    mem.add_region("cq", Iova(l.cq), CQE_BYTES << LOG_CQ, true);
+    mem.add_region("src", Iova(l.src), total as usize, false);
+    mem.add_region("dst", Iova(l.dst), total as usize, true);
     let dev = SimLoopback::new(mem, o.loss, o.seed, o.pcap.as_deref())?;
+    let (mut r, mut dev) = run(dev, l, o, &|d: &SimLoopback| d.engine.cycles(), progress)?;
+    dev.finish()?;
+    r.frames = dev.frames;
+    r.frames_lost = dev.lost;
+    Ok(r)
+}
+
+/// Run a loopback transfer on a NIC: `regs` are the engine's registers and
+/// `mem` DMA memory of at least [`hw_bytes`]`(o)` bytes. The duration is
+/// wall-clock time expressed in cycles of the engine's nominal clock.
+pub fn run_hw(dev: HwDevice, o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
+    validate(o)?;
+    let total = o.size as u64 * o.count as u64;
+    if (dev.mem.len() as u64) < hw_bytes(o) {
+        return Err(Error::BadRequest(format!("{} bytes of DMA memory, the run needs {}", dev.mem.len(), hw_bytes(o))));
+    }
+    let base = dev.mem.iova();
+    let l = Layout {
+        sq: base,
+        rq: base + (WQE_BYTES << LOG_SQ) as u64,
+        cq: base + ((WQE_BYTES << LOG_SQ) + (RQE_BYTES << LOG_RQ)) as u64,
+        src: base + RING_BYTES,
+        dst: base + RING_BYTES + total,
+    };
+    let t = std::time::Instant::now();
+    let ns_per_cycle = ferroce_hdl::engine::NS_PER_CYCLE as u128;
+    let clock = move |_: &HwDevice| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
+    Ok(run(dev, l, o, &clock, progress)?.0)
+}
+
+/// DMA memory a hardware run needs.
+pub fn hw_bytes(o: &Opts) -> u64 {
+    RING_BYTES + 2 * o.size as u64 * o.count as u64
+}
+
+/// Run `o` on `dev` with its rings and buffers at `l`; `clock` reads the
+/// time in engine cycles. Returns the report and the device.
+pub fn run<D: Device>(
+    mut dev: D,
+    l: Layout,
+    o: &Opts,
+    clock: &dyn Fn(&D) -> u64,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Report, D)> {
+    validate(o)?;
+    let total = o.size as u64 * o.count as u64;
+    let mut at = l.src;
+    for chunk in source_chunk(o.seed, total) {
+        dev.write_mem(at, &chunk)?;
+        at += chunk.len() as u64;
+    }
     let mac = [2, 0, 0, 0, 0, 1];
     let ip = [10, 0, 0, 1];
     let cfg = Config {
@@ -149,11 +221,11 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
         port_seed: o.seed as u32,
     };
     let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(SQ, LOG_SQ), ring(RQ, LOG_RQ), ring(CQ, LOG_CQ))?;
+    let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, LOG_SQ), ring(l.rq, LOG_RQ), ring(l.cq, LOG_CQ))?;
     for (index, remote) in [(0, 1), (1, 0)] {
         d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: o.paths, streams: o.streams })?;
     }
-    d.register_mr(&MrSpec { slot: 0, rkey: RKEY, base: DST, len: total, remote_write: true, conn: 1 })?;
+    d.register_mr(&MrSpec { slot: 0, rkey: RKEY, base: l.dst, len: total, remote_write: true, conn: 1 })?;
 
     // Message i reads src[i*size..] and lands at dst[i*size..] (WRITE) or in
     // the receive buffer there (SEND).
@@ -165,8 +237,8 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
             stream: (i % o.streams) as u8,
             conn: 0,
             len: o.size,
-            local: SRC + at,
-            remote: if op == WqeOp::Send { 0 } else { DST + at },
+            local: l.src + at,
+            remote: if op == WqeOp::Send { 0 } else { l.dst + at },
             rkey: RKEY,
             imm: 0x1000_0000 | i,
             id: i,
@@ -177,10 +249,10 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
     let (mut next_wqe, mut next_rqe) = (0u32, 0usize);
     let mut cqes: Vec<Cqe> = Vec::new();
     let mut done_bytes = 0u64;
-    let start = d.dev.engine.cycles();
+    let start = clock(&d.dev);
     let limit = 2_000_000 + total * 40 / 8;
     while cqes.len() < want {
-        if d.dev.engine.cycles() - start > limit {
+        if clock(&d.dev) - start > limit {
             return Err(Error::Timeout(format!("completions: {} of {want} after {limit} cycles", cqes.len())));
         }
         while next_rqe < sends.len() {
@@ -189,7 +261,7 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
                 conn: 1,
                 stream: (i % o.streams) as u8,
                 len: o.size,
-                addr: DST + i as u64 * o.size as u64,
+                addr: l.dst + i as u64 * o.size as u64,
                 id: i,
             };
             if !d.post_recv(&r)? {
@@ -210,34 +282,34 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
             cqes.push(c);
         }
     }
-    let cycles = d.dev.engine.cycles() - start;
-    d.dev.finish()?;
+    let cycles = clock(&d.dev) - start;
     let mut verified = false;
     if o.verify {
-        verify(o, &d, &cqes, &wqe)?;
+        verify(o, &mut d, &cqes, l)?;
         verified = true;
     }
     let retransmits = d.get("stats", "tx_retx")?;
     let rtos = d.get("stats", "rtos")?;
-    Ok(Report {
+    let report = Report {
         bytes: total,
         messages: o.count,
         verified,
-        goodput_fraction: total as f64 / (cycles as f64 * 8.0),
+        goodput_fraction: total as f64 / (cycles.max(1) as f64 * 8.0),
         retransmits,
         duration_cycles: cycles,
-        frames: d.dev.frames,
-        frames_lost: d.dev.lost,
+        frames: 0,
+        frames_lost: 0,
         rtos,
         completions: cqes.len() as u32,
-    })
+    };
+    Ok((report, d.dev))
 }
 
 /// Every message completed once, successfully, and every byte is where it
-/// belongs; receive completions come in order per stream.
-fn verify(o: &Opts, d: &Driver<SimLoopback>, cqes: &[Cqe], wqe: &dyn Fn(u32) -> Wqe) -> Result<()> {
+/// belongs (read back through the device); receive completions come in
+/// order per stream.
+fn verify<D: Device>(o: &Opts, d: &mut Driver<D>, cqes: &[Cqe], l: Layout) -> Result<()> {
     let fail = |s: String| Err(Error::BadCompletion(s));
-    let mem = &d.dev.engine.mem;
     let mut sent = vec![0u32; o.count as usize];
     let mut recvd = vec![0u32; o.count as usize];
     let mut last_seq: Vec<Option<u32>> = vec![None; o.streams as usize];
@@ -262,18 +334,26 @@ fn verify(o: &Opts, d: &Driver<SimLoopback>, cqes: &[Cqe], wqe: &dyn Fn(u32) -> 
         }
     }
     for i in 0..o.count {
-        let w = wqe(i);
-        let want_recv = (w.op != WqeOp::Write) as u32;
+        let want_recv = (op_of(o, i) != WqeOp::Write) as u32;
         if sent[i as usize] != 1 || recvd[i as usize] != want_recv {
             return fail(format!(
                 "message {i}: {} send and {} receive completions",
                 sent[i as usize], recvd[i as usize]
             ));
         }
-        let at = Iova(DST + i as u64 * o.size as u64);
-        if mem.slice(at, o.size as usize) != mem.slice(Iova(w.local), o.size as usize) {
-            return fail(format!("message {i}: the bytes at {at} differ from the source"));
+    }
+    // Every byte of the target against the source, chunk by chunk.
+    let total = o.size as u64 * o.count as u64;
+    let mut at = 0u64;
+    let mut buf = Vec::new();
+    for want in source_chunk(o.seed, total) {
+        buf.resize(want.len(), 0);
+        d.dev.read_mem(l.dst + at, &mut buf)?;
+        if buf != want {
+            let k = buf.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0) as u64 + at;
+            return fail(format!("byte {k} (message {}) differs from the source", k / o.size as u64));
         }
+        at += want.len() as u64;
     }
     Ok(())
 }

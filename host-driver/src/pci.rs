@@ -3,9 +3,9 @@
 //! sysfs tree in a temporary folder.
 #![allow(unsafe_code)]
 
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
+use crate::os::Os;
 use crate::{Error, RegisterAccess, Result};
 
 /// Corundum's PCI identity (vendor, device).
@@ -88,15 +88,13 @@ impl Bar {
     /// Map `len` bytes of the file or device `path` from byte `offset` (a
     /// multiple of the page size).
     pub fn map_file(path: &Path, offset: u64, len: usize) -> Result<Bar> {
-        let file = OpenOptions::new().read(true).write(true).open(path).map_err(io(path))?;
         if len == 0 {
             return Err(Error::Access { offset: 0, what: format!("{} has nothing to map", path.display()) });
         }
-        // SAFETY: the mapping is of a device's registers (or, in tests, a
-        // plain file); it is only accessed through volatile 32-bit
-        // operations below, and it lives as long as this Bar.
-        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_mut(&file) }.map_err(io(path))?;
-        Ok(Bar { map: crate::os::Mapping::Mmap(map), path: path.to_path_buf() })
+        let mut os = crate::os::RealOs::default();
+        let fd = os.open(path)?;
+        let map = os.map(fd, offset, len)?;
+        Ok(Bar { map, path: path.to_path_buf() })
     }
 
     /// Registers in a mapping made by the OS layer (a VFIO region).

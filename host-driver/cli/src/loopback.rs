@@ -3,6 +3,8 @@
 
 use clap::ValueEnum;
 use ferroce_driver::loopback::{self, Op, Opts};
+use ferroce_driver::os::RealOs;
+use ferroce_driver::vfio::{DmaMemory, HwDevice};
 
 use crate::Backend;
 
@@ -22,15 +24,14 @@ pub enum OpArg {
 /// Run a loopback transfer and verify it.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "The simulator backend runs the engine's Verilog in Verilator (built on first use, about a \
-minute, then cached under target/verilator). Exit status 0 only if every message completed and, with --verify, \
+minute, then cached under target/verilator), its MAC looped back through a wire that loses --loss of the frames. \
+On a NIC (--backend pci, mqnic or vfio) the engine's port must be looped back (a loopback plug or the shell); DMA \
+memory comes from VFIO, or else from one 2 MiB huge page (as root), which limits the transfer to 512 KiB; --loss, \
+--pcap and --trace apply to the simulator only. Exit status 0 only if every message completed and, with --verify, \
 every byte and completion checked out.")]
 pub struct Args {
-    /// Where the engine is.
-    #[arg(long, value_enum, default_value = "sim")]
-    backend: Backend,
-    /// PCI device (bus:device.function) with --backend pci.
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    target: crate::Target,
     /// Message operation.
     #[arg(long, value_enum, default_value = "write")]
     op: OpArg,
@@ -64,19 +65,9 @@ pub struct Args {
     /// Write the engine's waveforms to this .vcd or .fst file (slow).
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    if !matches!(a.backend, Backend::Sim) {
-        anyhow::bail!(
-            "loopback on a NIC{} is not wired yet: the driver can map the engine (pci, mqnic, vfio) and DMA memory \
-             (VFIO or a huge page), but the run itself is written for the simulator's memory; use --backend sim",
-            a.device.map(|d| format!(" ({d})")).unwrap_or_default()
-        );
-    }
     let op = match a.op {
         OpArg::Write => Op::Write,
         OpArg::WriteImm => Op::WriteImm,
@@ -100,19 +91,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         // The Verilator harness opens the trace named here when it starts.
         std::env::set_var("FERROCE_TRACE", t);
     }
-    if !a.json {
+    if !a.target.json {
         eprintln!(
-            "loopback: {} x {} bytes ({:?}) over {} paths, {} streams, {:.1} % loss, on the simulated engine",
+            "loopback: {} x {} bytes ({:?}) over {} paths, {} streams, {:.1} % loss, on {}",
             a.count,
             a.size,
             a.op,
             a.paths,
             a.streams,
-            a.loss * 100.0
+            a.loss * 100.0,
+            if matches!(a.target.backend, Backend::Sim) { "the simulated engine" } else { "the NIC" }
         );
     }
     // A progress bar on stderr (drawn only on a terminal, not with --json).
-    let bar = if a.json {
+    let bar = if a.target.json {
         indicatif::ProgressBar::hidden()
     } else {
         indicatif::ProgressBar::new(o.size as u64 * o.count as u64)
@@ -122,10 +114,24 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .expect("a valid template"),
     );
     let mut progress = |done: u64, _total: u64| bar.set_position(done);
-    let r = loopback::run_sim(&o, &mut progress);
+    let r = match a.target.backend {
+        Backend::Sim => loopback::run_sim(&o, &mut progress),
+        _ => {
+            // A NIC: its port must be looped back. DMA memory through VFIO,
+            // or one huge page addressed physically.
+            let mut os = RealOs::default();
+            let (regs, vfio) = crate::hw_regs(&a.target, &mut os)?;
+            let bytes = loopback::hw_bytes(&o) as usize;
+            let mem = match vfio {
+                Some(mut v) => DmaMemory::vfio(&mut os, &mut v, bytes)?,
+                None => DmaMemory::hugepage(&mut os, bytes)?,
+            };
+            loopback::run_hw(HwDevice { regs, mem }, &o, &mut progress)
+        }
+    };
     bar.finish_and_clear();
     let r = r?;
-    if a.json {
+    if a.target.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
         println!("bytes             {}", r.bytes);

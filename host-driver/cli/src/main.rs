@@ -8,8 +8,10 @@ mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ferroce_driver::discover::{check_corundum_app, Engine};
+use ferroce_driver::os::RealOs;
 use ferroce_driver::pci::{self, Bar, Mqnic};
 use ferroce_driver::sim::SimCsr;
+use ferroce_driver::vfio::Vfio;
 use ferroce_driver::RegisterAccess;
 
 /// ferroce: a loss-tolerant RDMA transport engine for FPGA NICs.
@@ -75,61 +77,57 @@ enum Cmd {
     Loopback(loopback::Args),
 }
 
-/// Open the engine's register region and find its blocks.
-pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
-    let mut bus: Box<dyn RegisterAccess> = match t.backend {
-        Backend::Sim => Box::new(SimCsr::new()?),
+/// The only element of `all`, or an error naming `what` and `where_`.
+fn the_one<T>(mut all: Vec<T>, what: &str, where_: &std::path::Path) -> anyhow::Result<T> {
+    match all.len() {
+        0 => anyhow::bail!("no {what} under {}", where_.display()),
+        1 => Ok(all.remove(0)),
+        n => anyhow::bail!("{n} {what}s: choose one with --device"),
+    }
+}
+
+/// A NIC's engine registers (after the Corundum APP_ID check) and, with
+/// VFIO, the opened device for DMA mappings. `os` must outlive both.
+pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>)> {
+    let corundum = "Corundum device (PCI 1234:1001)";
+    Ok(match t.backend {
+        Backend::Sim => anyhow::bail!("the simulator has no NIC registers"),
         Backend::Pci => {
             let dev = match &t.device {
                 Some(bdf) => pci::open(&t.sysfs, bdf)?,
-                None => {
-                    let mut all = pci::find(&t.sysfs, pci::CORUNDUM_ID)?;
-                    match all.len() {
-                        0 => anyhow::bail!("no Corundum device (PCI 1234:1001) under {}", t.sysfs.display()),
-                        1 => all.remove(0),
-                        n => anyhow::bail!("{n} Corundum devices: choose one with --device"),
-                    }
-                }
+                None => the_one(pci::find(&t.sysfs, pci::CORUNDUM_ID)?, corundum, &t.sysfs)?,
             };
-            let mut bar0 = Bar::map(&dev, 0)?;
-            check_corundum_app(&mut bar0)?;
+            check_corundum_app(&mut Bar::map(&dev, 0)?)?;
             // Corundum puts the application's registers in BAR2.
-            Box::new(Bar::map(&dev, 2)?)
+            (Bar::map(&dev, 2)?, None)
         }
         Backend::Vfio => {
             let bdf = match &t.device {
                 Some(b) => b.clone(),
-                None => {
-                    let mut all = pci::find(&t.sysfs, pci::CORUNDUM_ID)?;
-                    match all.len() {
-                        0 => anyhow::bail!("no Corundum device (PCI 1234:1001) under {}", t.sysfs.display()),
-                        1 => all.remove(0).bdf,
-                        n => anyhow::bail!("{n} Corundum devices: choose one with --device"),
-                    }
-                }
+                None => the_one(pci::find(&t.sysfs, pci::CORUNDUM_ID)?, corundum, &t.sysfs)?.bdf,
             };
             let group = ferroce_driver::vfio::group_of(&t.sysfs, &bdf)?;
-            let mut os = ferroce_driver::os::RealOs::default();
-            let v = ferroce_driver::vfio::Vfio::open(&mut os, group, &bdf)?;
-            check_corundum_app(&mut v.map_region(&mut os, 0)?)?;
-            Box::new(v.map_region(&mut os, 2)?)
+            let v = Vfio::open(os, group, &bdf)?;
+            check_corundum_app(&mut v.map_region(os, 0)?)?;
+            (v.map_region(os, 2)?, Some(v))
         }
         Backend::Mqnic => {
             let path = match &t.device {
                 Some(d) => std::path::PathBuf::from(d),
-                None => {
-                    let mut all = Mqnic::find(&t.dev_dir)?;
-                    match all.len() {
-                        0 => anyhow::bail!("no Corundum character device (mqnic*) in {}", t.dev_dir.display()),
-                        1 => all.remove(0),
-                        n => anyhow::bail!("{n} Corundum character devices: choose one with --device"),
-                    }
-                }
+                None => the_one(Mqnic::find(&t.dev_dir)?, "Corundum character device (mqnic*)", &t.dev_dir)?,
             };
             let m = Mqnic::open(&path, &t.sysfs_root)?;
             check_corundum_app(&mut m.map(0)?)?;
-            Box::new(m.map(1)?)
+            (m.map(1)?, None)
         }
+    })
+}
+
+/// Open the engine's register region and find its blocks.
+pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
+    let mut bus: Box<dyn RegisterAccess> = match t.backend {
+        Backend::Sim => Box::new(SimCsr::new()?),
+        _ => Box::new(hw_regs(t, &mut RealOs::default())?.0),
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;
     Ok((bus, engine))
