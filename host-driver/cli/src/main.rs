@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ferroce_driver::discover::{check_corundum_app, Engine};
 use ferroce_driver::os::RealOs;
 use ferroce_driver::pci::{self, Bar, Mqnic};
-use ferroce_driver::sim::SimCsr;
+use ferroce_driver::sim::SimLoopback;
 use ferroce_driver::vfio::Vfio;
 use ferroce_driver::RegisterAccess;
 
@@ -19,7 +19,7 @@ use ferroce_driver::RegisterAccess;
 #[command(
     name = "ferroce",
     version,
-    about = "ferroce: talk to a ferroce engine, on a Corundum NIC (--backend pci) or as Verilog in Verilator (--backend sim, the default)"
+    about = "ferroce: talk to a ferroce engine, as Verilog in Verilator (--backend sim, the default) or on a Corundum NIC (--backend pci, mqnic or vfio)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -126,14 +126,27 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
 /// Open the engine's register region and find its blocks.
 pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
     let mut bus: Box<dyn RegisterAccess> = match t.backend {
-        Backend::Sim => Box::new(SimCsr::new()?),
+        // The whole engine in Verilator (its counters and tables are live).
+        Backend::Sim => Box::new(SimLoopback::new(ferroce_sim::memory::Memory::default(), 0.0, 1, None)?),
         _ => Box::new(hw_regs(t, &mut RealOs::default())?.0),
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;
     Ok((bus, engine))
 }
 
+/// Die quietly on a closed pipe (`ferroce regs | head`), as command-line
+/// tools do, instead of panicking in `println!`.
+#[allow(unsafe_code)]
+fn default_sigpipe() {
+    // SAFETY: restoring the default disposition of one signal at start-up,
+    // before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    default_sigpipe();
     let r = match Cli::parse().cmd {
         Cmd::List(a) => list::run(a),
         Cmd::Info(a) => info::run(a),
