@@ -14,6 +14,7 @@ pub mod bench;
 pub mod engine;
 pub mod fabric;
 pub mod lockstep;
+pub mod lockstep_rx;
 pub mod memory;
 pub mod pcap;
 pub mod scenario;

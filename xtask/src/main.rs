@@ -35,10 +35,12 @@ Commands:
                         the model and go-back-N beside it), simulator speed; writes
                         docs/bench/rtl.md, docs/bench/rtl-goodput.svg and, with
                         --json, the results as JSON. --quick: MTU 1024 only, short runs
-  diff [--packets N] [--loss P] [--seed S]
+  diff [--side tx|rx|both] [--packets N] [--loss P] [--seed S]
                         the differential check: the reference sender and the RTL send
-                        path in lockstep on the same work and ACKs (default 100000
-                        frames at 1 % loss); prints the first divergence or a summary
+                        path in lockstep on the same work and ACKs, and the reference
+                        receiver and the RTL receive path on the same frames (default
+                        both, 100000 frames each at 1 % loss); prints the first
+                        divergence or a summary
   help                  this text
 ";
 
