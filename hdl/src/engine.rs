@@ -265,6 +265,7 @@ impl Logic for Engine {
             self.txp.s_rd_tlast,
             self.txp.m_axis_tready,
             self.txp.m_cpl_ready,
+            self.txp.pt_key,
         );
     }
 

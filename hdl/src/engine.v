@@ -32,6 +32,7 @@ wire [31:0] c_streams = {{reg:conn_table.streams}};
 wire [31:0] c_cmd = {{reg:conn_table.cmd}};
 wire c_ok = (c_index < 32'd16) & (c_paths >= 32'd1) & (c_paths <= 32'd8) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
 wire [31:0] m_index = {{reg:mr_table.index}};
+wire [31:0] pt_index = {{reg:path_table.index}}; // connection * 16 + path
 wire [31:0] m_cmd = {{reg:mr_table.cmd}};
 
 // ---- rings ----
@@ -265,6 +266,7 @@ always @(*) begin
   m_mac_tx_tvalid = txp$m_axis_tvalid;
   m_mac_tx_tlast = txp$m_axis_tlast;
   txp$m_cpl_ready = take_tx_cpl;
+  txp$pt_key = {pt_index[7:4], pt_index[2:0]};
 
   // timers
   ackt$clock = clock;
@@ -306,6 +308,15 @@ always @(*) begin
   {{hw:queues.sq_cons}} = sq_cons;
   {{hw:queues.rq_cons}} = rq_cons;
   {{hw:queues.cq_prod}} = cq_prod;
+  // The path window: paths 8-15 of a connection do not exist in this build.
+  if (pt_index[3] == 1'b0 && pt_index[31:8] == 24'd0) begin
+    {{hw:path_table.sport}} = {16'd0, txp$pt_sport};
+    {{hw:path_table.cwnd}} = {7'd0, txp$pt_cwnd, 16'd0};
+    {{hw:path_table.state}} = {31'd0, txp$pt_retired};
+    {{hw:path_table.sent}} = txp$pt_sent;
+    {{hw:path_table.retransmitted}} = txp$pt_retx;
+    {{hw:path_table.ecn_echoes}} = txp$pt_ecn;
+  end
   {{hw:stats.tx_data}} = txp$cnt_tx_data;
   {{hw:stats.tx_retx}} = txp$cnt_tx_retx;
   {{hw:stats.tx_acks}} = txp$cnt_tx_acks;

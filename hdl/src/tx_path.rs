@@ -56,6 +56,9 @@
 //! * `m_axis_*`: frames to the MAC.
 //! * `m_cpl_*`: send completions (`status` 0 success, 1 remote access
 //!   error, 2 receive buffer too small).
+//! * `pt_key` in, `pt_*` out: one path's state for the register window
+//!   (source port, window, retired, data packets sent and retransmitted, CE
+//!   marks echoed).
 //! * `cnt_*`: the send counters of `ferroce_proto::Stats`.
 //!
 //! Keys: path key = {connection[3:0], path[2:0]}, stream key =
@@ -184,6 +187,13 @@ pub struct TxPath {
     pub m_cpl_id: Signal<Out, Bits<32>>,
     pub m_cpl_imm: Signal<Out, Bits<32>>,
     pub m_cpl_has_imm: Signal<Out, bool>,
+    pub pt_key: Signal<In, Bits<PATH_KEY_BITS>>,
+    pub pt_sport: Signal<Out, Bits<16>>,
+    pub pt_cwnd: Signal<Out, Bits<9>>,
+    pub pt_retired: Signal<Out, bool>,
+    pub pt_sent: Signal<Out, Bits<32>>,
+    pub pt_retx: Signal<Out, Bits<32>>,
+    pub pt_ecn: Signal<Out, Bits<32>>,
     pub cnt_tx_data: Signal<Out, Bits<32>>,
     pub cnt_tx_retx: Signal<Out, Bits<32>>,
     pub cnt_tx_acks: Signal<Out, Bits<32>>,
@@ -243,6 +253,12 @@ impl Logic for TxPath {
             self.m_cpl_id,
             self.m_cpl_imm,
             self.m_cpl_has_imm,
+            self.pt_sport,
+            self.pt_cwnd,
+            self.pt_retired,
+            self.pt_sent,
+            self.pt_retx,
+            self.pt_ecn,
             self.cnt_tx_data,
             self.cnt_tx_retx,
             self.cnt_tx_acks,

@@ -39,6 +39,9 @@ reg [NK-1:0] p_queued;
 reg [NK-1:0] p_retired;
 reg [NK-1:0] p_armed;
 reg [2:0] p_run [0:NK-1]; // RTOs in a row, at most 5: the timer's backoff
+reg [31:0] p_sent [0:NK-1]; // for the register window
+reg [31:0] p_retx [0:NK-1];
+reg [31:0] p_ecn [0:NK-1];
 
 // ---- streams and their messages (16 per stream, slot = seq mod 16) ----
 reg [4:0] s_count [0:NK-1];
@@ -366,6 +369,12 @@ always @(*) begin
   m_cpl_id = m_id[front_slot];
   m_cpl_imm = m_imm[front_slot];
   m_cpl_has_imm = m_op[front_slot] == 2'd2;
+  pt_sport = p_sport[pt_key];
+  pt_cwnd = p_cwnd[pt_key];
+  pt_retired = p_retired[pt_key];
+  pt_sent = p_sent[pt_key];
+  pt_retx = p_retx[pt_key];
+  pt_ecn = p_ecn[pt_key];
   cnt_tx_data = n_data;
   cnt_tx_retx = n_retx;
   cnt_tx_acks = n_acks;
@@ -506,6 +515,9 @@ always @(posedge clock) begin
       p_retired[pkey] <= 1'b0;
       p_armed[pkey] <= 1'b0;
       p_run[pkey] <= 3'd0;
+      p_sent[pkey] <= 32'd0;
+      p_retx[pkey] <= 32'd0;
+      p_ecn[pkey] <= 32'd0;
       if ({1'b0, pth} + 4'd1 >= c_paths[cur]) begin
         st <= S_IDLE;
       end else begin
@@ -525,6 +537,7 @@ always @(posedge clock) begin
         st <= S_IDLE;
       end else begin
         retx_update;
+        p_ecn[pkey] <= p_ecn[pkey] + {16'd0, a_ce};
         newly <= retx$out_newly;
         a_count <= retx$out_count;
         a_lost <= retx$out_lost;
@@ -680,6 +693,7 @@ always @(posedge clock) begin
       h_opcode <= {6'd0, m_op[{cur, e_stm, e_seq[3:0]}]};
       h_flags <= 8'h03;
       n_retx <= n_retx + 32'd1;
+      p_retx[pkey] <= p_retx[pkey] + 32'd1;
       st <= S_DMA;
     end
     S_PICK: st <= S_PICK2;
@@ -724,6 +738,7 @@ always @(posedge clock) begin
         p_armed[pkey] <= 1'b1;
       end
       n_data <= n_data + 32'd1;
+      p_sent[pkey] <= p_sent[pkey] + 32'd1;
       st <= S_DMA;
     end
     // The payload read goes out first, so that it arrives while the frame
@@ -749,6 +764,9 @@ always @(posedge clock) begin
     p_out[init_addr] <= 9'd0;
     p_next[init_addr] <= 24'd0;
     p_run[init_addr] <= 3'd0;
+    p_sent[init_addr] <= 32'd0;
+    p_retx[init_addr] <= 32'd0;
+    p_ecn[init_addr] <= 32'd0;
     init_addr <= init_addr + 7'd1;
     if (&init_addr) init_busy <= 1'b0;
   end

@@ -206,4 +206,18 @@ fn all_connections_and_streams_at_once() {
     let mem = &d.dev.engine.mem;
     assert!(mem.region("dst") == mem.region("src"), "every message's bytes in place");
     assert!(d.get("stats", "tx_retx").unwrap() > 0, "losses were repaired");
+    // The per-path window adds up to the engine's counters.
+    let (mut sent, mut retx) = (0u32, 0u32);
+    for k in 0..8u32 {
+        for p in 0..(2 + k % 7) {
+            d.set("path_table", "index", 2 * k * 16 + p).unwrap();
+            let sport = d.get("path_table", "sport").unwrap();
+            assert!((49152..=65535).contains(&sport), "connection {} path {p}: source port {sport}", 2 * k);
+            assert_eq!(d.get("path_table", "cwnd").unwrap(), 256 << 16, "no ECN, the window stays at its cap");
+            sent += d.get("path_table", "sent").unwrap();
+            retx += d.get("path_table", "retransmitted").unwrap();
+        }
+    }
+    assert_eq!(sent, d.get("stats", "tx_data").unwrap(), "data packets per path add up");
+    assert_eq!(retx, d.get("stats", "tx_retx").unwrap(), "retransmissions per path add up");
 }
