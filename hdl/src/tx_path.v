@@ -591,6 +591,10 @@ always @(posedge clock) begin
       end
       st <= S_IDLE;
     end
+    // The model's SendQueue::fail. A NAK names a packet that was sent, so
+    // its message is at or before the segmentation point; the branch for a
+    // message beyond it keeps the model's rule (all its bytes count as
+    // acknowledged) although no NAK reaches it.
     S_FAIL: begin
       if (a_idx < {27'd0, scount} && m_fail[a_slot] == 2'd0) begin
         m_fail[a_slot] <= a_status;
@@ -729,6 +733,8 @@ always @(posedge clock) begin
         s_off[skey] <= soff + seg_len;
       end
       c_prr[cur] <= ({1'b0, pth} + 4'd1 >= c_paths[cur]) ? 3'd0 : pth + 3'd1;
+      // (The stream search wraps at the connection's stream count, so an
+      // unwrapped next stream would search the same way.)
       c_srr[cur] <= ({1'b0, stm} + 4'd1 >= c_streams[cur]) ? 3'd0 : stm + 3'd1;
       if (~p_armed[pkey]) begin
         rto_v <= 1'b1;
