@@ -464,7 +464,17 @@ wire idle = (st == S_IDLE) & ~init_busy & sub_ready;
 wire take_ctl = idle & ctl_valid;
 wire take_post = idle & ~ctl_valid & post_valid;
 wire take_timer = idle & ~ctl_valid & ~post_valid & timer_valid;
-wire take_frame = idle & ~ctl_valid & ~post_valid & ~timer_valid & parse$m_valid & fifo$verdict_ready;
+// Parse results wait in a queue (with their verdict already given to the
+// frame FIFO), so the parser takes the next frame while the control logic
+// is busy with an earlier one.
+reg [HB:0] hq [0:3]; // {good, headers}
+reg [2:0] hq_wr;
+reg [2:0] hq_rd;
+wire hq_any = hq_wr != hq_rd;
+wire hq_full = (hq_wr - hq_rd) == 3'd4;
+wire hq_take = parse$m_valid & ~hq_full & fifo$verdict_ready;
+wire [HB:0] hq_out = hq[hq_rd[1:0]];
+wire take_frame = idle & ~ctl_valid & ~post_valid & ~timer_valid & hq_any;
 
 // ---- receive rings: per stream key, base RSN and count; 16 buffers ----
 reg [31:0] rb_base [0:NK-1];
@@ -548,14 +558,14 @@ always @(*) begin
   parse$s_axis_tkeep = s_axis_tkeep;
   parse$s_axis_tlast = s_axis_tlast;
   parse$s_axis_tvalid = s_axis_tvalid & fifo$s_axis_tready;
-  parse$m_ready = take_frame;
+  parse$m_ready = hq_take;
   fifo$clock = clock;
   fifo$reset = reset;
   fifo$s_axis_tdata = s_axis_tdata;
   fifo$s_axis_tkeep = s_axis_tkeep;
   fifo$s_axis_tlast = s_axis_tlast;
   fifo$s_axis_tvalid = s_axis_tvalid & parse$s_axis_tready;
-  fifo$verdict_valid = take_frame;
+  fifo$verdict_valid = hq_take;
   fifo$verdict_good = p_good;
   s_axis_tready = parse$s_axis_tready & fifo$s_axis_tready;
   fifo$m_axis_tready = place$s_axis_tready;
@@ -774,9 +784,9 @@ always @(posedge clock) begin
         t_key <= timer_key;
         st <= S_T0;
       end else if (take_frame) begin
-        hb <= parse$m_hdr;
+        hb <= hq_out[HB-1:0];
         n_frames <= n_frames + 32'd1;
-        if (p_good) st <= S_CHK;
+        if (hq_out[HB]) st <= S_CHK;
         else n_malformed <= n_malformed + 32'd1;
       end
     end
@@ -918,6 +928,11 @@ always @(posedge clock) begin
     S_ACK: if (m_ack_ready) st <= S_IDLE;
     default: st <= S_IDLE;
   endcase
+  if (hq_take) begin
+    hq[hq_wr[1:0]] <= {p_good, parse$m_hdr};
+    hq_wr <= hq_wr + 3'd1;
+  end
+  if (take_frame) hq_rd <= hq_rd + 3'd1;
   if (init_busy) begin
     init_addr <= init_addr + {{(CK+2){1'b0}}, 1'b1};
     if (&init_addr) init_busy <= 1'b0;
@@ -926,6 +941,8 @@ always @(posedge clock) begin
     st <= S_IDLE;
     init_busy <= 1'b1;
     init_addr <= {(CK+3){1'b0}};
+    hq_wr <= 3'd0;
+    hq_rd <= 3'd0;
     arm_v <= 1'b0;
     n_frames <= 32'd0;
     n_data <= 32'd0;
