@@ -121,11 +121,10 @@ fn markdown(quick: bool, line: f64, speed: f64, sweep: &[Point]) -> String {
     let _ = writeln!(
         s,
         "Large WRITEs (MTU 4096) through one engine looped to itself, no loss: goodput **{line:.3}** of the MAC \
-         interface (target 0.99, not met). The looped engine sends and receives at once: its receive control \
-         handles one frame's headers at a time, and the parser holds the MAC input while its result waits, so \
-         the receive side paces the send side. {}Each data frame's payload read is asked for before its header, \
-         so the read overlaps the frame before; what remains is the send path's per-frame decision (about ten \
-         cycles) and the receive path's, which a pipelined control path would hide (docs/engine.md).\n",
+         interface (target 0.99, not met). The looped engine sends and receives at once, and its send side \
+         decides one frame at a time: it waits for `tx_build` to take each header, ACK frames included, while a \
+         data frame is still going out; the DMA model also stalls 10 % of the cycles on each port. {}A frame \
+         queue in front of `tx_build` is the next step (docs/engine.md).\n",
         pair.map_or(String::new(), |p| format!(
             "Between two engines (the loss sweep below, MTU {}, no loss) the same RTL reaches {:.3} of the line \
              rate against an ideal {:.3}. ",
