@@ -44,6 +44,8 @@ pub struct Opts {
     /// Compare every byte and completion (on by default).
     pub verify: bool,
     pub pcap: Option<PathBuf>,
+    /// Simulator only: chance per cycle that each DMA port stalls.
+    pub dma_stall: f64,
 }
 
 impl Default for Opts {
@@ -59,6 +61,7 @@ impl Default for Opts {
             mtu: 1024,
             verify: true,
             pcap: None,
+            dma_stall: 0.1,
         }
     }
 }
@@ -111,6 +114,9 @@ pub fn validate(o: &Opts) -> Result<()> {
     if !(1..=8).contains(&o.paths) || !(1..=8).contains(&o.streams) {
         return bad(format!("--paths and --streams must be 1..=8 (got {} and {})", o.paths, o.streams));
     }
+    if !(0.0..0.9).contains(&o.dma_stall) {
+        return bad(format!("the DMA stall chance must be in [0, 0.9) (got {})", o.dma_stall));
+    }
     if !(0.0..0.5).contains(&o.loss) {
         return bad(format!("--loss must be in [0, 0.5) (got {})", o.loss));
     }
@@ -156,7 +162,8 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
     mem.add_region("cq", Iova(l.cq), CQE_BYTES << LOG_CQ, true);
     mem.add_region("src", Iova(l.src), total as usize, false);
     mem.add_region("dst", Iova(l.dst), total as usize, true);
-    let dev = SimLoopback::new(mem, o.loss, o.seed, o.pcap.as_deref())?;
+    let dma = ferroce_sim::engine::DmaConfig { seed: o.seed, stall: o.dma_stall, ..Default::default() };
+    let dev = SimLoopback::with_dma(mem, o.loss, dma, o.pcap.as_deref())?;
     let (mut r, mut dev) = run(dev, l, o, &|d: &SimLoopback| d.engine.cycles(), progress)?;
     dev.finish()?;
     r.frames = dev.frames;

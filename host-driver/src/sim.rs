@@ -143,7 +143,17 @@ impl SimLoopback {
         seed: u64,
         pcap: Option<&std::path::Path>,
     ) -> Result<SimLoopback> {
-        let dma = ferroce_sim::engine::DmaConfig { seed, ..Default::default() };
+        Self::with_dma(mem, loss, ferroce_sim::engine::DmaConfig { seed, ..Default::default() }, pcap)
+    }
+
+    /// As [`SimLoopback::new`], with the DMA model's behaviour given.
+    pub fn with_dma(
+        mem: ferroce_sim::memory::Memory,
+        loss: f64,
+        dma: ferroce_sim::engine::DmaConfig,
+        pcap: Option<&std::path::Path>,
+    ) -> Result<SimLoopback> {
+        let seed = dma.seed;
         let engine = ferroce_sim::engine::EngineSim::new(mem, dma)?;
         let pcap = match pcap {
             Some(p) => {

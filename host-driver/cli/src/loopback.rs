@@ -85,6 +85,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         mtu: a.mtu,
         verify: a.verify,
         pcap: a.pcap.clone(),
+        ..Opts::default()
     };
     loopback::validate(&o)?;
     if let Some(t) = &a.trace {
