@@ -34,6 +34,24 @@ pub struct Config {
     pub port_seed: u32,
 }
 
+impl Config {
+    /// `mac` and `ip` with the usual transport settings: 1024-byte packets,
+    /// an ACK every 4 packets or after 2 us, RTOs of at least 100 us, SEND
+    /// retries after 5 us, port seed 0.
+    pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
+        Config {
+            mac,
+            ip,
+            mtu: 1024,
+            ack_every: 4,
+            ack_delay_ns: 2_000,
+            rto_min_ns: 100_000,
+            rnr_delay_ns: 5_000,
+            port_seed: 0,
+        }
+    }
+}
+
 /// One ring in host memory: where, and log2 of its entries.
 #[derive(Debug, Clone, Copy)]
 pub struct RingSpec {

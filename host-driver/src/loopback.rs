@@ -217,16 +217,7 @@ pub fn run<D: Device>(
     }
     let mac = [2, 0, 0, 0, 0, 1];
     let ip = [10, 0, 0, 1];
-    let cfg = Config {
-        mac,
-        ip,
-        mtu: o.mtu,
-        ack_every: 4,
-        ack_delay_ns: 2_000,
-        rto_min_ns: 100_000,
-        rnr_delay_ns: 5_000,
-        port_seed: o.seed as u32,
-    };
+    let cfg = Config { mtu: o.mtu, port_seed: o.seed as u32, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, LOG_SQ), ring(l.rq, LOG_RQ), ring(l.cq, LOG_CQ))?;
     for (index, remote) in [(0, 1), (1, 0)] {

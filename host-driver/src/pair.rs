@@ -75,16 +75,7 @@ impl EnginePair {
             let dma = DmaConfig { seed: c.seed + h as u64, ..DmaConfig::default() };
             let e = Rc::new(RefCell::new(EngineSim::new(memory(&c, h as u64), dma)?));
             fabric.attach(h, EngineNode::new(e.clone()), Memory::default());
-            let cfg = Config {
-                mac,
-                ip,
-                mtu: c.mtu,
-                ack_every: 4,
-                ack_delay_ns: 2_000,
-                rto_min_ns: 100_000,
-                rnr_delay_ns: 5_000,
-                port_seed: 11 + h as u32 + c.seed as u32,
-            };
+            let cfg = Config { mtu: c.mtu, port_seed: 11 + h as u32 + c.seed as u32, ..Config::new(mac, ip) };
             let ring = |base, log_size| RingSpec { base, log_size };
             drivers.push(Driver::bring_up(
                 SharedEngine(e.clone()),

@@ -212,33 +212,48 @@ impl SimLoopback {
     }
 }
 
+/// An engine's register access failed at `offset`.
+fn access(offset: u32) -> impl FnOnce(ferroce_sim::Error) -> Error {
+    move |e| Error::Access { offset, what: e.to_string() }
+}
+
+/// The host CPU writes the simulator's memory (any region, DMA-writable or not).
+fn host_write(mem: &mut ferroce_sim::memory::Memory, addr: u64, data: &[u8]) -> Result<()> {
+    let iova = ferroce_proto::Iova(addr);
+    if !mem.readable(iova, data.len()) {
+        return Err(Error::BadRequest(format!("host write outside memory: {addr:#x}+{}", data.len())));
+    }
+    mem.host_write(iova, data);
+    Ok(())
+}
+
+/// The host CPU reads the simulator's memory.
+fn host_read(mem: &ferroce_sim::memory::Memory, addr: u64, buf: &mut [u8]) -> Result<()> {
+    let iova = ferroce_proto::Iova(addr);
+    if !mem.readable(iova, buf.len()) {
+        return Err(Error::BadRequest(format!("host read outside memory: {addr:#x}+{}", buf.len())));
+    }
+    buf.copy_from_slice(mem.slice(iova, buf.len()));
+    Ok(())
+}
+
 impl RegisterAccess for SimLoopback {
     fn read32(&mut self, offset: u32) -> Result<u32> {
-        self.engine.read32(offset).map_err(|e| Error::Access { offset, what: e.to_string() })
+        self.engine.read32(offset).map_err(access(offset))
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        self.engine.write32(offset, value).map_err(|e| Error::Access { offset, what: e.to_string() })
+        self.engine.write32(offset, value).map_err(access(offset))
     }
 }
 
 impl crate::driver::Device for SimLoopback {
     fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
-        let iova = ferroce_proto::Iova(addr);
-        if !self.engine.mem.readable(iova, data.len()) {
-            return Err(Error::BadRequest(format!("host write outside memory: {addr:#x}+{}", data.len())));
-        }
-        self.engine.mem.host_write(iova, data);
-        Ok(())
+        host_write(&mut self.engine.mem, addr, data)
     }
 
     fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()> {
-        let iova = ferroce_proto::Iova(addr);
-        if !self.engine.mem.readable(iova, buf.len()) {
-            return Err(Error::BadRequest(format!("host read outside memory: {addr:#x}+{}", buf.len())));
-        }
-        buf.copy_from_slice(self.engine.mem.slice(iova, buf.len()));
-        Ok(())
+        host_read(&self.engine.mem, addr, buf)
     }
 
     fn idle(&mut self) -> Result<()> {
@@ -259,33 +274,21 @@ pub struct SharedEngine(pub std::rc::Rc<std::cell::RefCell<ferroce_sim::engine::
 
 impl RegisterAccess for SharedEngine {
     fn read32(&mut self, offset: u32) -> Result<u32> {
-        self.0.borrow_mut().read32(offset).map_err(|e| Error::Access { offset, what: e.to_string() })
+        self.0.borrow_mut().read32(offset).map_err(access(offset))
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        self.0.borrow_mut().write32(offset, value).map_err(|e| Error::Access { offset, what: e.to_string() })
+        self.0.borrow_mut().write32(offset, value).map_err(access(offset))
     }
 }
 
 impl crate::driver::Device for SharedEngine {
     fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
-        let mut e = self.0.borrow_mut();
-        let iova = ferroce_proto::Iova(addr);
-        if !e.mem.readable(iova, data.len()) {
-            return Err(Error::BadRequest(format!("host write outside memory: {addr:#x}+{}", data.len())));
-        }
-        e.mem.host_write(iova, data);
-        Ok(())
+        host_write(&mut self.0.borrow_mut().mem, addr, data)
     }
 
     fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()> {
-        let e = self.0.borrow();
-        let iova = ferroce_proto::Iova(addr);
-        if !e.mem.readable(iova, buf.len()) {
-            return Err(Error::BadRequest(format!("host read outside memory: {addr:#x}+{}", buf.len())));
-        }
-        buf.copy_from_slice(e.mem.slice(iova, buf.len()));
-        Ok(())
+        host_read(&self.0.borrow().mem, addr, buf)
     }
 
     fn idle(&mut self) -> Result<()> {

@@ -65,16 +65,7 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 7 + 1) as u8);
     let dev = SimLoopback::new(mem, 0.0, 5, None).unwrap();
     let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
-    let cfg = Config {
-        mac,
-        ip,
-        mtu: 1024,
-        ack_every: 4,
-        ack_delay_ns: 2_000,
-        rto_min_ns: 100_000,
-        rnr_delay_ns: 5_000,
-        port_seed: 3,
-    };
+    let cfg = Config { mtu: 1024, port_seed: 3, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
     for (index, remote) in [(0, 1), (1, 0)] {
@@ -135,16 +126,7 @@ fn all_connections_and_streams_at_once() {
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 31 % 251) as u8);
     let dev = SimLoopback::new(mem, 0.02, 8, None).unwrap();
     let (mac, ip) = ([2, 0, 0, 0, 0, 7], [10, 0, 0, 7]);
-    let cfg = Config {
-        mac,
-        ip,
-        mtu: 256,
-        ack_every: 4,
-        ack_delay_ns: 2_000,
-        rto_min_ns: 100_000,
-        rnr_delay_ns: 5_000,
-        port_seed: 9,
-    };
+    let cfg = Config { mtu: 256, port_seed: 9, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(sq, 7), ring(rq, 7), ring(cq, 10)).unwrap();
     // Connection 2k sends to 2k + 1; region slot k belongs to 2k + 1.

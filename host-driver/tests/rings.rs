@@ -49,16 +49,7 @@ fn off(block: &str, reg: &str) -> u32 {
 }
 
 fn cfg() -> Config {
-    Config {
-        mac: [2, 0, 0, 0, 0, 1],
-        ip: [10, 0, 0, 1],
-        mtu: 1024,
-        ack_every: 4,
-        ack_delay_ns: 2000,
-        rto_min_ns: 100_000,
-        rnr_delay_ns: 5000,
-        port_seed: 1,
-    }
+    Config { port_seed: 1, ..Config::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]) }
 }
 
 fn rings() -> (RingSpec, RingSpec, RingSpec) {
