@@ -9,7 +9,7 @@
 //! join engines through the fabric model.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use ferroce_proto::regs;
 use ferroce_proto::rng::Rng;
@@ -21,13 +21,7 @@ use crate::{Error, Result};
 
 /// The engine's Verilator model, built once per process.
 pub fn model() -> Result<Arc<ModelLib>> {
-    static LIB: OnceLock<std::result::Result<Arc<ModelLib>, String>> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let v = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
-        ModelLib::build("ferroce_engine", &v).map_err(|e| e.to_string())
-    })
-    .clone()
-    .map_err(|msg| Error::Verilator { model: "ferroce_engine".into(), msg })
+    ModelLib::of_block("ferroce_engine", || ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()))
 }
 
 /// How the DMA engine model behaves.

@@ -12,7 +12,7 @@
 //! scale and prints the first divergence.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
 use ferroce_proto::rng::Rng;
@@ -302,12 +302,8 @@ fn mirror_timers(
 
 /// The `tx_path` model, built once per process.
 pub fn model_lib() -> Arc<ModelLib> {
-    static LIB: OnceLock<Arc<ModelLib>> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx_path::TxPath::default());
-        ModelLib::build("tx_path", &v).expect("tx_path model builds")
-    })
-    .clone()
+    ModelLib::of_block("tx_path", || ferroce_hdl::emit::verilog(ferroce_hdl::tx_path::TxPath::default()))
+        .expect("tx_path model builds")
 }
 
 /// B's memory regions, MRs and what each connection targets.

@@ -11,7 +11,7 @@
 //! Used by the `rtl_rx_path` test and by `cargo xtask diff --side rx`.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
 use ferroce_proto::rng::Rng;
@@ -454,12 +454,8 @@ pub struct Seen {
 
 /// The `rx_path` model, built once per process.
 pub fn model_lib() -> Arc<ModelLib> {
-    static LIB: OnceLock<Arc<ModelLib>> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_path::RxPath::default());
-        ModelLib::build("rx_path", &v).expect("rx_path model builds")
-    })
-    .clone()
+    ModelLib::of_block("rx_path", || ferroce_hdl::emit::verilog(ferroce_hdl::rx_path::RxPath::default()))
+        .expect("rx_path model builds")
 }
 
 /// Run the model receiver and the RTL side by side; `progress` is called

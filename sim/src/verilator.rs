@@ -253,6 +253,24 @@ impl ModelLib {
         Ok(m)
     }
 
+    /// The model of the block `name` whose Verilog `emit` writes, built
+    /// once per process: later calls skip the emission too.
+    pub fn of_block(name: &'static str, emit: impl FnOnce() -> String) -> Result<Arc<ModelLib>> {
+        static BLOCKS: OnceLock<Mutex<HashMap<&'static str, Arc<ModelLib>>>> = OnceLock::new();
+        let blocks = BLOCKS.get_or_init(Default::default);
+        if let Some(m) =
+            blocks.lock().map_err(|_| Error::Verilator { model: name.into(), msg: "cache poisoned".into() })?.get(name)
+        {
+            return Ok(m.clone());
+        }
+        let m = ModelLib::build(name, &emit())?;
+        blocks
+            .lock()
+            .map_err(|_| Error::Verilator { model: name.into(), msg: "cache poisoned".into() })?
+            .insert(name, m.clone());
+        Ok(m)
+    }
+
     /// Where the shared library is.
     pub fn path(&self) -> &Path {
         &self.path
