@@ -7,8 +7,9 @@
 //! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
 //! * [`driver`]: bring-up, connections, memory regions, rings, doorbells and
 //!   completions over any [`driver::Device`].
-//! * [`sim`]: the RTL register file (`csr`) in Verilator, over AXI-Lite, and
-//!   the whole engine looped to itself ([`sim::SimLoopback`]).
+//! * [`sim`]: the whole engine in Verilator, looped to itself
+//!   ([`sim::SimLoopback`]) or shared with the fabric model
+//!   ([`sim::SharedEngine`]).
 
 pub mod access;
 pub mod bench;
