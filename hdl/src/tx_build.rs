@@ -10,7 +10,10 @@
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `hdr_valid`/`hdr_ready` with the field ports (`eth_*`, `ip_*`,
 //!   `udp_*`, `bth_*` for the common header, `data_*`, `ack_*`, `nak_*`):
-//!   one packet, taken when idle.
+//!   one packet. The header is built when taken and waits in a holding
+//!   register while the frame before it is still going out, so the next
+//!   packet can be handed over (and its payload asked for) one frame ahead.
+//! * `busy`: a frame is held or going out.
 //! * `s_payload_*` (AXI-Stream, 64-bit): a data packet's payload, exactly
 //!   `data_payload_len` bytes, `tkeep` contiguous from lane 0, all ones but
 //!   on the last beat.
@@ -72,6 +75,7 @@ pub struct TxBuild {
     pub reset: Signal<In, bool>,
     pub hdr_valid: Signal<In, bool>,
     pub hdr_ready: Signal<Out, bool>,
+    pub busy: Signal<Out, bool>,
     pub eth_dst: Signal<In, Bits<48>>,
     pub eth_src: Signal<In, Bits<48>>,
     pub ip_dscp: Signal<In, Bits<6>>,
@@ -120,6 +124,7 @@ impl Logic for TxBuild {
     // used for this block, so the Rust side only keeps outputs defined.
     fn update(&mut self) {
         self.hdr_ready.next = false;
+        self.busy.next = false;
         self.s_payload_tready.next = false;
         self.m_axis_tdata.next = 0.into();
         self.m_axis_tkeep.next = 0.into();
@@ -129,6 +134,7 @@ impl Logic for TxBuild {
 
     fn connect(&mut self) {
         self.hdr_ready.connect();
+        self.busy.connect();
         self.s_payload_tready.connect();
         self.m_axis_tdata.connect();
         self.m_axis_tkeep.connect();
@@ -221,12 +227,16 @@ pub fn verilog() -> String {
          always @(*) ip_csum = ~ip_sum2;\n",
     );
     // Sequencer: header beats, payload beats, trailer, into a 16-byte packer.
-    let _ = writeln!(s, "reg [{}:0] hb;", 8 * HDR_BYTES - 1);
+    let _ = writeln!(s, "reg [{}:0] hb, nx_hb;", 8 * HDR_BYTES - 1);
     s.push_str(
         r#"localparam IDLE = 2'd0, HEAD = 2'd1, PAY = 2'd2, TRAIL = 2'd3;
 reg [1:0] phase;
 reg [15:0] hlen;
 reg has_pay;
+// The next frame's header, held until this one has left.
+reg nx_valid;
+reg [15:0] nx_hlen;
+reg nx_has_pay;
 reg [15:0] pos;
 reg [31:0] crc;
 reg [127:0] pend;
@@ -291,11 +301,18 @@ always @(posedge clock) begin
     pos <= pos_end;
     crc <= crc_next;
   end
+  if (hdr_valid & ~nx_valid) begin
+    nx_hb <= hc;
+    nx_hlen <= hdr_len;
+    nx_has_pay <= is_data & (data_payload_len != 16'd0);
+    nx_valid <= 1'b1;
+  end
   case (phase)
-    IDLE: if (hdr_valid & (cnt == 5'd0) & ~done_in) begin
-      hb <= hc;
-      hlen <= hdr_len;
-      has_pay <= is_data & (data_payload_len != 16'd0);
+    IDLE: if (nx_valid & (cnt == 5'd0) & ~done_in) begin
+      hb <= nx_hb;
+      hlen <= nx_hlen;
+      has_pay <= nx_has_pay;
+      nx_valid <= 1'b0;
       pos <= 16'd0;
       crc <= 32'hffffffff;
       phase <= HEAD;
@@ -318,10 +335,12 @@ always @(posedge clock) begin
     crc <= 32'hffffffff;
     hlen <= 16'd0;
     has_pay <= 1'b0;
+    nx_valid <= 1'b0;
   end
 end
 always @(*) begin
-  hdr_ready = (phase == IDLE) & (cnt == 5'd0) & ~done_in;
+  hdr_ready = ~nx_valid;
+  busy = nx_valid | (phase != IDLE) | (cnt != 5'd0) | done_in;
   s_payload_tready = (phase == PAY) & fits;
   m_axis_tvalid = out_valid;
   m_axis_tdata = pend[63:0];

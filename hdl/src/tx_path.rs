@@ -207,6 +207,7 @@ pub struct TxPath {
     spray: Spray,
     seglog: SegLog<{ PATH_KEY_BITS + 8 }>,
     build: TxBuild,
+    cbuild: TxBuild,
 }
 
 macro_rules! connect_all {
@@ -350,6 +351,45 @@ impl Logic for TxPath {
             self.build.s_payload_tvalid,
             self.build.s_payload_tlast,
             self.build.m_axis_tready,
+            self.cbuild.clock,
+            self.cbuild.reset,
+            self.cbuild.hdr_valid,
+            self.cbuild.eth_dst,
+            self.cbuild.eth_src,
+            self.cbuild.ip_dscp,
+            self.cbuild.ip_ecn,
+            self.cbuild.ip_ttl,
+            self.cbuild.ip_src,
+            self.cbuild.ip_dst,
+            self.cbuild.udp_sport,
+            self.cbuild.udp_dport,
+            self.cbuild.bth_opcode,
+            self.cbuild.bth_conn,
+            self.cbuild.bth_path,
+            self.cbuild.bth_psn,
+            self.cbuild.bth_timestamp,
+            self.cbuild.bth_stream,
+            self.cbuild.bth_flags,
+            self.cbuild.data_msg_seq,
+            self.cbuild.data_msg_len,
+            self.cbuild.data_offset,
+            self.cbuild.data_payload_len,
+            self.cbuild.data_remote_addr,
+            self.cbuild.data_rkey,
+            self.cbuild.data_immediate,
+            self.cbuild.ack_sack,
+            self.cbuild.ack_ts_echo,
+            self.cbuild.ack_rate_hint,
+            self.cbuild.ack_ecn_ce,
+            self.cbuild.ack_acked_pkts,
+            self.cbuild.nak_code,
+            self.cbuild.nak_msg_seq,
+            self.cbuild.nak_info,
+            self.cbuild.s_payload_tdata,
+            self.cbuild.s_payload_tkeep,
+            self.cbuild.s_payload_tvalid,
+            self.cbuild.s_payload_tlast,
+            self.cbuild.m_axis_tready,
         );
     }
 
@@ -367,5 +407,7 @@ pub fn verilog() -> String {
         first_set("nl", "n_lo"),
     ]
     .concat();
-    include_str!("tx_path.v").replace("// @NEWLY_TREES@\n", &trees)
+    let cbuild: String =
+        crate::tx_build::PORTS.iter().map(|(p, _, _)| format!("  cbuild${p} = build${p};\n")).collect();
+    include_str!("tx_path.v").replace("// @NEWLY_TREES@\n", &trees).replace("// @CBUILD@\n", &cbuild)
 }

@@ -103,15 +103,35 @@ reg [31:0] n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx;
 wire sub_ready = retx$ready & cc$ready & health$ready;
 wire idle = (st == S_IDLE) & ~init_busy & sub_ready;
 wire take_ctl = idle & ctl_valid;
-wire take_ack = idle & ~ctl_valid & ack_valid;
-wire take_nak = idle & ~ctl_valid & ~ack_valid & nak_valid;
-wire take_fb = idle & ~ctl_valid & ~ack_valid & ~nak_valid & fb_valid;
-wire take_rto = idle & ~ctl_valid & ~ack_valid & ~nak_valid & ~fb_valid & rto_valid;
-wire take_rel = idle & ~ctl_valid & ~ack_valid & ~nak_valid & ~fb_valid & ~rto_valid & release_valid;
+// A frame is decided only when its builder can take the header at once
+// (each holds one besides the frame going out), so the FSM never waits for
+// the MAC and takes the receive side's ACK and NAK requests meanwhile.
+wire ack_in = ack_valid & cbuild$hdr_ready;
+wire nak_in = nak_valid & cbuild$hdr_ready;
+wire take_ack = idle & ~ctl_valid & ack_in;
+wire take_nak = idle & ~ctl_valid & ~ack_in & nak_in;
+wire take_fb = idle & ~ctl_valid & ~ack_in & ~nak_in & fb_valid;
+wire take_rto = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & rto_valid;
+wire take_rel = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & ~rto_valid & release_valid;
 wire wr_room = s_count[wr_key] < 5'd16;
-wire take_wr = idle & ~ctl_valid & ~ack_valid & ~nak_valid & ~fb_valid & ~rto_valid & ~release_valid & wr_valid & wr_room;
-wire take_go = idle & ~ctl_valid & ~ack_valid & ~nak_valid & ~fb_valid & ~rto_valid & ~release_valid
-  & ~(wr_valid & wr_room) & tx_go;
+wire take_wr = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & ~rto_valid & ~release_valid & wr_valid & wr_room;
+wire take_go = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & ~rto_valid & ~release_valid
+  & ~(wr_valid & wr_room) & tx_go & build$hdr_ready;
+// The next set-up connection from cur on (the transmit attempt's scan
+// skips the others in one step).
+wire [2*NC-1:0] cv_rot = {c_valid, c_valid} >> cur;
+reg [3:0] cv_off;
+reg cv_any;
+integer cvi;
+always @(*) begin
+  cv_any = 1'b0;
+  cv_off = 4'd0;
+  for (cvi = NC - 1; cvi >= 0; cvi = cvi - 1)
+    if (cv_rot[cvi]) begin
+      cv_any = 1'b1;
+      cv_off = cvi[3:0];
+    end
+end
 
 // ---- keys of the operation in progress ----
 wire [6:0] pkey = {cur, pth};
@@ -295,7 +315,7 @@ always @(*) begin
   endcase
   build$clock = clock;
   build$reset = reset;
-  build$hdr_valid = (st == S_HDR) | (st == S_CTLF);
+  build$hdr_valid = st == S_HDR;
   build$eth_dst = c_mac[cur];
   build$eth_src = cfg_mac;
   build$ip_dscp = 6'd26;
@@ -331,7 +351,35 @@ always @(*) begin
   build$s_payload_tkeep = s_rd_tkeep;
   build$s_payload_tvalid = s_rd_tvalid;
   build$s_payload_tlast = s_rd_tlast;
-  build$m_axis_tready = m_axis_tready;
+  build$m_axis_tready = ~sel_ctl & m_axis_tready;
+  // ACK and NAK frames have a builder of their own, so that the FSM hands
+  // one over while a data frame is still going out and goes on to the next
+  // data packet (whose payload read then overlaps both frames).
+// @CBUILD@
+  cbuild$clock = clock;
+  cbuild$reset = reset;
+  cbuild$hdr_valid = st == S_CTLF;
+  cbuild$s_payload_tdata = 64'd0;
+  cbuild$s_payload_tkeep = 8'd0;
+  cbuild$s_payload_tvalid = 1'b0;
+  cbuild$s_payload_tlast = 1'b0;
+  cbuild$m_axis_tready = sel_ctl & m_axis_tready;
+end
+
+// Between frames an ACK or NAK frame goes first: the receive side's
+// requests must not wait behind data (each builder holds one frame and
+// takes the next header meanwhile, so data frames follow without a gap).
+reg in_frame, sel_q;
+wire sel_ctl = in_frame ? sel_q : cbuild$m_axis_tvalid;
+always @(posedge clock) begin
+  if (m_axis_tvalid & m_axis_tready) begin
+    in_frame <= ~m_axis_tlast;
+    sel_q <= sel_ctl;
+  end
+  if (reset) begin
+    in_frame <= 1'b0;
+    sel_q <= 1'b0;
+  end
 end
 
 // ---- outputs ----
@@ -357,10 +405,10 @@ always @(*) begin
   m_rd_cmd_addr = m_local[h_slot] + {32'd0, h_off};
   m_rd_cmd_len = {2'd0, h_len};
   s_rd_tready = build$s_payload_tready;
-  m_axis_tdata = build$m_axis_tdata;
-  m_axis_tkeep = build$m_axis_tkeep;
-  m_axis_tvalid = build$m_axis_tvalid;
-  m_axis_tlast = build$m_axis_tlast;
+  m_axis_tdata = sel_ctl ? cbuild$m_axis_tdata : build$m_axis_tdata;
+  m_axis_tkeep = sel_ctl ? cbuild$m_axis_tkeep : build$m_axis_tkeep;
+  m_axis_tvalid = sel_ctl ? cbuild$m_axis_tvalid : build$m_axis_tvalid;
+  m_axis_tlast = sel_ctl ? cbuild$m_axis_tlast : build$m_axis_tlast;
   m_cpl_valid = st == S_CPL;
   m_cpl_key = skey;
   m_cpl_status = m_fail[front_slot];
@@ -527,7 +575,7 @@ always @(posedge clock) begin
     end
 
     // ---- ACK and NAK frames ----
-    S_CTLF: if (build$hdr_ready) st <= S_IDLE;
+    S_CTLF: if (cbuild$hdr_ready) st <= S_IDLE;
 
     // ---- a received ACK ----
     S_A1: st <= S_A2;
@@ -655,14 +703,13 @@ always @(posedge clock) begin
 
     // ---- one transmit attempt ----
     S_SCAN: begin
-      if (scan_n == 5'd16) begin
+      if (~cv_any | ({1'b0, scan_n} + {2'd0, cv_off} >= 6'd16)) begin
         done_v <= 1'b1;
         st <= S_IDLE;
-      end else if (c_valid[cur]) begin
-        st <= S_TRY;
       end else begin
-        cur <= cur + 4'd1;
-        scan_n <= scan_n + 5'd1;
+        cur <= cur + cv_off;
+        scan_n <= scan_n + {1'b0, cv_off};
+        st <= S_TRY;
       end
     end
     S_TRY: begin
@@ -798,5 +845,5 @@ end
 
 // Sub-block outputs this logic does not use: each result is taken in the
 // state that knows it is due.
-wire unused_ok = &{1'b0, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
+wire unused_ok = &{1'b0, build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
   health$out_key, spray$out_valid, spray$out_path[3], spray$port_busy, 1'b0};

@@ -76,10 +76,8 @@ pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
 
 /// Line rate through a loopback without loss: large WRITEs, the largest
 /// MTU, and a DMA model without random stalls (a PCIe DMA engine outruns a
-/// 16 Gb/s MAC; the stalls are for the robustness tests); returns (goodput
-/// as a fraction of the MAC interface, engine cycles per second of wall
-/// time).
-pub fn line_rate(quick: bool) -> Result<(f64, f64)> {
+/// 16 Gb/s MAC; the stalls are for the robustness tests).
+pub fn line_rate(quick: bool) -> Result<LineRate> {
     let o = Opts {
         op: Op::Write,
         size: if quick { 64 << 10 } else { 256 << 10 },
@@ -96,5 +94,21 @@ pub fn line_rate(quick: bool) -> Result<(f64, f64)> {
     let t = Instant::now();
     let r = run_sim(&o, &mut |_, _| {})?;
     let secs = t.elapsed().as_secs_f64();
-    Ok((r.goodput_fraction, r.duration_cycles as f64 / secs))
+    Ok(LineRate {
+        goodput: r.goodput_fraction,
+        wire_busy: r.wire_fraction.expect("the simulator counts the wire"),
+        cycles_per_second: r.duration_cycles as f64 / secs,
+    })
+}
+
+/// A line-rate run's figures.
+#[derive(Debug, Clone, Copy)]
+pub struct LineRate {
+    /// Payload bytes placed over what the MAC interface carries in the run's
+    /// cycles.
+    pub goodput: f64,
+    /// Frame bytes sent (data and ACK frames, headers and CRC) over the same.
+    pub wire_busy: f64,
+    /// Engine cycles simulated per second of wall time.
+    pub cycles_per_second: f64,
 }

@@ -79,6 +79,9 @@ pub struct Report {
     pub duration_cycles: u64,
     pub frames: u64,
     pub frames_lost: u64,
+    /// Frame bytes the engine sent (simulator only), over the MAC interface's
+    /// capacity in the same cycles: how busy it kept its wire.
+    pub wire_fraction: Option<f64>,
     pub rtos: u32,
     pub completions: u32,
 }
@@ -168,6 +171,7 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
     dev.finish()?;
     r.frames = dev.frames;
     r.frames_lost = dev.lost;
+    r.wire_fraction = Some(dev.wire_bytes as f64 / (r.duration_cycles.max(1) as f64 * 8.0));
     Ok(r)
 }
 
@@ -297,6 +301,7 @@ pub fn run<D: Device>(
         duration_cycles: cycles,
         frames: 0,
         frames_lost: 0,
+        wire_fraction: None,
         rtos,
         completions: cqes.len() as u32,
     };

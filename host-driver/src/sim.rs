@@ -19,6 +19,8 @@ pub struct SimLoopback {
     pub idle_cycles: u64,
     pub frames: u64,
     pub lost: u64,
+    /// Bytes of those frames (the MAC interface's busy beats times 8, near enough).
+    pub wire_bytes: u64,
 }
 
 /// Cycles a frame spends on the looped wire (400 ns at 250 MHz).
@@ -64,6 +66,7 @@ impl SimLoopback {
             idle_cycles: 500,
             frames: 0,
             lost: 0,
+            wire_bytes: 0,
         })
     }
 
@@ -73,6 +76,7 @@ impl SimLoopback {
         let now = self.engine.cycles();
         for f in self.engine.take_frames() {
             self.frames += 1;
+            self.wire_bytes += f.len() as u64;
             if let Some(p) = self.pcap.as_mut() {
                 p.frame(now * ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000, &f)
                     .map_err(|e| Error::Io { path: "pcap".into(), source: e })?;

@@ -1,8 +1,11 @@
 //! The `tx_build` RTL block in Verilator against
 //! `ferroce_proto::wire::encode`: random data, ACK and NAK packets of every
 //! size, payload delivered with random gaps, the output with random
-//! back-pressure and a protocol checker; every frame equals the model's
-//! byte for byte.
+//! back-pressure and a protocol checker, the next header offered while
+//! earlier frames are still going out; every frame equals the model's byte
+//! for byte.
+
+use std::collections::VecDeque;
 
 use ferroce_proto::rng::Rng;
 use ferroce_proto::wire::{
@@ -75,6 +78,62 @@ fn be(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |a, b| (a << 8) | *b as u64)
 }
 
+/// Puts a packet's fields on the header ports.
+fn offer(s: &mut Sim, addr: &Addressing, t: &TransportRepr) {
+    let set = |s: &mut Sim, n: &str, v: u64| {
+        let port = s.port(n);
+        s.set(port, v)
+    };
+    let c = t.common;
+    set(s, "eth_dst", be(&addr.dst_mac));
+    set(s, "eth_src", be(&addr.src_mac));
+    set(s, "ip_dscp", addr.dscp as u64);
+    set(s, "ip_ecn", addr.ecn as u64);
+    set(s, "ip_ttl", addr.ttl as u64);
+    set(s, "ip_src", be(&addr.src_ip));
+    set(s, "ip_dst", be(&addr.dst_ip));
+    set(s, "udp_sport", addr.sport as u64);
+    set(s, "udp_dport", addr.dport as u64);
+    set(s, "bth_opcode", c.opcode as u64);
+    set(s, "bth_conn", c.conn.0 as u64);
+    set(s, "bth_path", c.path.0 as u64);
+    set(s, "bth_psn", c.psn.get() as u64);
+    set(s, "bth_timestamp", c.timestamp as u64);
+    set(s, "bth_stream", c.stream.0 as u64);
+    set(s, "bth_flags", c.flags as u64);
+    match t.body {
+        Body::Data(d) => {
+            set(s, "data_msg_seq", d.msg_seq.0 as u64);
+            set(s, "data_msg_len", d.msg_len as u64);
+            set(s, "data_offset", d.offset as u64);
+            set(s, "data_payload_len", d.payload_len as u64);
+            set(s, "data_remote_addr", d.remote_addr.0);
+            set(s, "data_rkey", d.rkey.0 as u64);
+            set(s, "data_immediate", d.immediate as u64);
+        }
+        Body::Ack(a) => {
+            // The SACK field's byte i is frame byte 58 + i: big-endian
+            // field, so its first byte is the most significant.
+            let mut words = [0u32; 8];
+            for (i, b) in a.sack.iter().enumerate() {
+                let bit = 8 * (31 - i);
+                words[bit / 32] |= (*b as u32) << (bit % 32);
+            }
+            let sp = s.port("ack_sack");
+            s.set_words(sp, &words);
+            set(s, "ack_ts_echo", a.ts_echo as u64);
+            set(s, "ack_rate_hint", a.rate_hint_mbps as u64);
+            set(s, "ack_ecn_ce", a.ecn_ce as u64);
+            set(s, "ack_acked_pkts", a.acked_pkts as u64);
+        }
+        Body::Nak(n) => {
+            set(s, "nak_code", n.code as u64);
+            set(s, "nak_msg_seq", n.msg_seq.0 as u64);
+            set(s, "nak_info", n.info as u64);
+        }
+    }
+}
+
 #[test]
 fn frames_equal_the_model_byte_for_byte() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx_build::TxBuild::default());
@@ -88,132 +147,95 @@ fn frames_equal_the_model_byte_for_byte() {
     let p = |s: &Sim, n: &str| s.port(n);
     let mut rng = Rng::new(31);
     let (mut frames, mut bytes) = (0, 0usize);
+    // Headers are offered while earlier frames are still going out, so the
+    // holding register and back-to-back frames are exercised.
+    let mut offered: Option<Vec<u8>> = None;
+    let mut out_q: VecDeque<Vec<u8>> = VecDeque::new();
+    let mut pay_q: VecDeque<(Vec<u8>, usize)> = VecDeque::new();
+    let mut got: Vec<u8> = Vec::new();
+    let mut held: Option<(u64, u64, u64)> = None;
+    let mut idle = 0;
+    let mut made = 0;
     while frames < 20_000 {
-        let (addr, t, payload) = packet(&mut rng);
-        let want = wire::encode(&addr, &t, &payload);
-        let c = t.common;
-        let set = |s: &mut Sim, n: &str, v: u64| {
-            let port = p(s, n);
-            s.set(port, v)
-        };
-        set(&mut s, "eth_dst", be(&addr.dst_mac));
-        set(&mut s, "eth_src", be(&addr.src_mac));
-        set(&mut s, "ip_dscp", addr.dscp as u64);
-        set(&mut s, "ip_ecn", addr.ecn as u64);
-        set(&mut s, "ip_ttl", addr.ttl as u64);
-        set(&mut s, "ip_src", be(&addr.src_ip));
-        set(&mut s, "ip_dst", be(&addr.dst_ip));
-        set(&mut s, "udp_sport", addr.sport as u64);
-        set(&mut s, "udp_dport", addr.dport as u64);
-        set(&mut s, "bth_opcode", c.opcode as u64);
-        set(&mut s, "bth_conn", c.conn.0 as u64);
-        set(&mut s, "bth_path", c.path.0 as u64);
-        set(&mut s, "bth_psn", c.psn.get() as u64);
-        set(&mut s, "bth_timestamp", c.timestamp as u64);
-        set(&mut s, "bth_stream", c.stream.0 as u64);
-        set(&mut s, "bth_flags", c.flags as u64);
-        match t.body {
-            Body::Data(d) => {
-                set(&mut s, "data_msg_seq", d.msg_seq.0 as u64);
-                set(&mut s, "data_msg_len", d.msg_len as u64);
-                set(&mut s, "data_offset", d.offset as u64);
-                set(&mut s, "data_payload_len", d.payload_len as u64);
-                set(&mut s, "data_remote_addr", d.remote_addr.0);
-                set(&mut s, "data_rkey", d.rkey.0 as u64);
-                set(&mut s, "data_immediate", d.immediate as u64);
+        if offered.is_none() && made < 20_000 && rng.chance(0.7) {
+            let (addr, t, payload) = packet(&mut rng);
+            offered = Some(wire::encode(&addr, &t, &payload));
+            offer(&mut s, &addr, &t);
+            if !payload.is_empty() {
+                pay_q.push_back((payload, 0));
             }
-            Body::Ack(a) => {
-                // The SACK field's byte i is frame byte 58 + i: big-endian
-                // field, so its first byte is the most significant.
-                let mut words = [0u32; 8];
-                for (i, b) in a.sack.iter().enumerate() {
-                    let bit = 8 * (31 - i);
-                    words[bit / 32] |= (*b as u32) << (bit % 32);
-                }
-                let sp = p(&s, "ack_sack");
-                s.set_words(sp, &words);
-                set(&mut s, "ack_ts_echo", a.ts_echo as u64);
-                set(&mut s, "ack_rate_hint", a.rate_hint_mbps as u64);
-                set(&mut s, "ack_ecn_ce", a.ecn_ce as u64);
-                set(&mut s, "ack_acked_pkts", a.acked_pkts as u64);
+            made += 1;
+        }
+        s.set(p(&s, "hdr_valid"), offered.is_some() as u64);
+        // Payload source with gaps, in header order.
+        let offer_pay = !pay_q.is_empty() && !rng.chance(0.3);
+        if let (true, Some((payload, sent))) = (offer_pay, pay_q.front()) {
+            let n = (payload.len() - sent).min(8);
+            let d = payload[*sent..sent + n].iter().enumerate().fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
+            s.set(p(&s, "s_payload_tdata"), d);
+            s.set(p(&s, "s_payload_tkeep"), (1u64 << n) - 1);
+            s.set(p(&s, "s_payload_tlast"), (sent + n == payload.len()) as u64);
+        }
+        s.set(p(&s, "s_payload_tvalid"), offer_pay as u64);
+        let ready = !rng.chance(0.3);
+        s.set(p(&s, "m_axis_tready"), ready as u64);
+        s.eval();
+        assert_eq!(
+            s.get(p(&s, "busy")) == 1,
+            !out_q.is_empty(),
+            "busy while frames {} are held or going out",
+            out_q.len()
+        );
+        let hdr_taken = offered.is_some() && s.get(p(&s, "hdr_ready")) == 1;
+        let pay_taken = offer_pay && s.get(p(&s, "s_payload_tready")) == 1;
+        let out_valid = s.get(p(&s, "m_axis_tvalid")) == 1;
+        let beat = (s.get(p(&s, "m_axis_tdata")), s.get(p(&s, "m_axis_tkeep")), s.get(p(&s, "m_axis_tlast")));
+        if out_valid {
+            if let Some(h) = held {
+                assert_eq!(h, beat, "output changed while stalled");
             }
-            Body::Nak(n) => {
-                set(&mut s, "nak_code", n.code as u64);
-                set(&mut s, "nak_msg_seq", n.msg_seq.0 as u64);
-                set(&mut s, "nak_info", n.info as u64);
+            held = Some(beat);
+        }
+        s.tick();
+        idle = if out_valid { 0 } else { idle + 1 };
+        assert!(idle < 100_000, "frame {frames} stuck");
+        if hdr_taken {
+            out_q.push_back(offered.take().unwrap());
+        }
+        if pay_taken {
+            let (payload, sent) = pay_q.front_mut().unwrap();
+            *sent += (payload.len() - *sent).min(8);
+            if *sent == payload.len() {
+                pay_q.pop_front();
             }
         }
-        // Offer the header until taken.
-        set(&mut s, "hdr_valid", 1);
-        let mut got: Vec<u8> = Vec::new();
-        let mut sent_payload = 0usize;
-        let mut header_taken = false;
-        let mut held: Option<(u64, u64, u64)> = None;
-        let mut cycles = 0;
-        loop {
-            // Payload source with gaps.
-            let offer = header_taken && sent_payload < payload.len() && !rng.chance(0.3);
-            if offer {
-                let n = (payload.len() - sent_payload).min(8);
-                let d = payload[sent_payload..sent_payload + n]
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
-                set(&mut s, "s_payload_tdata", d);
-                set(&mut s, "s_payload_tkeep", (1u64 << n) - 1);
-                set(&mut s, "s_payload_tlast", (sent_payload + n == payload.len()) as u64);
-            }
-            set(&mut s, "s_payload_tvalid", offer as u64);
-            let ready = !rng.chance(0.3);
-            set(&mut s, "m_axis_tready", ready as u64);
-            s.eval();
-            let hdr_taken_now = !header_taken && s.get(p(&s, "hdr_ready")) == 1;
-            let pay_taken = offer && s.get(p(&s, "s_payload_tready")) == 1;
-            let out_valid = s.get(p(&s, "m_axis_tvalid")) == 1;
-            let beat = (s.get(p(&s, "m_axis_tdata")), s.get(p(&s, "m_axis_tkeep")), s.get(p(&s, "m_axis_tlast")));
-            if out_valid {
-                if let Some(h) = held {
-                    assert_eq!(h, beat, "output changed while stalled");
+        if out_valid && ready {
+            held = None;
+            let (d, k, last) = beat;
+            assert!(k != 0 && (k & (k + 1)) == 0, "tkeep contiguous from lane 0: {k:#x}");
+            for lane in 0..8 {
+                if k >> lane & 1 == 1 {
+                    got.push((d >> (8 * lane)) as u8);
                 }
-                held = Some(beat);
             }
-            s.tick();
-            cycles += 1;
-            assert!(cycles < 100_000, "frame {frames} stuck");
-            if hdr_taken_now {
-                header_taken = true;
-                set(&mut s, "hdr_valid", 0);
-            }
-            if pay_taken {
-                sent_payload += (payload.len() - sent_payload).min(8);
-            }
-            if out_valid && ready {
-                held = None;
-                let (d, k, last) = beat;
-                assert!(k != 0 && (k & (k + 1)) == 0, "tkeep contiguous from lane 0: {k:#x}");
-                for lane in 0..8 {
-                    if k >> lane & 1 == 1 {
-                        got.push((d >> (8 * lane)) as u8);
-                    }
+            assert!(last == 1 || k == 0xff, "only the last beat is partial");
+            if last == 1 {
+                let want = out_q.pop_front().expect("a frame only after its header was taken");
+                let pw = wire::parse(&want, wire::FERROCE_PORT).map(|p| p.transport.common.opcode);
+                assert_eq!(got.len(), want.len(), "frame {frames} length ({pw:?})");
+                if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+                    panic!(
+                        "frame {frames} ({pw:?}, {} bytes) differs at byte {i}: got {:#04x}, want {:#04x}",
+                        want.len(),
+                        got[i],
+                        want[i]
+                    );
                 }
-                assert!(last == 1 || k == 0xff, "only the last beat is partial");
-                if last == 1 {
-                    break;
-                }
+                frames += 1;
+                bytes += got.len();
+                got.clear();
             }
         }
-        assert_eq!(got.len(), want.len(), "frame {frames} length ({:?})", t.common.opcode);
-        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-            panic!(
-                "frame {frames} ({:?}, {} payload bytes) differs at byte {i}: got {:#04x}, want {:#04x}",
-                t.common.opcode,
-                payload.len(),
-                got[i],
-                want[i]
-            );
-        }
-        frames += 1;
-        bytes += got.len();
     }
     assert!(bytes > 1_000_000, "{bytes} bytes built");
 }

@@ -27,7 +27,7 @@ pub enum OpArg {
 minute, then cached under target/verilator), its MAC looped back through a wire that loses --loss of the frames. \
 On a NIC (--backend pci, mqnic or vfio) the engine's port must be looped back (a loopback plug or the shell); DMA \
 memory comes from VFIO, or else from one 2 MiB huge page (as root), which limits the transfer to 512 KiB; --loss, \
---pcap and --trace apply to the simulator only. Exit status 0 only if every message completed and, with --verify, \
+--dma-stall, --pcap and --trace apply to the simulator only. Exit status 0 only if every message completed and, with --verify, \
 every byte and completion checked out.")]
 pub struct Args {
     #[command(flatten)]
@@ -56,6 +56,9 @@ pub struct Args {
     /// Payload bytes per packet.
     #[arg(long, default_value_t = 1024)]
     mtu: u32,
+    /// Chance that the simulated DMA engine stalls a cycle (simulator only).
+    #[arg(long, default_value_t = 0.1)]
+    dma_stall: f64,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
@@ -85,7 +88,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         mtu: a.mtu,
         verify: a.verify,
         pcap: a.pcap.clone(),
-        ..Opts::default()
+        dma_stall: a.dma_stall,
     };
     loopback::validate(&o)?;
     if let Some(t) = &a.trace {
@@ -145,6 +148,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         println!("cycles            {}", r.duration_cycles);
         println!("goodput           {:.3} of the 64-bit MAC interface", r.goodput_fraction);
         println!("frames            {} ({} lost on the wire)", r.frames, r.frames_lost);
+        if let Some(w) = r.wire_fraction {
+            println!("wire busy         {w:.3} of the MAC interface (frames, headers and ACKs included)");
+        }
         println!("retransmissions   {} ({} timeouts)", r.retransmits, r.rtos);
         if let Some(p) = &a.pcap {
             println!("pcap              {}", p.display());
