@@ -47,6 +47,8 @@ pub struct PairConfig {
     pub src_bytes: u64,
     pub dst_bytes: u64,
     pub seed: u64,
+    /// Chance per cycle that each DMA port stalls (the tests use 0.1).
+    pub dma_stall: f64,
 }
 
 fn memory(c: &PairConfig, salt: u64) -> Memory {
@@ -72,7 +74,7 @@ impl EnginePair {
         let (mut drivers, mut engines) = (Vec::new(), Vec::new());
         for h in 0..2 {
             let (mac, ip) = fabric.host_addr(h);
-            let dma = DmaConfig { seed: c.seed + h as u64, ..DmaConfig::default() };
+            let dma = DmaConfig { seed: c.seed + h as u64, stall: c.dma_stall, ..DmaConfig::default() };
             let e = Rc::new(RefCell::new(EngineSim::new(memory(&c, h as u64), dma)?));
             fabric.attach(h, EngineNode::new(e.clone()), Memory::default());
             let cfg = Config { mtu: c.mtu, port_seed: 11 + h as u32 + c.seed as u32, ..Config::new(mac, ip) };

@@ -45,7 +45,15 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
         spine_delay_skew: net.skew,
         seed: net.seed,
     };
-    let c = PairConfig { paths, streams, mtu: 1024, src_bytes: MB as u64, dst_bytes: 2 * MB as u64, seed: net.seed };
+    let c = PairConfig {
+        paths,
+        streams,
+        mtu: 1024,
+        src_bytes: MB as u64,
+        dst_bytes: 2 * MB as u64,
+        seed: net.seed,
+        dma_stall: 0.1,
+    };
     let EnginePair { mut fabric, mut drivers, engines: shared, .. } = EnginePair::new(ls, c).expect("engines come up");
     if let Ok(p) = std::env::var("FERROCE_PCAP") {
         fabric.capture(std::path::Path::new(&p)).expect("pcap file");

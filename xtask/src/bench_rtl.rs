@@ -150,8 +150,9 @@ fn markdown(quick: bool, line: LineRate, sweep: &[Point]) -> String {
         s,
         "Two engines on the model benchmark's leaf-spine fabric (8 spines, 10 us RTT, i.i.d. loss on the spine \
          downlinks), its line rate set to the engine's {} Gb/s; the reference model and the go-back-N baseline run \
-         on the same fabric. Goodput is payload placed at the receiver per unit time over the line rate; ideal is \
-         the payload share of a frame times (1 - loss).\n",
+         on the same fabric; the engines' DMA model has no random stalls, as for the line rate. Goodput is payload \
+         placed at the receiver per unit time over the line rate; ideal is the payload share of a frame times \
+         (1 - loss).\n",
         RATE_MBPS / 1000
     );
     let _ =
