@@ -9,14 +9,14 @@ pub fn verilog<B: Block>(mut block: B) -> String {
     generate_verilog(&block)
 }
 
-/// Connection-key width of the default build: 16 connections.
-pub const CONN_KEY_BITS: usize = 4;
+/// Connection-key width of the default build: 64 connections.
+pub const CONN_KEY_BITS: usize = 6;
 
-/// Stream-key width of the default build: 16 connections x 8 streams.
-pub const STREAM_KEY_BITS: usize = 7;
+/// Stream-key width of the default build: 64 connections x 8 streams.
+pub const STREAM_KEY_BITS: usize = CONN_KEY_BITS + 3;
 
-/// Path-key width of the default build: 16 connections x 8 paths.
-pub const PATH_KEY_BITS: usize = 7;
+/// Path-key width of the default build: 64 connections x 8 paths.
+pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + 3;
 
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.

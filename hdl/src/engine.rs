@@ -29,10 +29,10 @@ use rust_hdl::prelude::*;
 use ferroce_proto::regs::{self, N_STORED};
 
 use crate::csr::{Csr, ADDR_BITS, HW_BITS};
-use crate::emit::PATH_KEY_BITS;
+use crate::emit::{CONN_KEY_BITS, PATH_KEY_BITS};
 use crate::rto_timer::RtoTimer;
 use crate::rx_path::RxPath;
-use crate::trees::first_set;
+use crate::trees::first_set_of;
 use crate::tx_path::TxPath;
 
 /// Nanoseconds per clock cycle (250 MHz).
@@ -285,7 +285,10 @@ pub fn verilog() -> String {
     let stored = regs::stored();
     let hw = regs::hardware();
     let mut v = include_str!("engine.v").to_string();
-    v = v.replace("{{ns_per_cycle}}", &NS_PER_CYCLE.to_string()).replace("{{hw_bits}}", &HW_BITS.to_string());
+    v = v
+        .replace("{{ns_per_cycle}}", &NS_PER_CYCLE.to_string())
+        .replace("{{hw_bits}}", &HW_BITS.to_string())
+        .replace("{{conn_key_bits}}", &CONN_KEY_BITS.to_string());
     while let Some(mut i) = v.find("{{") {
         while v[i + 2..].starts_with('{') {
             i += 1; // a concatenation brace before the reference
@@ -301,7 +304,8 @@ pub fn verilog() -> String {
         };
         v.replace_range(i..j + 2, &text);
     }
-    let trees = [first_set("ack", "ack_pend"), first_set("rto", "rto_pend")].concat();
+    let trees =
+        [first_set_of("ack", "ack_pend", PATH_KEY_BITS), first_set_of("rto", "rto_pend", PATH_KEY_BITS)].concat();
     let _ = N_STORED;
     v.replace("// @TIMER_TREES@\n", &trees)
 }

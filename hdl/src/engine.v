@@ -2,6 +2,11 @@
 // and hw: a block and register name, in double braces) are replaced by the
 // register file's bus slices.
 localparam NS = {{ns_per_cycle}}; // ns per clock cycle: the time base
+localparam CB = {{conn_key_bits}}; // connection key bits
+localparam KB = CB + 3;           // path and stream key bits
+localparam NC = 1 << CB;
+localparam NK = NC * 8;
+localparam [31:0] NC32 = NC;
 
 // ---- time ----
 reg [31:0] now_ns;
@@ -26,11 +31,13 @@ reg [1:0] mr_status;
 reg mr_w;
 reg mr_valid_bit;
 reg seed_pending;
+reg conn_pend;
+wire eng_ready = rxp$ready & txp$ready & ackt$ready & rtot$ready;
 wire [31:0] c_index = {{reg:conn_table.index}};
 wire [31:0] c_paths = {{reg:conn_table.paths}};
 wire [31:0] c_streams = {{reg:conn_table.streams}};
 wire [31:0] c_cmd = {{reg:conn_table.cmd}};
-wire c_ok = (c_index < 32'd16) & (c_paths >= 32'd1) & (c_paths <= 32'd8) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
+wire c_ok = (c_index < NC32) & (c_paths >= 32'd1) & (c_paths <= 32'd8) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
 wire [31:0] m_index = {{reg:mr_table.index}};
 wire [31:0] pt_index = {{reg:path_table.index}}; // connection * 16 + path
 wire [31:0] m_cmd = {{reg:mr_table.cmd}};
@@ -64,10 +71,10 @@ reg [1:0] rqe_beat;
 wire [7:0] w_op = wqe[7:0];
 wire [7:0] w_stream = wqe[15:8];
 wire [15:0] w_conn = wqe[31:16];
-wire w_ok = (w_op >= 8'd1) & (w_op <= 8'd3) & (w_conn < 16'd16) & (w_stream < 8'd8) & (wqe[63:32] != 32'd0);
+wire w_ok = (w_op >= 8'd1) & (w_op <= 8'd3) & (w_conn < NC32[15:0]) & (w_stream < 8'd8) & (wqe[63:32] != 32'd0);
 wire [15:0] r_conn = rqe[15:0];
 wire [7:0] r_stream = rqe[23:16];
-wire r_ok = (r_conn < 16'd16) & (r_stream < 8'd8) & (rqe[63:32] != 32'd0);
+wire r_ok = (r_conn < NC32[15:0]) & (r_stream < 8'd8) & (rqe[63:32] != 32'd0);
 
 // ---- DMA reads: payloads (tx_path), work requests, receive buffers ----
 // One command at a time; data comes back in command order, routed by a
@@ -104,25 +111,25 @@ wire wr_pick_cq = ~wr_busy & ~rxp$m_dma_cmd_valid & (cqs == Q_CMD);
 // ---- queues from the receive side to the send side: received ACKs/NAKs
 // and ACKs to send wait here, so the receive side never waits for the frame
 // the send side is sending ----
-reg [359:0] fbq [0:7];
+reg [KB+352:0] fbq [0:7];
 reg [3:0] fbq_wr;
 reg [3:0] fbq_rd;
 wire fbq_any = fbq_wr != fbq_rd;
 wire fbq_full = (fbq_wr - fbq_rd) == 4'd8;
-wire [359:0] fbq_out = fbq[fbq_rd[2:0]];
-reg [366:0] ackq [0:7];
+wire [KB+352:0] fbq_out = fbq[fbq_rd[2:0]];
+reg [KB+359:0] ackq [0:7];
 reg [3:0] ackq_wr;
 reg [3:0] ackq_rd;
 wire ackq_any = ackq_wr != ackq_rd;
 wire ackq_full = (ackq_wr - ackq_rd) == 4'd8;
-wire [366:0] ackq_out = ackq[ackq_rd[2:0]];
+wire [KB+359:0] ackq_out = ackq[ackq_rd[2:0]];
 
 // ---- timers ----
-reg [255:0] ack_pend;
-reg [255:0] rto_pend;
+reg [NK-1:0] ack_pend;
+reg [NK-1:0] rto_pend;
 // @TIMER_TREES@
 reg [31:0] rnr_t [0:15];
-reg [6:0] rnr_k [0:15];
+reg [KB-1:0] rnr_k [0:15];
 reg [23:0] rnr_p [0:15];
 reg [3:0] rnr_wr;
 reg [3:0] rnr_rd;
@@ -159,7 +166,7 @@ always @(*) begin
   rxp$cfg_ip = cfg_ip;
   rxp$cfg_ack_every = cfg_ack_every;
   rxp$conn_wr = (cst == C_RX);
-  rxp$conn_wr_index = c_index[3:0];
+  rxp$conn_wr_index = c_index[CB-1:0];
   rxp$conn_wr_valid_bit = c_cmd[1:0] == 2'd1;
   rxp$conn_wr_peer_ip = {{reg:conn_table.peer_ip}};
   rxp$conn_wr_paths = c_paths[4:0];
@@ -173,15 +180,15 @@ always @(*) begin
   rxp$mr_wr_conn = {{reg:mr_table.conn}}[15:0];
   rxp$ctl_valid = (cst == C_LOAD) | (cst == C_CLEAR);
   rxp$ctl_op = cst == C_CLEAR;
-  rxp$ctl_key = {c_index[3:0], c_i[2:0]};
+  rxp$ctl_key = {c_index[CB-1:0], c_i[2:0]};
   rxp$ctl_psn = 24'd0;
   rxp$post_valid = rqf == F_OFFER & r_ok;
-  rxp$post_key = {r_conn[3:0], r_stream[2:0]};
+  rxp$post_key = {r_conn[CB-1:0], r_stream[2:0]};
   rxp$post_addr = rqe[127:64];
   rxp$post_len = rqe[63:32];
   rxp$post_id = rqe[159:128];
   rxp$timer_valid = ack_any;
-  rxp$timer_key = ack_at[6:0];
+  rxp$timer_key = ack_at;
   rxp$s_axis_tdata = s_mac_rx_tdata;
   rxp$s_axis_tkeep = s_mac_rx_tkeep;
   rxp$s_axis_tvalid = s_mac_rx_tvalid;
@@ -209,7 +216,7 @@ always @(*) begin
   txp$now = now_ns;
   txp$ctl_valid = (cst == C_TX) | (cst == C_SEED);
   txp$ctl_op = cst == C_SEED;
-  txp$ctl_conn = c_index[3:0];
+  txp$ctl_conn = c_index[CB-1:0];
   txp$ctl_remote = {{reg:conn_table.remote_id}}[15:0];
   txp$ctl_mac = {{{reg:conn_table.peer_mac_hi}}[15:0], {{reg:conn_table.peer_mac_lo}}};
   txp$ctl_ip = {{reg:conn_table.peer_ip}};
@@ -217,7 +224,7 @@ always @(*) begin
   txp$ctl_streams = c_streams[3:0];
   txp$ctl_seed = {{reg:control.port_seed}};
   txp$wr_valid = (sqf == F_OFFER) & w_ok;
-  txp$wr_key = {w_conn[3:0], w_stream[2:0]};
+  txp$wr_key = {w_conn[CB-1:0], w_stream[2:0]};
   txp$wr_op = w_op[1:0];
   txp$wr_len = wqe[63:32];
   txp$wr_local = wqe[127:64];
@@ -226,8 +233,8 @@ always @(*) begin
   txp$wr_imm = wqe[255:224];
   txp$wr_id = wqe[287:256];
   txp$fb_valid = fbq_any;
-  txp$fb_nak = fbq_out[359];
-  txp$fb_key = fbq_out[358:352];
+  txp$fb_nak = fbq_out[KB+352];
+  txp$fb_key = fbq_out[KB+351:352];
   txp$fb_psn = fbq_out[351:328];
   txp$fb_sack = fbq_out[327:72];
   txp$fb_ce = fbq_out[71:56];
@@ -235,7 +242,7 @@ always @(*) begin
   txp$fb_stream = fbq_out[47:32];
   txp$fb_msg_seq = fbq_out[31:0];
   txp$ack_valid = ackq_any;
-  txp$ack_key = ackq_out[366:360];
+  txp$ack_key = ackq_out[KB+359:360];
   txp$ack_cum = ackq_out[359:336];
   txp$ack_sack = ackq_out[335:80];
   txp$ack_ts = ackq_out[79:48];
@@ -250,7 +257,7 @@ always @(*) begin
   txp$nak_code = rxp$m_nak_code;
   txp$nak_sport = rxp$m_nak_sport;
   txp$rto_valid = rto_any;
-  txp$rto_key = rto_at[6:0];
+  txp$rto_key = rto_at;
   txp$release_valid = rnr_due;
   txp$release_key = rnr_k[rnr_rd];
   txp$release_psn = rnr_p[rnr_rd];
@@ -266,7 +273,7 @@ always @(*) begin
   m_mac_tx_tvalid = txp$m_axis_tvalid;
   m_mac_tx_tlast = txp$m_axis_tlast;
   txp$m_cpl_ready = take_tx_cpl;
-  txp$pt_key = {pt_index[7:4], pt_index[2:0]};
+  txp$pt_key = {pt_index[CB+3:4], pt_index[2:0]};
 
   // timers
   ackt$clock = clock;
@@ -309,7 +316,7 @@ always @(*) begin
   {{hw:queues.rq_cons}} = rq_cons;
   {{hw:queues.cq_prod}} = cq_prod;
   // The path window: paths 8-15 of a connection do not exist in this build.
-  if (pt_index[3] == 1'b0 && pt_index[31:8] == 24'd0) begin
+  if (pt_index[3] == 1'b0 && pt_index[31:CB+4] == {(28-CB){1'b0}}) begin
     {{hw:path_table.sport}} = {16'd0, txp$pt_sport};
     {{hw:path_table.cwnd}} = {7'd0, txp$pt_cwnd, 16'd0};
     {{hw:path_table.state}} = {31'd0, txp$pt_retired};
@@ -341,14 +348,17 @@ always @(posedge clock) begin
   // ---- connection setup: rx tables, tx connection, path PSNs, streams ----
   case (cst)
     C_IDLE: begin
-      if ({{strobe:conn_table.cmd}}) begin
+      // Commands wait for the clearing sweeps after reset (the paths' and
+      // the timers'), which take 2^(path key bits) cycles.
+      if (conn_pend & eng_ready) begin
+        conn_pend <= 1'b0;
         if (~c_ok || (c_cmd != 32'd1 && c_cmd != 32'd3)) begin
           conn_status <= 2'd2;
         end else begin
           conn_status <= 2'd1;
           cst <= C_RX;
         end
-      end else if (seed_pending) begin
+      end else if (seed_pending & eng_ready) begin
         seed_pending <= 1'b0;
         cst <= C_SEED;
       end
@@ -383,6 +393,10 @@ always @(posedge clock) begin
     default: cst <= C_IDLE;
   endcase
   if ({{strobe:control.port_seed}}) seed_pending <= 1'b1;
+  if ({{strobe:conn_table.cmd}}) begin
+    conn_pend <= 1'b1;
+    conn_status <= 2'd1;
+  end
 
   // ---- memory regions ----
   mr_w <= 1'b0;
@@ -445,12 +459,12 @@ always @(posedge clock) begin
   case (cqs)
     Q_IDLE: begin
       if (take_rx_cpl) begin
-        cqe <= {64'd0, rxp$m_cpl_id, rxp$m_cpl_imm, rxp$m_cpl_len, rxp$m_cpl_seq, 16'd0, 12'd0, rxp$m_cpl_key[6:3],
+        cqe <= {64'd0, rxp$m_cpl_id, rxp$m_cpl_imm, rxp$m_cpl_len, rxp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, rxp$m_cpl_key[KB-1:3],
           7'd0, rxp$m_cpl_kind == 2'd2, 5'd0, rxp$m_cpl_key[2:0], 6'd0, rxp$m_cpl_status,
           (rxp$m_cpl_kind == 2'd1) ? 8'd2 : 8'd3};
         cqs <= Q_CMD;
       end else if (take_tx_cpl) begin
-        cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, 12'd0, txp$m_cpl_key[6:3],
+        cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, txp$m_cpl_key[KB-1:3],
           7'd0, txp$m_cpl_has_imm, 5'd0, txp$m_cpl_key[2:0], 6'd0, txp$m_cpl_status, 8'd1};
         cqs <= Q_CMD;
       end
@@ -494,13 +508,13 @@ always @(posedge clock) begin
   if (ackq_any & txp$ack_ready) ackq_rd <= ackq_rd + 4'd1;
 
   // ---- timers: fired keys wait until taken; a newer request replaces them ----
-  if (ackt$fire_valid) ack_pend[{1'b0, ackt$fire_key}] <= 1'b1;
+  if (ackt$fire_valid) ack_pend[ackt$fire_key] <= 1'b1;
   if (ack_any & rxp$timer_ready) ack_pend[ack_at] <= 1'b0;
-  if (rxp$m_arm_valid) ack_pend[{1'b0, rxp$m_arm_key}] <= 1'b0;
-  if (rxp$m_ack_valid) ack_pend[{1'b0, rxp$m_ack_key}] <= 1'b0;
-  if (rtot$fire_valid) rto_pend[{1'b0, rtot$fire_key}] <= 1'b1;
+  if (rxp$m_arm_valid) ack_pend[rxp$m_arm_key] <= 1'b0;
+  if (rxp$m_ack_valid) ack_pend[rxp$m_ack_key] <= 1'b0;
+  if (rtot$fire_valid) rto_pend[rtot$fire_key] <= 1'b1;
   if (rto_any & txp$rto_ready) rto_pend[rto_at] <= 1'b0;
-  if (txp$m_rto_valid) rto_pend[{1'b0, txp$m_rto_key}] <= 1'b0;
+  if (txp$m_rto_valid) rto_pend[txp$m_rto_key] <= 1'b0;
   if (txp$m_rnr_valid) begin
     rnr_t[rnr_wr] <= now_ns + cfg_rnr;
     rnr_k[rnr_wr] <= txp$m_rnr_key;
@@ -516,6 +530,7 @@ always @(posedge clock) begin
     mr_status <= 2'd0;
     mr_w <= 1'b0;
     seed_pending <= 1'b0;
+    conn_pend <= 1'b0;
     sqf <= F_IDLE;
     rqf <= F_IDLE;
     sq_cons <= 32'd0;
@@ -526,8 +541,8 @@ always @(posedge clock) begin
     cqs <= Q_IDLE;
     wr_busy <= 1'b0;
     wr_cq <= 1'b0;
-    ack_pend <= 256'd0;
-    rto_pend <= 256'd0;
+    ack_pend <= {NK{1'b0}};
+    rto_pend <= {NK{1'b0}};
     rnr_wr <= 4'd0;
     rnr_rd <= 4'd0;
     fbq_wr <= 4'd0;
@@ -540,6 +555,6 @@ end
 // Outputs of the sub-blocks and bus bits the glue does not use (registers
 // the glue reads through other names, counters not in the map, readiness
 // the paths already account for).
-wire unused_ok = &{1'b0, csr$regs, csr$strobe, rxp$ready, rxp$m_fb_ts, rxp$m_fb_ts_echo, rxp$m_fb_hint,
-  rxp$m_fb_pkts, rxp$cnt_frames, rxp$cnt_dup_retx, rxp$cnt_post_drop, txp$ready, txp$tx_done, txp$tx_sent,
-  txp$cnt_naks_received, ackt$ready, rtot$ready, wqe[511:288], rqe[255:160], rqe[31:24], rnr_left[30:0], 1'b0};
+wire unused_ok = &{1'b0, csr$regs, csr$strobe, rxp$m_fb_ts, rxp$m_fb_ts_echo, rxp$m_fb_hint,
+  rxp$m_fb_pkts, rxp$cnt_frames, rxp$cnt_dup_retx, rxp$cnt_post_drop, txp$tx_done, txp$tx_sent,
+  txp$cnt_naks_received, wqe[511:288], rqe[255:160], rqe[31:24], rnr_left[30:0], 1'b0};

@@ -24,8 +24,10 @@
 
 use rust_hdl::prelude::*;
 
+use crate::emit::CONN_KEY_BITS;
+
 /// Connections in the table.
-pub const CONNS: usize = 16;
+pub const CONNS: usize = 1 << CONN_KEY_BITS;
 /// Memory regions in the table.
 pub const MRS: usize = 16;
 
@@ -35,7 +37,7 @@ pub struct RxCheck {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub conn_wr: Signal<In, bool>,
-    pub conn_wr_index: Signal<In, Bits<4>>,
+    pub conn_wr_index: Signal<In, Bits<CONN_KEY_BITS>>,
     pub conn_wr_valid_bit: Signal<In, bool>,
     pub conn_wr_peer_ip: Signal<In, Bits<32>>,
     pub conn_wr_paths: Signal<In, Bits<5>>,
@@ -81,14 +83,16 @@ impl Logic for RxCheck {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(VERILOG.into())
+        Verilog::Custom(VERILOG.replace("@CB@", &CONN_KEY_BITS.to_string()))
     }
 }
 
 const VERILOG: &str = r#"
-reg [15:0] c_valid;
-reg [31:0] c_peer [0:15];
-reg [4:0] c_paths [0:15];
+localparam CB = @CB@; // connection key bits
+localparam NC = 1 << CB;
+reg [NC-1:0] c_valid;
+reg [31:0] c_peer [0:NC-1];
+reg [4:0] c_paths [0:NC-1];
 reg [15:0] m_valid;
 reg [31:0] m_rkey [0:15];
 reg [63:0] m_base [0:15];
@@ -97,8 +101,8 @@ reg [15:0] m_write;
 reg [15:0] m_conn [0:15];
 
 // Connection: known, from its peer, on one of its paths.
-wire conn_in_table = in_conn[15:4] == 12'd0;
-wire [3:0] ci = in_conn[3:0];
+wire conn_in_table = in_conn[15:CB] == {(16-CB){1'b0}};
+wire [CB-1:0] ci = in_conn[CB-1:0];
 wire conn_ok = conn_in_table & c_valid[ci] & (c_peer[ci] == in_src_ip) & ({3'd0, c_paths[ci]} > in_path);
 
 // Region: the lowest valid slot whose rkey matches.
@@ -158,7 +162,7 @@ always @(posedge clock) begin
   end
   if (reset) begin
     valid_q <= 1'b0;
-    c_valid <= 16'd0;
+    c_valid <= {NC{1'b0}};
     m_valid <= 16'd0;
   end
 end

@@ -59,8 +59,9 @@
 //! * `cnt_*`: the receive counters of `ferroce_proto::Stats`, and dropped
 //!   posts.
 //!
-//! Keys: path key = {connection[3:0], path[2:0]}, stream key =
-//! {connection[3:0], stream[2:0]} (16 connections, 8 paths and 8 streams).
+//! Keys: path key = {connection, path[2:0]}, stream key = {connection,
+//! stream[2:0]} (`CONN_KEY_BITS` of connection: 64 connections, 8 paths and
+//! 8 streams in the default build).
 //!
 //! Throughput: the MAC side runs at one beat per cycle while the control
 //! logic keeps up; it spends 12-20 cycles on a data frame (more with
@@ -115,7 +116,7 @@ pub struct RxPath {
     pub cfg_ip: Signal<In, Bits<32>>,
     pub cfg_ack_every: Signal<In, Bits<16>>,
     pub conn_wr: Signal<In, bool>,
-    pub conn_wr_index: Signal<In, Bits<4>>,
+    pub conn_wr_index: Signal<In, Bits<CONN_KEY_BITS>>,
     pub conn_wr_valid_bit: Signal<In, bool>,
     pub conn_wr_peer_ip: Signal<In, Bits<32>>,
     pub conn_wr_paths: Signal<In, Bits<5>>,

@@ -35,20 +35,29 @@ pub fn popcount(name: &str, v: &str) -> String {
 
 /// Verilog for the lowest set bit of 256-bit `v`: `{name}_any`, `{name}_at`.
 pub fn first_set(name: &str, v: &str) -> String {
+    first_set_of(name, v, 8)
+}
+
+/// [`first_set`] over a vector of `1 << bits` bits: `{name}_any` and
+/// `{name}_at` (`bits` wide).
+pub fn first_set_of(name: &str, v: &str, bits: usize) -> String {
+    let n = 1usize << bits;
     let mut s = String::new();
-    let _ = writeln!(s, "wire {name}_any;\nwire [7:0] {name}_at;");
+    let _ = writeln!(s, "wire {name}_any;\nwire [{}:0] {name}_at;", bits - 1);
     let _ = writeln!(s, "generate begin : ffs_{name}");
-    let _ = writeln!(s, "  wire [511:1] val;\n  wire [4095:8] idx;\n  genvar i;");
+    let _ = writeln!(s, "  wire [{}:1] val;\n  wire [{}:{bits}] idx;\n  genvar i;", 2 * n - 1, 2 * n * bits - 1);
     let _ = writeln!(
         s,
-        "  for (i = 0; i < 256; i = i + 1) begin : leaf\n    assign val[256 + i] = {v}[i];\n    assign idx[(256 + i) * 8 +: 8] = i[7:0];\n  end"
+        "  for (i = 0; i < {n}; i = i + 1) begin : leaf\n    assign val[{n} + i] = {v}[i];\n    \
+         assign idx[({n} + i) * {bits} +: {bits}] = i[{}:0];\n  end",
+        bits - 1
     );
     let _ = writeln!(
         s,
-        "  for (i = 1; i < 256; i = i + 1) begin : node\n    assign val[i] = val[2 * i] | val[2 * i + 1];\n    \
-         assign idx[i * 8 +: 8] = val[2 * i] ? idx[2 * i * 8 +: 8] : idx[(2 * i + 1) * 8 +: 8];\n  end"
+        "  for (i = 1; i < {n}; i = i + 1) begin : node\n    assign val[i] = val[2 * i] | val[2 * i + 1];\n    \
+         assign idx[i * {bits} +: {bits}] = val[2 * i] ? idx[2 * i * {bits} +: {bits}] : idx[(2 * i + 1) * {bits} +: {bits}];\n  end"
     );
-    let _ = writeln!(s, "  assign {name}_any = val[1];\n  assign {name}_at = idx[15:8];");
+    let _ = writeln!(s, "  assign {name}_any = val[1];\n  assign {name}_at = idx[{}:{bits}];", 2 * bits - 1);
     let _ = writeln!(s, "end endgenerate");
     s
 }

@@ -61,8 +61,8 @@
 //!   marks echoed).
 //! * `cnt_*`: the send counters of `ferroce_proto::Stats`.
 //!
-//! Keys: path key = {connection[3:0], path[2:0]}, stream key =
-//! {connection[3:0], stream[2:0]}, as in `rx_path`.
+//! Keys: path key = {connection, path[2:0]}, stream key = {connection,
+//! stream[2:0]}, as in `rx_path` (`CONN_KEY_BITS` of connection).
 //!
 //! State is kept in arrays read combinationally; the work request, stream
 //! and path arrays are the first to move into block RAM (see docs/rtl.md).
@@ -409,5 +409,8 @@ pub fn verilog() -> String {
     .concat();
     let cbuild: String =
         crate::tx_build::PORTS.iter().map(|(p, _, _)| format!("  cbuild${p} = build${p};\n")).collect();
-    include_str!("tx_path.v").replace("// @NEWLY_TREES@\n", &trees).replace("// @CBUILD@\n", &cbuild)
+    include_str!("tx_path.v")
+        .replace("@CB@", &CONN_KEY_BITS.to_string())
+        .replace("// @NEWLY_TREES@\n", &trees)
+        .replace("// @CBUILD@\n", &cbuild)
 }

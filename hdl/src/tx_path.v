@@ -1,7 +1,12 @@
-// tx_path control logic (see tx_path.rs). 16 connections, 8 paths and
-// 8 streams each; keys {conn[3:0], path or stream[2:0]}.
-localparam NC = 16;
-localparam NK = 128;
+// tx_path control logic (see tx_path.rs). 1 << CB connections, 8 paths and
+// 8 streams each; keys {conn[CB-1:0], path or stream[2:0]}.
+localparam CB = @CB@;             // connection key bits
+localparam KB = CB + 3;           // path and stream key bits
+localparam NC = 1 << CB;
+localparam NK = NC * 8;
+localparam [CB-1:0] C_ONE = 1;
+localparam [KB-1:0] K_ONE = 1;
+localparam [CB+1:0] NC_W = NC;
 localparam [2:0] R_LOAD = 3'd0, R_SEND = 3'd1, R_ACK = 3'd2, R_TAKE = 3'd3, R_RTO = 3'd4, R_HOLD = 3'd5,
   R_RELEASE = 3'd6;
 localparam [5:0] S_IDLE = 6'd0, S_SETUP = 6'd1, S_CTLF = 6'd3, S_A1 = 6'd4, S_A2 = 6'd5,
@@ -27,7 +32,7 @@ reg [3:0] c_streams [0:NC-1];
 reg [2:0] c_prr [0:NC-1]; // new data: next path to prefer
 reg [2:0] c_rrr [0:NC-1]; // retransmissions: next path to look at
 reg [2:0] c_srr [0:NC-1]; // next stream to look at
-reg [3:0] conn_rr;
+reg [CB-1:0] conn_rr;
 
 // ---- paths ----
 reg [15:0] p_sport [0:NK-1];
@@ -60,10 +65,10 @@ reg [31:0] m_acked [0:NK*16-1];
 reg [1:0] m_fail [0:NK*16-1];
 
 // ---- the operation in progress ----
-reg [3:0] cur;          // connection
+reg [CB-1:0] cur;       // connection
 reg [2:0] pth;          // path
 reg [2:0] stm;          // stream
-reg [4:0] scan_n;       // connections tried in this attempt
+reg [CB:0] scan_n;      // connections tried in this attempt
 reg [255:0] newly;
 reg [8:0] a_count;
 reg [8:0] a_lost;
@@ -92,12 +97,12 @@ reg sent_v;
 reg rto_v;
 reg rto_a;
 reg [2:0] rto_s;
-reg [6:0] rto_k;
+reg [KB-1:0] rto_k;
 reg rnr_v;
-reg [6:0] rnr_k;
+reg [KB-1:0] rnr_k;
 reg [23:0] rnr_p;
 reg init_busy;
-reg [6:0] init_addr;
+reg [KB-1:0] init_addr;
 reg [31:0] n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx;
 
 wire sub_ready = retx$ready & cc$ready & health$ready;
@@ -120,30 +125,30 @@ wire take_go = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & ~rto_valid & 
 // The next set-up connection from cur on (the transmit attempt's scan
 // skips the others in one step).
 wire [2*NC-1:0] cv_rot = {c_valid, c_valid} >> cur;
-reg [3:0] cv_off;
+reg [CB-1:0] cv_off;
 reg cv_any;
 integer cvi;
 always @(*) begin
   cv_any = 1'b0;
-  cv_off = 4'd0;
+  cv_off = {CB{1'b0}};
   for (cvi = NC - 1; cvi >= 0; cvi = cvi - 1)
     if (cv_rot[cvi]) begin
       cv_any = 1'b1;
-      cv_off = cvi[3:0];
+      cv_off = cvi[CB-1:0];
     end
 end
 
 // ---- keys of the operation in progress ----
-wire [6:0] pkey = {cur, pth};
-wire [6:0] skey = {cur, stm};
+wire [KB-1:0] pkey = {cur, pth};
+wire [KB-1:0] skey = {cur, stm};
 wire [31:0] sbase = s_base[skey];
 wire [4:0] scount = s_count[skey];
 wire [4:0] sseg = s_seg[skey];
 wire [31:0] soff = s_off[skey];
-wire [10:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
-wire [10:0] front_slot = {skey, sbase[3:0]};
+wire [KB+3:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
+wire [KB+3:0] front_slot = {skey, sbase[3:0]};
 wire [31:0] a_idx = a_msg - sbase;                      // a NAKed or credited message's index
-wire [10:0] a_slot = {skey, a_msg[3:0]};
+wire [KB+3:0] a_slot = {skey, a_msg[3:0]};
 
 // ---- the connection's paths and streams, for the choices ----
 reg [7:0] q_bits;     // paths with queued retransmissions
@@ -214,7 +219,7 @@ wire [2:0] e_stm = seglog$rd_entry[2:0];
 wire [31:0] e_seq = seglog$rd_entry[34:3];
 wire [31:0] e_off = seglog$rd_entry[66:35];
 wire [13:0] e_len = seglog$rd_entry[80:67];
-wire [10:0] h_slot = {cur, stm, h_seq[3:0]};
+wire [KB+3:0] h_slot = {cur, stm, h_seq[3:0]};
 
 // SACK bitmap in slot order to the ACK field (byte i carries slots 8i..8i+7,
 // the field's first byte is its most significant).
@@ -473,7 +478,7 @@ always @(posedge clock) begin
           st <= S_SETUP0;
         end
       end else if (take_ack) begin
-        cur <= ack_key[6:3];
+        cur <= ack_key[KB-1:3];
         pth <= ack_key[2:0];
         h_kind <= 4'd1;
         h_opcode <= 8'h10;
@@ -489,7 +494,7 @@ always @(posedge clock) begin
         n_acks <= n_acks + 32'd1;
         st <= S_CTLF;
       end else if (take_nak) begin
-        cur <= nak_key[6:3];
+        cur <= nak_key[KB-1:3];
         pth <= nak_key[2:0];
         h_kind <= 4'd2;
         h_opcode <= 8'h11;
@@ -503,7 +508,7 @@ always @(posedge clock) begin
         n_naks <= n_naks + 32'd1;
         st <= S_CTLF;
       end else if (take_fb) begin
-        cur <= fb_key[6:3];
+        cur <= fb_key[KB-1:3];
         pth <= fb_key[2:0];
         stm <= fb_stream[2:0];
         a_psn <= fb_psn;
@@ -520,12 +525,12 @@ always @(posedge clock) begin
           else st <= S_IDLE;
         end
       end else if (take_rto) begin
-        cur <= rto_key[6:3];
+        cur <= rto_key[KB-1:3];
         pth <= rto_key[2:0];
         n_rtos <= n_rtos + 32'd1;
         st <= S_RTO0;
       end else if (take_rel) begin
-        cur <= release_key[6:3];
+        cur <= release_key[KB-1:3];
         pth <= release_key[2:0];
         a_psn <= release_psn;
         st <= S_REL1;
@@ -543,7 +548,7 @@ always @(posedge clock) begin
         s_count[wr_key] <= s_count[wr_key] + 5'd1;
       end else if (take_go) begin
         cur <= conn_rr;
-        scan_n <= 5'd0;
+        scan_n <= {(CB+1){1'b0}};
         st <= S_SCAN;
       end
     end
@@ -703,7 +708,7 @@ always @(posedge clock) begin
 
     // ---- one transmit attempt ----
     S_SCAN: begin
-      if (~cv_any | ({1'b0, scan_n} + {2'd0, cv_off} >= 6'd16)) begin
+      if (~cv_any | ({1'b0, scan_n} + {2'd0, cv_off} >= NC_W)) begin
         done_v <= 1'b1;
         st <= S_IDLE;
       end else begin
@@ -720,8 +725,8 @@ always @(posedge clock) begin
         stm <= e_stream;
         st <= S_PICK;
       end else begin
-        cur <= cur + 4'd1;
-        scan_n <= scan_n + 5'd1;
+        cur <= cur + C_ONE;
+        scan_n <= scan_n + {{CB{1'b0}}, 1'b1};
         st <= S_SCAN;
       end
     end
@@ -753,8 +758,8 @@ always @(posedge clock) begin
         pth <= spray$out_path[2:0];
         st <= S_SEND1;
       end else begin
-        cur <= cur + 4'd1;
-        scan_n <= scan_n + 5'd1;
+        cur <= cur + C_ONE;
+        scan_n <= scan_n + {{CB{1'b0}}, 1'b1};
         st <= S_SCAN;
       end
     end
@@ -798,7 +803,7 @@ always @(posedge clock) begin
     // before this one is still being sent.
     S_DMA: if (m_rd_cmd_ready) st <= S_HDR;
     S_HDR: if (build$hdr_ready) begin
-      conn_rr <= cur + 4'd1;
+      conn_rr <= cur + C_ONE;
       sent_v <= 1'b1;
       done_v <= 1'b1;
       // A finished message may leave failed ones at the segmentation point.
@@ -820,15 +825,15 @@ always @(posedge clock) begin
     p_sent[init_addr] <= 32'd0;
     p_retx[init_addr] <= 32'd0;
     p_ecn[init_addr] <= 32'd0;
-    init_addr <= init_addr + 7'd1;
+    init_addr <= init_addr + K_ONE;
     if (&init_addr) init_busy <= 1'b0;
   end
   if (reset) begin
     st <= S_IDLE;
     c_valid <= {NC{1'b0}};
-    conn_rr <= 4'd0;
+    conn_rr <= {CB{1'b0}};
     init_busy <= 1'b1;
-    init_addr <= 7'd0;
+    init_addr <= {KB{1'b0}};
     p_can <= {NK{1'b0}};
     p_queued <= {NK{1'b0}};
     p_retired <= {NK{1'b0}};

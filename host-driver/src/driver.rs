@@ -108,6 +108,9 @@ pub struct Driver<D: Device> {
     sq: Ring,
     rq: Ring,
     cq: Ring,
+    /// Connections and streams per connection the engine was built with.
+    max_conns: u32,
+    max_streams: u32,
 }
 
 impl<D: Device> std::fmt::Debug for Driver<D> {
@@ -142,7 +145,11 @@ impl<D: Device> Driver<D> {
             sq: Ring { spec: sq, prod: 0, cons: 0 },
             rq: Ring { spec: rq, prod: 0, cons: 0 },
             cq: Ring { spec: cq, prod: 0, cons: 0 },
+            max_conns: 0,
+            max_streams: 0,
         };
+        d.max_conns = d.get("engine_info", "max_conns")?;
+        d.max_streams = d.get("engine_info", "max_streams")?;
         let (lo, hi) = mac_words(cfg.mac);
         d.set("control", "mac_lo", lo)?;
         d.set("control", "mac_hi", hi)?;
@@ -258,8 +265,11 @@ impl<D: Device> Driver<D> {
         if w.len == 0 {
             return Err(Error::BadRequest(format!("work request {}: zero-length message", w.id)));
         }
-        if w.conn >= 16 || w.stream >= 8 {
-            return Err(Error::BadRequest(format!("work request {}: connection {} stream {}", w.id, w.conn, w.stream)));
+        if w.conn as u32 >= self.max_conns || w.stream as u32 >= self.max_streams {
+            return Err(Error::BadRequest(format!(
+                "work request {}: connection {} stream {} (this engine has {} connections of {} streams)",
+                w.id, w.conn, w.stream, self.max_conns, self.max_streams
+            )));
         }
         if !self.room(true)? {
             return Ok(false);
@@ -274,6 +284,12 @@ impl<D: Device> Driver<D> {
     pub fn post_recv(&mut self, r: &Rqe) -> Result<bool> {
         if r.len == 0 || r.addr.checked_add(r.len as u64).is_none() {
             return Err(Error::BadRequest(format!("receive buffer {}: empty or wrapping", r.id)));
+        }
+        if r.conn as u32 >= self.max_conns || r.stream as u32 >= self.max_streams {
+            return Err(Error::BadRequest(format!(
+                "receive buffer {}: connection {} stream {} (this engine has {} connections of {} streams)",
+                r.id, r.conn, r.stream, self.max_conns, self.max_streams
+            )));
         }
         if !self.room(false)? {
             return Ok(false);

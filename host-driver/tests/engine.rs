@@ -106,17 +106,19 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
     assert_eq!(mem.dma_written("dst"), 3000, "the refused WRITE wrote nothing");
 }
 
-/// Every connection this build has, all streams busy at once: eight
-/// sending connections of one looped engine (each to its own receiving
-/// connection) with eight streams each, WRITEs and SENDs mixed, 2 % loss;
-/// every message completes, its bytes in place, nothing deadlocks.
+/// Every connection this build has (64), all streams busy at once: the
+/// connections of one looped engine in pairs, each sending to the other
+/// on eight streams (so every connection sends and receives), WRITEs to the
+/// 16 region slots' connections and SENDs mixed, 2 % loss; every message
+/// completes, its bytes in place, nothing deadlocks.
 #[test]
 fn all_connections_and_streams_at_once() {
     use ferroce_proto::rings::{Rqe, CQE_BYTES, RQE_BYTES};
     const MSG: u32 = 700;
-    const PER_STREAM: u32 = 3;
+    const PER_STREAM: u32 = 2;
+    const CONNS: u32 = 64;
     let (sq, rq, cq, src, dst) = (0x1000_0000u64, 0x1010_0000u64, 0x1020_0000u64, 0x2000_0000u64, 0x3000_0000u64);
-    let n = 8 * 8 * PER_STREAM; // messages
+    let n = CONNS * 8 * PER_STREAM; // messages
     let mut mem = Memory::default();
     mem.add_region("sq", Iova(sq), WQE_BYTES << 7, false);
     mem.add_region("rq", Iova(rq), RQE_BYTES << 7, false);
@@ -129,33 +131,37 @@ fn all_connections_and_streams_at_once() {
     let cfg = Config { mtu: 256, port_seed: 9, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(sq, 7), ring(rq, 7), ring(cq, 10)).unwrap();
-    // Connection 2k sends to 2k + 1; region slot k belongs to 2k + 1.
-    for k in 0..8u32 {
-        let (a, b) = (2 * k, 2 * k + 1);
-        for (index, remote) in [(a, b), (b, a)] {
-            d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2 + k % 7, streams: 8 }).unwrap();
-        }
-        let mr = MrSpec { slot: k, rkey: 100 + k, base: dst, len: (n * MSG) as u64, remote_write: true, conn: b };
+    assert_eq!(d.get("engine_info", "max_conns").unwrap(), CONNS, "the register says what the build has");
+    assert_eq!(ferroce_hdl::rx_check::CONNS, CONNS as usize, "the build's connections");
+    // Connections 2k and 2k + 1 send to each other; region slot s belongs
+    // to connection s (the WRITEs of connection s ^ 1 land there).
+    for c in 0..CONNS {
+        let paths = 2 + (c / 2) % 7;
+        d.connect(&ConnSpec { index: c, remote: c ^ 1, peer_mac: mac, peer_ip: ip, paths, streams: 8 }).unwrap();
+    }
+    for slot in 0..16u32 {
+        let mr = MrSpec { slot, rkey: 100 + slot, base: dst, len: (n * MSG) as u64, remote_write: true, conn: slot };
         d.register_mr(&mr).unwrap();
     }
-    // Message i: connection pair i % 8, stream (i / 8) % 8; every fourth a SEND.
+    // Message i: connection i % 64, stream (i / 64) % 8; a WRITE where the
+    // receiver has a region and i % 4 != 3, else a SEND.
     let msgs: Vec<(Wqe, Option<Rqe>)> = (0..n)
         .map(|i| {
-            let (k, stream) = (i % 8, ((i / 8) % 8) as u8);
+            let (c, stream) = (i % CONNS, ((i / CONNS) % 8) as u8);
             let at = (i * MSG) as u64;
-            let send = i % 4 == 3;
+            let send = (c ^ 1) >= 16 || i % 4 == 3;
             let w = Wqe {
                 op: if send { WqeOp::Send } else { WqeOp::Write },
                 stream,
-                conn: (2 * k) as u16,
+                conn: c as u16,
                 len: MSG,
                 local: src + at,
                 remote: if send { 0 } else { dst + at },
-                rkey: 100 + k,
+                rkey: 100 + (c ^ 1),
                 imm: 0,
                 id: i,
             };
-            let r = send.then(|| Rqe { conn: (2 * k + 1) as u16, stream, len: MSG, addr: dst + at, id: i });
+            let r = send.then(|| Rqe { conn: (c ^ 1) as u16, stream, len: MSG, addr: dst + at, id: i });
             (w, r)
         })
         .collect();
@@ -190,11 +196,11 @@ fn all_connections_and_streams_at_once() {
     assert!(d.get("stats", "tx_retx").unwrap() > 0, "losses were repaired");
     // The per-path window adds up to the engine's counters.
     let (mut sent, mut retx) = (0u32, 0u32);
-    for k in 0..8u32 {
-        for p in 0..(2 + k % 7) {
-            d.set("path_table", "index", 2 * k * 16 + p).unwrap();
+    for c in 0..CONNS {
+        for p in 0..(2 + (c / 2) % 7) {
+            d.set("path_table", "index", c * 16 + p).unwrap();
             let sport = d.get("path_table", "sport").unwrap();
-            assert!((49152..=65535).contains(&sport), "connection {} path {p}: source port {sport}", 2 * k);
+            assert!((49152..=65535).contains(&sport), "connection {c} path {p}: source port {sport}");
             assert_eq!(d.get("path_table", "cwnd").unwrap(), 256 << 16, "no ECN, the window stays at its cap");
             sent += d.get("path_table", "sent").unwrap();
             retx += d.get("path_table", "retransmitted").unwrap();

@@ -3,6 +3,7 @@
 //! endpoint's connection check), with tables rewritten as it runs and
 //! addresses aimed at region edges and at 64-bit wrap-around.
 
+use ferroce_hdl::rx_check::CONNS;
 use ferroce_proto::model::mr::MrTable;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{Access, MemoryRegion};
@@ -31,7 +32,7 @@ fn checks_match_the_model() {
     s.tick();
     set(&mut s, "reset", 0);
     let mut rng = Rng::new(4);
-    let mut conns = [Conn::default(); 16];
+    let mut conns = [Conn::default(); CONNS];
     let mut slots: [Option<MemoryRegion>; 16] = [None; 16];
     let mut table = MrTable::default();
     let (mut conn_ok, mut granted, mut denied) = (0u32, 0u32, 0u32);
@@ -46,7 +47,7 @@ fn checks_match_the_model() {
         // Mostly the region's own connection, so that grants are common.
         let conn = match target {
             Some(m) if rng.chance(0.7) => m.conn.0,
-            _ => rng.below(20) as u16,
+            _ => rng.below(CONNS as u64 + 4) as u16,
         };
         let msg_span = if rng.chance(0.5) { 1 << 10 } else { 1 << 16 };
         let msg_len = 1 + rng.below(msg_span) as u32;
@@ -60,7 +61,7 @@ fn checks_match_the_model() {
         let offset = rng.below(msg_len as u64 + 3) as u32;
         let payload = 1 + rng.below(9000) as u16;
         let c = conns.get(conn as usize).copied().unwrap_or_default();
-        let want_conn = (conn as usize) < 16 && c.valid && c.peer == src && path < c.paths;
+        let want_conn = (conn as usize) < CONNS && c.valid && c.peer == src && path < c.paths;
         let addr = Iova(remote).checked_add(offset as u64);
         let want_access = !write
             || (addr.is_some()
@@ -83,7 +84,7 @@ fn checks_match_the_model() {
         set(&mut s, "conn_wr", 0);
         set(&mut s, "mr_wr", 0);
         if rng.chance(0.05) {
-            let i = rng.below(16) as usize;
+            let i = rng.below(CONNS as u64) as usize;
             let c = Conn { valid: !rng.chance(0.2), peer: rng.below(4) as u32, paths: 1 + rng.below(16) as u8 };
             conns[i] = c;
             set(&mut s, "conn_wr", 1);
@@ -113,7 +114,7 @@ fn checks_match_the_model() {
                 base: Iova(base),
                 len,
                 access: Access { remote_write: !rng.chance(0.2) },
-                conn: ConnId(rng.below(20) as u16),
+                conn: ConnId(rng.below(CONNS as u64 + 4) as u16),
             };
             let valid = !rng.chance(0.2) && base.checked_add(len).is_some();
             slots[i] = valid.then_some(mr);
