@@ -101,6 +101,8 @@ reg [1:0] cqe_beat;
 wire cq_room = (cq_prod - cq_cons) < (cq_mask + 32'd1);
 wire take_rx_cpl = (cqs == Q_IDLE) & cq_room & rxp$m_cpl_valid;
 wire take_tx_cpl = (cqs == Q_IDLE) & cq_room & ~rxp$m_cpl_valid & txp$m_cpl_valid;
+// A malformed work request completes at once with status 3.
+wire take_bad_wr = (cqs == Q_IDLE) & cq_room & ~rxp$m_cpl_valid & ~txp$m_cpl_valid & (sqf == F_OFFER) & ~w_ok;
 
 // ---- DMA writes: placement (rx_path) and completions, whole writes ----
 reg wr_busy;
@@ -422,7 +424,7 @@ always @(posedge clock) begin
       wqe_beat <= wqe_beat + 3'd1;
       if (s_dma_rd_tlast) sqf <= F_OFFER;
     end
-    F_OFFER: if (~w_ok | txp$wr_ready) begin
+    F_OFFER: if (w_ok ? txp$wr_ready : take_bad_wr) begin
       sq_cons <= sq_cons + 32'd1;
       sqf <= F_IDLE;
     end
@@ -466,6 +468,9 @@ always @(posedge clock) begin
       end else if (take_tx_cpl) begin
         cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, txp$m_cpl_key[KB-1:3],
           7'd0, txp$m_cpl_has_imm, 5'd0, txp$m_cpl_key[2:0], 6'd0, txp$m_cpl_status, 8'd1};
+        cqs <= Q_CMD;
+      end else if (take_bad_wr) begin
+        cqe <= {64'd0, wqe[287:256], 32'd0, wqe[63:32], 32'd0, 16'd0, w_conn, 8'd0, w_stream, 8'd3, 8'd1};
         cqs <= Q_CMD;
       end
     end

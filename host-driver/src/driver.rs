@@ -280,6 +280,19 @@ impl<D: Device> Driver<D> {
         Ok(true)
     }
 
+    /// Queue a 64-byte send-queue entry exactly as given, without the
+    /// checks of [`Driver::post_send`] (the engine completes a malformed one
+    /// with status 3); `false` if the send ring is full.
+    pub fn post_send_raw(&mut self, entry: &[u8; WQE_BYTES]) -> Result<bool> {
+        if !self.room(true)? {
+            return Ok(false);
+        }
+        let at = self.sq.slot(self.sq.prod, WQE_BYTES);
+        self.dev.write_mem(at, entry)?;
+        self.sq.prod = self.sq.prod.wrapping_add(1);
+        Ok(true)
+    }
+
     /// Post a receive buffer; `false` if the receive ring is full.
     pub fn post_recv(&mut self, r: &Rqe) -> Result<bool> {
         if r.len == 0 || r.addr.checked_add(r.len as u64).is_none() {

@@ -106,6 +106,68 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
     assert_eq!(mem.dma_written("dst"), 3000, "the refused WRITE wrote nothing");
 }
 
+/// Work requests the engine cannot run (an unknown operation, a connection
+/// or stream beyond the build, zero length) complete at once with status 3
+/// and their id, connection, stream and length, write nothing, and do not
+/// hold up the good request behind them.
+#[test]
+fn malformed_work_requests_complete_with_an_error() {
+    let mut mem = Memory::default();
+    mem.add_region("sq", Iova(0x1000_0000), WQE_BYTES << 4, false);
+    mem.add_region("rq", Iova(0x1010_0000), 32 << 4, false);
+    mem.add_region("cq", Iova(0x1020_0000), CQE_BYTES << 5, true);
+    mem.add_region("src", Iova(0x2000_0000), 4096, false);
+    mem.add_region("dst", Iova(0x3000_0000), 4096, true);
+    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 5 + 3) as u8);
+    let dev = SimLoopback::new(mem, 0.0, 6, None).unwrap();
+    let (mac, ip) = ([2, 0, 0, 0, 0, 8], [10, 0, 0, 8]);
+    let cfg = Config { mtu: 1024, port_seed: 4, ..Config::new(mac, ip) };
+    let ring = |base, log_size| RingSpec { base, log_size };
+    let mut d = Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
+    for (index, remote) in [(0, 1), (1, 0)] {
+        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 2 }).unwrap();
+    }
+    d.register_mr(&MrSpec { slot: 0, rkey: 5, base: 0x3000_0000, len: 4096, remote_write: true, conn: 1 }).unwrap();
+    let good = Wqe {
+        op: WqeOp::Write,
+        stream: 1,
+        conn: 0,
+        len: 2500,
+        local: 0x2000_0000,
+        remote: 0x3000_0000,
+        rkey: 5,
+        imm: 0,
+        id: 9,
+    };
+    // (id, op byte, conn, stream, len)
+    let bad: [(u32, u8, u16, u8, u32); 4] = [(1, 9, 0, 0, 100), (2, 1, 64, 0, 100), (3, 1, 0, 8, 100), (4, 1, 0, 0, 0)];
+    for (id, op, conn, stream, len) in bad {
+        let mut e = Wqe { id, conn, stream, len, ..good }.encode();
+        e[0] = op;
+        assert!(d.post_send_raw(&e).unwrap());
+    }
+    assert!(d.post_send(&good).unwrap());
+    d.ring_doorbells().unwrap();
+    let mut got = Vec::new();
+    for _ in 0..400 {
+        d.dev.idle().unwrap();
+        got.extend(d.poll().unwrap());
+        if got.len() == 5 {
+            break;
+        }
+    }
+    assert_eq!(got.len(), 5, "{got:?}");
+    assert!(got.iter().all(|c| c.kind == CqeKind::SendDone));
+    let seen: Vec<(u32, u8, u16, u8, u32)> = got.iter().map(|c| (c.id, c.status, c.conn, c.stream, c.len)).collect();
+    let mut want: Vec<(u32, u8, u16, u8, u32)> = bad.iter().map(|b| (b.0, 3, b.2, b.3, b.4)).collect();
+    want.push((9, 0, 0, 1, 2500));
+    assert_eq!(seen, want, "the malformed ones fail at once, in ring order, and the good one completes");
+    let mem = &d.dev.engine.mem;
+    assert!(mem.slice(Iova(0x3000_0000), 2500) == mem.slice(Iova(0x2000_0000), 2500), "the good WRITE landed");
+    assert_eq!(mem.dma_written("dst"), 2500, "nothing else was written");
+    assert_eq!(d.get("stats", "tx_data").unwrap(), 3, "only the good WRITE's packets were sent");
+}
+
 /// Every connection this build has (64), all streams busy at once: the
 /// connections of one looped engine in pairs, each sending to the other
 /// on eight streams (so every connection sends and receives), WRITEs to the

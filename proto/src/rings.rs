@@ -85,7 +85,10 @@ pub enum CqeKind {
 }
 
 /// A completion: kind @0, status @1 (0 success, 1 remote access error, 2
-/// receive buffer too small), stream @2, flags @3 (bit0: `imm` is valid),
+/// receive buffer too small, 3 malformed work request: operation,
+/// connection or stream out of range, or zero length; such a request
+/// completes at once, as a send completion with its id, length, connection
+/// and stream as given), stream @2, flags @3 (bit0: `imm` is valid),
 /// conn @4 (u16), msg_seq @8, len @12, imm @16, id @20.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cqe {
