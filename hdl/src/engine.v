@@ -20,6 +20,9 @@ wire [13:0] cfg_mtu = {{reg:control.mtu}}[13:0];
 wire [15:0] cfg_ack_every = {{reg:control.ack_every}}[15:0];
 wire [31:0] cfg_ack_delay = {{reg:control.ack_delay_ns}};
 wire [31:0] cfg_rto = {{reg:control.rto_min_ns}};
+// The send path's RTO (ps, from its RTT estimate) in ns: x * 1049 / 2^20.
+wire [66:0] rto_ns_wide = {11'd0, txp$m_rto_base} * 67'd1049;
+wire [31:0] rto_ns = rto_ns_wide[51:20];
 wire [31:0] cfg_rnr = {{reg:control.rnr_delay_ns}};
 
 // ---- connection and region commands ----
@@ -113,12 +116,12 @@ wire wr_pick_cq = ~wr_busy & ~rxp$m_dma_cmd_valid & (cqs == Q_CMD);
 // ---- queues from the receive side to the send side: received ACKs/NAKs
 // and ACKs to send wait here, so the receive side never waits for the frame
 // the send side is sending ----
-reg [KB+352:0] fbq [0:7];
+reg [KB+384:0] fbq [0:7];
 reg [3:0] fbq_wr;
 reg [3:0] fbq_rd;
 wire fbq_any = fbq_wr != fbq_rd;
 wire fbq_full = (fbq_wr - fbq_rd) == 4'd8;
-wire [KB+352:0] fbq_out = fbq[fbq_rd[2:0]];
+wire [KB+384:0] fbq_out = fbq[fbq_rd[2:0]];
 reg [KB+359:0] ackq [0:7];
 reg [3:0] ackq_wr;
 reg [3:0] ackq_rd;
@@ -213,7 +216,7 @@ always @(*) begin
   txp$cfg_max_cwnd = 9'd256;
   txp$cfg_repath_after = 8'd1;
   txp$cfg_retire_after = 8'd3;
-  txp$cfg_srtt = 32'd0;
+  txp$cfg_rto_min = cfg_rto;
   txp$cfg_hint = 32'd0;
   txp$now = now_ns;
   txp$ctl_valid = (cst == C_TX) | (cst == C_SEED);
@@ -235,14 +238,15 @@ always @(*) begin
   txp$wr_imm = wqe[255:224];
   txp$wr_id = wqe[287:256];
   txp$fb_valid = fbq_any;
-  txp$fb_nak = fbq_out[KB+352];
-  txp$fb_key = fbq_out[KB+351:352];
-  txp$fb_psn = fbq_out[351:328];
-  txp$fb_sack = fbq_out[327:72];
-  txp$fb_ce = fbq_out[71:56];
-  txp$fb_code = fbq_out[55:48];
-  txp$fb_stream = fbq_out[47:32];
-  txp$fb_msg_seq = fbq_out[31:0];
+  txp$fb_nak = fbq_out[KB+384];
+  txp$fb_key = fbq_out[KB+383:384];
+  txp$fb_psn = fbq_out[383:360];
+  txp$fb_sack = fbq_out[359:104];
+  txp$fb_ce = fbq_out[103:88];
+  txp$fb_code = fbq_out[87:80];
+  txp$fb_stream = fbq_out[79:64];
+  txp$fb_msg_seq = fbq_out[63:32];
+  txp$fb_ts = fbq_out[31:0];
   txp$ack_valid = ackq_any;
   txp$ack_key = ackq_out[KB+359:360];
   txp$ack_cum = ackq_out[359:336];
@@ -291,7 +295,7 @@ always @(*) begin
   rtot$set_valid = txp$m_rto_valid;
   rtot$set_key = txp$m_rto_key;
   rtot$set_arm = txp$m_rto_arm;
-  rtot$set_deadline = now_ns + (cfg_rto << txp$m_rto_shift);
+  rtot$set_deadline = now_ns + (rto_ns << txp$m_rto_shift);
 
   // DMA read port
   m_dma_rd_cmd_valid = (txp$m_rd_cmd_valid | (sqf == F_CMD) | (rqf == F_CMD)) & rd_room;
@@ -325,6 +329,7 @@ always @(*) begin
     {{hw:path_table.sent}} = txp$pt_sent;
     {{hw:path_table.retransmitted}} = txp$pt_retx;
     {{hw:path_table.ecn_echoes}} = txp$pt_ecn;
+    {{hw:path_table.srtt_ns}} = txp$pt_srtt;
   end
   {{hw:stats.tx_data}} = txp$cnt_tx_data;
   {{hw:stats.tx_retx}} = txp$cnt_tx_retx;
@@ -501,7 +506,7 @@ always @(posedge clock) begin
   // ---- receive-to-send queues ----
   if (rxp$m_fb_valid & ~fbq_full) begin
     fbq[fbq_wr[2:0]] <= {rxp$m_fb_nak, rxp$m_fb_key, rxp$m_fb_psn, rxp$m_fb_sack, rxp$m_fb_ce, rxp$m_fb_code,
-      rxp$m_fb_stream, rxp$m_fb_msg_seq};
+      rxp$m_fb_stream, rxp$m_fb_msg_seq, rxp$m_fb_ts_echo};
     fbq_wr <= fbq_wr + 4'd1;
   end
   if (fbq_any & txp$fb_ready) fbq_rd <= fbq_rd + 4'd1;
@@ -560,6 +565,6 @@ end
 // Outputs of the sub-blocks and bus bits the glue does not use (registers
 // the glue reads through other names, counters not in the map, readiness
 // the paths already account for).
-wire unused_ok = &{1'b0, csr$regs, csr$strobe, rxp$m_fb_ts, rxp$m_fb_ts_echo, rxp$m_fb_hint,
+wire unused_ok = &{1'b0, rto_ns_wide[66:52], rto_ns_wide[19:0], csr$regs, csr$strobe, rxp$m_fb_ts, rxp$m_fb_hint,
   rxp$m_fb_pkts, rxp$cnt_frames, rxp$cnt_dup_retx, rxp$cnt_post_drop, txp$tx_done, txp$tx_sent,
   txp$cnt_naks_received, wqe[511:288], rqe[255:160], rqe[31:24], rnr_left[30:0], 1'b0};

@@ -30,17 +30,23 @@
 //! (`m_rnr_*`; the caller answers on `release_*` after the retry delay).
 //!
 //! Timers are outside, as for `rx_path`: `m_rto_*` arms (or disarms) a
-//! path's retransmission timer, for the base timeout shifted left by
-//! `m_rto_shift` (the RTOs in a row, at most 5); `rto_*` reports that it
+//! path's retransmission timer, for the base timeout `m_rto_base` (ps)
+//! shifted left by `m_rto_shift` (the RTOs in a row, at most 5); `rto_*` reports that it
 //! fired. Pacing is
 //! outside too: `tx_go` is the permission to send (tie high for none).
 //!
 //! Ports (`clock`; `reset` synchronous, active high; `ready` low during
 //! the clearing sweeps after reset):
 //! * `cfg_*`: MAC and IPv4 address, UDP port, MTU (payload bytes), window
-//!   cap, RTOs before re-pathing and retirement, the smoothed RTT given to
-//!   `cc` (one value for all paths in this version), the rate hint put in
-//!   ACKs; `now`: the time in ns (timestamps and `cc`).
+//!   cap, RTOs before re-pathing and retirement, the least RTO (ns), the
+//!   rate hint put in ACKs; `now`: the time in ns (timestamps and `cc`).
+//!
+//! Each path keeps a smoothed RTT and its variation (in ps, as the model:
+//! a sample per ACK from its timestamp echo, `srtt = (7 srtt + sample) / 8`,
+//! `rttvar = (3 rttvar + |srtt - sample|) / 4`, the first sample giving
+//! `srtt = sample`, `rttvar = sample / 2`); an RTO is
+//! `max(2 srtt + 4 rttvar, cfg_rto_min)` (`cfg_rto_min` before the first
+//! sample), given in ps on `m_rto_base` with each arming.
 //! * `ctl_*`: op 0 sets up connection `ctl_conn` (remote number, peer MAC
 //!   and IPv4 address, paths, streams); op 1 seeds the source-port
 //!   generator with `ctl_seed`.
@@ -97,7 +103,7 @@ pub struct TxPath {
     pub cfg_max_cwnd: Signal<In, Bits<9>>,
     pub cfg_repath_after: Signal<In, Bits<8>>,
     pub cfg_retire_after: Signal<In, Bits<8>>,
-    pub cfg_srtt: Signal<In, Bits<32>>,
+    pub cfg_rto_min: Signal<In, Bits<32>>,
     pub cfg_hint: Signal<In, Bits<32>>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
@@ -130,6 +136,7 @@ pub struct TxPath {
     pub fb_code: Signal<In, Bits<8>>,
     pub fb_stream: Signal<In, Bits<16>>,
     pub fb_msg_seq: Signal<In, Bits<32>>,
+    pub fb_ts: Signal<In, Bits<32>>,
     pub ack_valid: Signal<In, bool>,
     pub ack_ready: Signal<Out, bool>,
     pub ack_key: Signal<In, Bits<PATH_KEY_BITS>>,
@@ -161,6 +168,7 @@ pub struct TxPath {
     pub m_rto_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rto_arm: Signal<Out, bool>,
     pub m_rto_shift: Signal<Out, Bits<3>>,
+    pub m_rto_base: Signal<Out, Bits<56>>,
     pub m_rnr_valid: Signal<Out, bool>,
     pub m_rnr_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rnr_psn: Signal<Out, Bits<24>>,
@@ -194,6 +202,7 @@ pub struct TxPath {
     pub pt_sent: Signal<Out, Bits<32>>,
     pub pt_retx: Signal<Out, Bits<32>>,
     pub pt_ecn: Signal<Out, Bits<32>>,
+    pub pt_srtt: Signal<Out, Bits<32>>,
     pub cnt_tx_data: Signal<Out, Bits<32>>,
     pub cnt_tx_retx: Signal<Out, Bits<32>>,
     pub cnt_tx_acks: Signal<Out, Bits<32>>,
@@ -260,6 +269,8 @@ impl Logic for TxPath {
             self.pt_sent,
             self.pt_retx,
             self.pt_ecn,
+            self.pt_srtt,
+            self.m_rto_base,
             self.cnt_tx_data,
             self.cnt_tx_retx,
             self.cnt_tx_acks,

@@ -47,6 +47,9 @@ reg [2:0] p_run [0:NK-1]; // RTOs in a row, at most 5: the timer's backoff
 reg [31:0] p_sent [0:NK-1]; // for the register window
 reg [31:0] p_retx [0:NK-1];
 reg [31:0] p_ecn [0:NK-1];
+reg [55:0] p_srtt [0:NK-1]; // smoothed RTT and its variation, ps
+reg [55:0] p_var [0:NK-1];
+reg [NK-1:0] p_has;         // a sample has been taken
 
 // ---- streams and their messages (16 per stream, slot = seq mod 16) ----
 reg [4:0] s_count [0:NK-1];
@@ -97,6 +100,8 @@ reg sent_v;
 reg rto_v;
 reg rto_a;
 reg [2:0] rto_s;
+reg [55:0] rto_b;
+reg [31:0] a_ts;         // the ACK's timestamp echo
 reg [KB-1:0] rto_k;
 reg rnr_v;
 reg [KB-1:0] rnr_k;
@@ -145,6 +150,23 @@ wire [31:0] sbase = s_base[skey];
 wire [4:0] scount = s_count[skey];
 wire [4:0] sseg = s_seg[skey];
 wire [31:0] soff = s_off[skey];
+// RTT estimation (as the model, in ps): this path's sample, the updated
+// estimates, and its RTO.
+wire [31:0] rtt_ns = now - a_ts;
+wire [55:0] rtt_sample = {24'd0, rtt_ns} * 56'd1000;
+wire [55:0] srtt_q = p_srtt[pkey];
+wire [55:0] var_q = p_var[pkey];
+wire [55:0] rtt_diff = (srtt_q > rtt_sample) ? srtt_q - rtt_sample : rtt_sample - srtt_q;
+wire [55:0] srtt_next = p_has[pkey] ? (srtt_q * 56'd7 + rtt_sample) >> 3 : rtt_sample;
+wire [55:0] var_next = p_has[pkey] ? (var_q * 56'd3 + rtt_diff) >> 2 : rtt_sample >> 1;
+wire [55:0] rto_min_ps = {24'd0, cfg_rto_min} * 56'd1000;
+wire [55:0] rto_est = {srtt_q[54:0], 1'b0} + {var_q[53:0], 2'b00};
+wire [55:0] rto_base = (p_has[pkey] && rto_est > rto_min_ps) ? rto_est : rto_min_ps;
+// ps to ns for cc and the register window: x * 1049 / 2^20 (0.04 % high).
+wire [66:0] srtt_ns_wide = {11'd0, srtt_q} * 67'd1049;
+wire [31:0] srtt_ns = p_has[pkey] ? srtt_ns_wide[51:20] : 32'd0;
+wire [66:0] pt_srtt_wide = {11'd0, p_srtt[pt_key]} * 67'd1049;
+
 wire [KB+3:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
 wire [KB+3:0] front_slot = {skey, sbase[3:0]};
 wire [31:0] a_idx = a_msg - sbase;                      // a NAKed or credited message's index
@@ -246,7 +268,7 @@ always @(*) begin
   cc$in_newly = a_count;
   cc$in_ce = a_ce;
   cc$in_outstanding = p_out[pkey];
-  cc$in_srtt = cfg_srtt;
+  cc$in_srtt = srtt_ns;
   cc$in_now = now;
   cc$in_max = cfg_max_cwnd;
   health$clock = clock;
@@ -403,6 +425,7 @@ always @(*) begin
   m_rto_key = rto_k;
   m_rto_arm = rto_a;
   m_rto_shift = rto_s;
+  m_rto_base = rto_b;
   m_rnr_valid = rnr_v;
   m_rnr_key = rnr_k;
   m_rnr_psn = rnr_p;
@@ -428,6 +451,7 @@ always @(*) begin
   pt_sent = p_sent[pt_key];
   pt_retx = p_retx[pt_key];
   pt_ecn = p_ecn[pt_key];
+  pt_srtt = p_has[pt_key] ? pt_srtt_wide[51:20] : 32'd0;
   cnt_tx_data = n_data;
   cnt_tx_retx = n_retx;
   cnt_tx_acks = n_acks;
@@ -514,6 +538,7 @@ always @(posedge clock) begin
         a_psn <= fb_psn;
         a_msg <= fb_msg_seq;
         a_ce <= fb_ce;
+        a_ts <= fb_ts;
         newly <= fb_sack;
         if (~fb_nak) begin
           st <= S_A1;
@@ -571,6 +596,7 @@ always @(posedge clock) begin
       p_sent[pkey] <= 32'd0;
       p_retx[pkey] <= 32'd0;
       p_ecn[pkey] <= 32'd0;
+      p_has[pkey] <= 1'b0;
       if ({1'b0, pth} + 4'd1 >= c_paths[cur]) begin
         st <= S_IDLE;
       end else begin
@@ -590,6 +616,9 @@ always @(posedge clock) begin
         st <= S_IDLE;
       end else begin
         retx_update;
+        p_srtt[pkey] <= srtt_next;
+        p_var[pkey] <= var_next;
+        p_has[pkey] <= 1'b1;
         p_ecn[pkey] <= p_ecn[pkey] + {16'd0, a_ce};
         newly <= retx$out_newly;
         a_count <= retx$out_count;
@@ -618,6 +647,7 @@ always @(posedge clock) begin
       p_retired[pkey] <= health$out_retired;
       p_cwnd[pkey] <= cc$out_cwnd;
       rto_v <= 1'b1;
+      rto_b <= rto_base;
       rto_k <= pkey;
       rto_a <= p_out[pkey] != 9'd0;
       rto_s <= (a_count != 9'd0) ? 3'd0 : p_run[pkey];
@@ -690,6 +720,7 @@ always @(posedge clock) begin
       retx_update;
       p_retired[pkey] <= health$out_retired;
       rto_v <= 1'b1;
+      rto_b <= rto_base;
       rto_k <= pkey;
       rto_a <= retx$out_outstanding != 9'd0;
       rto_s <= (p_run[pkey] == 3'd5) ? 3'd5 : p_run[pkey] + 3'd1;
@@ -790,6 +821,7 @@ always @(posedge clock) begin
       c_srr[cur] <= ({1'b0, stm} + 4'd1 >= c_streams[cur]) ? 3'd0 : stm + 3'd1;
       if (~p_armed[pkey]) begin
         rto_v <= 1'b1;
+        rto_b <= rto_base;
         rto_k <= pkey;
         rto_a <= 1'b1;
         rto_s <= p_run[pkey];
@@ -838,6 +870,7 @@ always @(posedge clock) begin
     p_queued <= {NK{1'b0}};
     p_retired <= {NK{1'b0}};
     p_armed <= {NK{1'b0}};
+    p_has <= {NK{1'b0}};
     n_data <= 32'd0;
     n_retx <= 32'd0;
     n_acks <= 32'd0;
@@ -850,5 +883,5 @@ end
 
 // Sub-block outputs this logic does not use: each result is taken in the
 // state that knows it is due.
-wire unused_ok = &{1'b0, build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
+wire unused_ok = &{1'b0, srtt_ns_wide[66:52], srtt_ns_wide[19:0], pt_srtt_wide[66:52], pt_srtt_wide[19:0], build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
   health$out_key, spray$out_valid, spray$out_path[3], spray$port_busy, 1'b0};

@@ -264,7 +264,14 @@ fn all_connections_and_streams_at_once() {
             let sport = d.get("path_table", "sport").unwrap();
             assert!((49152..=65535).contains(&sport), "connection {c} path {p}: source port {sport}");
             assert_eq!(d.get("path_table", "cwnd").unwrap(), 256 << 16, "no ECN, the window stays at its cap");
-            sent += d.get("path_table", "sent").unwrap();
+            let on_path = d.get("path_table", "sent").unwrap();
+            let srtt = d.get("path_table", "srtt_ns").unwrap();
+            if on_path > 0 {
+                // Acknowledged data gives an RTT estimate: the looped wire's
+                // delay plus queueing, microseconds, not zero or seconds.
+                assert!((1_000..1_000_000).contains(&srtt), "connection {c} path {p}: srtt {srtt} ns");
+            }
+            sent += on_path;
             retx += d.get("path_table", "retransmitted").unwrap();
         }
     }

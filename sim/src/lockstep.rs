@@ -63,7 +63,8 @@ pub struct TxRtl {
     pub frames: VecDeque<Vec<u8>>,
     cpls: VecDeque<CplT>,
     /// RTO arm (true) / disarm (false) and NO_RECV hold requests, in order.
-    rtos: Vec<(u64, bool, u64)>,
+    /// (path key, arm, backoff shift, base timeout in ps)
+    rtos: Vec<(u64, bool, u64, u64)>,
     rnrs: Vec<(u64, u32)>,
     done: Option<bool>,
     /// Output streams stalled last cycle, with what they showed.
@@ -202,7 +203,8 @@ impl TxRtl {
             self.cpls.push_back(c);
         }
         if self.get("m_rto_valid") == 1 {
-            let r = (self.get("m_rto_key"), self.get("m_rto_arm") == 1, self.get("m_rto_shift"));
+            let r =
+                (self.get("m_rto_key"), self.get("m_rto_arm") == 1, self.get("m_rto_shift"), self.get("m_rto_base"));
             self.rtos.push(r);
         }
         if self.get("m_rnr_valid") == 1 {
@@ -279,18 +281,18 @@ impl TxRtl {
 }
 
 /// The RTL's timer requests as the caller's timers: an RTO deadline per path
-/// (the base timeout, backed off), a release time per held PSN.
+/// (the base timeout the RTL gives, from its RTT estimate, backed off), a
+/// release time per held PSN.
 fn mirror_timers(
     rtl: &mut TxRtl,
     rto_at: &mut BTreeMap<u64, Time>,
     releases: &mut Vec<(Time, u64, u32)>,
     now: Time,
-    rto: Time,
     rnr_delay: Time,
 ) {
-    for (k, arm, shift) in rtl.rtos.drain(..) {
+    for (k, arm, shift, base) in rtl.rtos.drain(..) {
         if arm {
-            rto_at.insert(k, now + (rto << shift));
+            rto_at.insert(k, now + (base << shift));
         } else {
             rto_at.remove(&k);
         }
@@ -366,8 +368,10 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
     let mut rtl = TxRtl::new(&lib, cfg.seed ^ 0x74);
     let mut rng = Rng::new(cfg.seed);
 
-    let acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
-    let rto = acfg.rto_min;
+    let mut acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
+    // Below the RTTs the channel gives (2-10 us), so that the RTOs come from
+    // the RTT estimates (and some are spurious, on both sides alike).
+    acfg.rto_min = us(8);
     let rnr_delay = acfg.rnr_delay;
     let mut a = Endpoint::new(acfg.clone()).unwrap();
     let mut amem = Memory::default();
@@ -392,7 +396,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         ("cfg_max_cwnd", acfg.max_cwnd as u64),
         ("cfg_repath_after", acfg.repath_after_rtos as u64),
         ("cfg_retire_after", acfg.retire_after_rtos as u64),
-        ("cfg_srtt", 0),
+        ("cfg_rto_min", acfg.rto_min / 1000),
         ("cfg_hint", 0),
     ] {
         rtl.set(n, v);
@@ -621,7 +625,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
             let mut fields = vec![("fb_key", k), ("fb_psn", c.psn.get() as u64), ("fb_stream", c.stream.0 as u64)];
             match p.transport.body {
                 Body::Ack(ack) => {
-                    fields.extend([("fb_nak", 0), ("fb_ce", ack.ecn_ce as u64)]);
+                    fields.extend([("fb_nak", 0), ("fb_ce", ack.ecn_ce as u64), ("fb_ts", ack.ts_echo as u64)]);
                     let words: Vec<u32> =
                         ack.sack.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
                     let sp = rtl.p("fb_sack");
@@ -658,7 +662,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         for (k, _, _, _, _, _) in &got {
             *in_rtl.get_mut(k).expect("fed") -= 1;
         }
-        mirror_timers(&mut rtl, &mut rto_at, &mut releases, now, rto, rnr_delay);
+        mirror_timers(&mut rtl, &mut rto_at, &mut releases, now, rnr_delay);
         // Work requests into the RTL where there is room.
         for (k, q) in pending.iter_mut() {
             while in_rtl.get(k).copied().unwrap_or(0) < 16 {
@@ -712,7 +716,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
                 ))
             }
         }
-        mirror_timers(&mut rtl, &mut rto_at, &mut releases, now, rto, rnr_delay);
+        mirror_timers(&mut rtl, &mut rto_at, &mut releases, now, rnr_delay);
         // Every retransmission timer as the model has it (armed, when).
         for c in &conns {
             for (p, snap) in a.paths(c.at_a).iter().enumerate() {
