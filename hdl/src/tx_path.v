@@ -162,9 +162,13 @@ wire [55:0] var_next = p_has[pkey] ? (var_q * 56'd3 + rtt_diff) >> 2 : rtt_sampl
 wire [55:0] rto_min_ps = {24'd0, cfg_rto_min} * 56'd1000;
 wire [55:0] rto_est = {srtt_q[54:0], 1'b0} + {var_q[53:0], 2'b00};
 wire [55:0] rto_base = (p_has[pkey] && rto_est > rto_min_ps) ? rto_est : rto_min_ps;
-// ps to ns for cc and the register window: x * 1049 / 2^20 (0.04 % high).
-wire [66:0] srtt_ns_wide = {11'd0, srtt_q} * 67'd1049;
-wire [31:0] srtt_ns = p_has[pkey] ? srtt_ns_wide[51:20] : 32'd0;
+// ps to ns for cc, exactly: floor(x / 1000) = (x * ceil(2^66 / 1000)) >> 66
+// for x < 2^56 (Granlund and Montgomery, "Division by invariant integers
+// using multiplication", 1994), so that cc's one cut per RTT agrees with
+// the model's comparison in ps. The register window rounds:
+// x * 1049 / 2^20 (0.04 % high).
+wire [112:0] srtt_ns_wide = {57'd0, srtt_q} * {56'd0, 57'd73786976294838207};
+wire [31:0] srtt_ns = p_has[pkey] ? srtt_ns_wide[97:66] : 32'd0;
 wire [66:0] pt_srtt_wide = {11'd0, p_srtt[pt_key]} * 67'd1049;
 
 wire [KB+3:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
@@ -883,5 +887,5 @@ end
 
 // Sub-block outputs this logic does not use: each result is taken in the
 // state that knows it is due.
-wire unused_ok = &{1'b0, srtt_ns_wide[66:52], srtt_ns_wide[19:0], pt_srtt_wide[66:52], pt_srtt_wide[19:0], build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
+wire unused_ok = &{1'b0, srtt_ns_wide[112:98], srtt_ns_wide[65:0], pt_srtt_wide[66:52], pt_srtt_wide[19:0], build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
   health$out_key, spray$out_valid, spray$out_path[3], spray$port_busy, 1'b0};

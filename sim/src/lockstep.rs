@@ -328,11 +328,14 @@ pub struct SendLockstep {
     /// Loss of data frames and of ACK/NAK frames on the channel.
     pub loss: f64,
     pub ack_loss: f64,
+    /// Chance that the channel CE-marks a data frame (B echoes the marks,
+    /// A's windows are cut at most once per RTT).
+    pub ce: f64,
 }
 
 impl Default for SendLockstep {
     fn default() -> Self {
-        SendLockstep { seed: 77, messages: [900, 300], loss: 0.03, ack_loss: 0.02 }
+        SendLockstep { seed: 77, messages: [900, 300], loss: 0.03, ack_loss: 0.02, ce: 0.05 }
     }
 }
 
@@ -596,6 +599,10 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
             };
             if plane || black_hole.is_some_and(|(p, until)| p == sport && now < until) || rng.chance(cfg.loss) {
                 continue;
+            }
+            let mut f = f;
+            if rng.chance(cfg.ce) {
+                wire::mark_ce(&mut f);
             }
             b.handle_frame(now, &f, &mut bmem);
         }

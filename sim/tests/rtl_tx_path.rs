@@ -6,10 +6,11 @@
 //! is too small or not yet posted) on two connections to a model receiver
 //! B. Each step, A's frame (if any) must equal, byte for byte, the frame the
 //! RTL sends in one transmit attempt; A's frames go to B over a lossy,
-//! reordering channel with a black-holed source port for a while (RTOs and
-//! re-pathing); B's ACKs and NAKs go to both A and the RTL (as the receive
-//! path would pass them on). Send completions, RTO arming and NO_RECV
-//! holds are compared as they happen, the counters at the end.
+//! reordering, CE-marking channel with a black-holed source port for a while
+//! (RTOs and re-pathing); B's ACKs and NAKs go to both A and the RTL (as the
+//! receive path would pass them on). Send completions, RTO arming (deadlines
+//! from the RTT estimates) and NO_RECV holds are compared as they happen,
+//! the counters at the end.
 //!
 //! The DMA read port answers with random latency and gaps; the MAC side
 //! applies random back-pressure.
