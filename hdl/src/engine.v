@@ -74,10 +74,17 @@ reg [1:0] rqe_beat;
 wire [7:0] w_op = wqe[7:0];
 wire [7:0] w_stream = wqe[15:8];
 wire [15:0] w_conn = wqe[31:16];
-wire w_ok = (w_op >= 8'd1) & (w_op <= 8'd3) & (w_conn < NC32[15:0]) & (w_stream < 8'd8) & (wqe[63:32] != 32'd0);
+// Each connection's stream count as set up (0: not set up), so that a work
+// request for a stream the connection does not have fails at once.
+reg [3:0] e_streams [0:NC-1];
+integer ei;
+wire [3:0] w_streams = e_streams[w_conn[CB-1:0]];
+wire w_ok = (w_op >= 8'd1) & (w_op <= 8'd3) & (w_conn < NC32[15:0]) & (w_stream < {4'd0, w_streams})
+  & (wqe[63:32] != 32'd0);
 wire [15:0] r_conn = rqe[15:0];
 wire [7:0] r_stream = rqe[23:16];
-wire r_ok = (r_conn < NC32[15:0]) & (r_stream < 8'd8) & (rqe[63:32] != 32'd0);
+wire [3:0] r_streams = e_streams[r_conn[CB-1:0]];
+wire r_ok = (r_conn < NC32[15:0]) & (r_stream < {4'd0, r_streams}) & (rqe[63:32] != 32'd0);
 
 // ---- DMA reads: payloads (tx_path), work requests, receive buffers ----
 // One command at a time; data comes back in command order, routed by a
@@ -372,6 +379,7 @@ always @(posedge clock) begin
     end
     C_RX: begin
       c_i <= 4'd0;
+      e_streams[c_index[CB-1:0]] <= (c_cmd == 32'd1) ? c_streams[3:0] : 4'd0;
       if (c_cmd == 32'd3) begin
         conn_status <= 2'd0;
         cst <= C_IDLE;
@@ -541,6 +549,7 @@ always @(posedge clock) begin
     mr_w <= 1'b0;
     seed_pending <= 1'b0;
     conn_pend <= 1'b0;
+    for (ei = 0; ei < NC; ei = ei + 1) e_streams[ei] <= 4'd0;
     sqf <= F_IDLE;
     rqf <= F_IDLE;
     sq_cons <= 32'd0;

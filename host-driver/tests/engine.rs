@@ -107,7 +107,8 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
 }
 
 /// Work requests the engine cannot run (an unknown operation, a connection
-/// or stream beyond the build, zero length) complete at once with status 3
+/// or stream beyond the build or the connection as set up, zero length)
+/// complete at once with status 3
 /// and their id, connection, stream and length, write nothing, and do not
 /// hold up the good request behind them.
 #[test]
@@ -140,7 +141,16 @@ fn malformed_work_requests_complete_with_an_error() {
         id: 9,
     };
     // (id, op byte, conn, stream, len)
-    let bad: [(u32, u8, u16, u8, u32); 4] = [(1, 9, 0, 0, 100), (2, 1, 64, 0, 100), (3, 1, 0, 8, 100), (4, 1, 0, 0, 0)];
+    // Unknown op; connection beyond the build; stream beyond the build;
+    // zero length; stream beyond the connection's 2; a connection not set up.
+    let bad: [(u32, u8, u16, u8, u32); 6] = [
+        (1, 9, 0, 0, 100),
+        (2, 1, 64, 0, 100),
+        (3, 1, 0, 8, 100),
+        (4, 1, 0, 0, 0),
+        (5, 1, 0, 2, 100),
+        (6, 1, 5, 0, 100),
+    ];
     for (id, op, conn, stream, len) in bad {
         let mut e = Wqe { id, conn, stream, len, ..good }.encode();
         e[0] = op;
@@ -152,11 +162,11 @@ fn malformed_work_requests_complete_with_an_error() {
     for _ in 0..400 {
         d.dev.idle().unwrap();
         got.extend(d.poll().unwrap());
-        if got.len() == 5 {
+        if got.len() == 7 {
             break;
         }
     }
-    assert_eq!(got.len(), 5, "{got:?}");
+    assert_eq!(got.len(), 7, "{got:?}");
     assert!(got.iter().all(|c| c.kind == CqeKind::SendDone));
     let seen: Vec<(u32, u8, u16, u8, u32)> = got.iter().map(|c| (c.id, c.status, c.conn, c.stream, c.len)).collect();
     let mut want: Vec<(u32, u8, u16, u8, u32)> = bad.iter().map(|b| (b.0, 3, b.2, b.3, b.4)).collect();
