@@ -118,7 +118,7 @@ pub fn validate(o: &Opts) -> Result<()> {
         return bad(format!("--paths and --streams must be 1..=8 (got {} and {})", o.paths, o.streams));
     }
     if !(0.0..0.9).contains(&o.dma_stall) {
-        return bad(format!("the DMA stall chance must be in [0, 0.9) (got {})", o.dma_stall));
+        return bad(format!("--dma-stall must be in [0, 0.9) (got {})", o.dma_stall));
     }
     if !(0.0..0.5).contains(&o.loss) {
         return bad(format!("--loss must be in [0, 0.5) (got {})", o.loss));

@@ -44,6 +44,8 @@ fn bad_options_are_refused_before_anything_runs() {
         Opts { paths: 9, ..Opts::default() },
         Opts { streams: 0, ..Opts::default() },
         Opts { loss: 0.7, ..Opts::default() },
+        Opts { dma_stall: 0.95, ..Opts::default() },
+        Opts { dma_stall: -0.1, ..Opts::default() },
         Opts { size: 1 << 30, ..Opts::default() },
     ] {
         let e = run_sim(&o, &mut |_, _| {}).expect_err("refused");

@@ -143,6 +143,17 @@ fn loopback_json_reports_a_verified_transfer() {
     assert_eq!(v["verified"], true);
     assert_eq!(v["bytes"], 120_000);
     assert_eq!(v["messages"], 6);
+    // The simulator counts the wire: frames (with headers and ACKs) exceed the payload.
+    let wire = v["wire_fraction"].as_f64().expect("wire_fraction on the simulator");
+    let goodput = v["goodput_fraction"].as_f64().unwrap();
+    assert!(wire > goodput && wire <= 1.0, "wire {wire}, goodput {goodput}");
+    let stall = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["loopback", "--dma-stall", "0.95"]).output().unwrap();
+    assert!(!stall.status.success());
+    assert!(
+        String::from_utf8_lossy(&stall.stderr).contains("--dma-stall"),
+        "{}",
+        String::from_utf8_lossy(&stall.stderr)
+    );
     let bad = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["loopback", "--paths", "0"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--paths"), "{}", String::from_utf8_lossy(&bad.stderr));
