@@ -53,27 +53,35 @@ fn bad_options_are_refused_before_anything_runs() {
     }
 }
 
-/// A WRITE with an rkey the receiver never registered: NAK'd, counted,
-/// nothing written, the work request completes with a remote access error;
-/// a good WRITE after it on the same stream still lands.
-#[test]
-fn a_refused_write_writes_nothing_and_completes_with_an_error() {
+/// One looped engine with connection 0 sending to connection 1 (2 paths,
+/// `streams` streams), an 8 KiB source and an 8 KiB region of connection 1
+/// (rkey 5) at 0x3000_0000; `seed` varies the data and the wire.
+fn two_connections(streams: u32, seed: u64) -> Driver<SimLoopback> {
     let mut mem = Memory::default();
     mem.add_region("sq", Iova(0x1000_0000), WQE_BYTES << 4, false);
     mem.add_region("rq", Iova(0x1010_0000), 32 << 4, false);
     mem.add_region("cq", Iova(0x1020_0000), CQE_BYTES << 5, true);
     mem.add_region("src", Iova(0x2000_0000), 8192, false);
     mem.add_region("dst", Iova(0x3000_0000), 8192, true);
-    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 7 + 1) as u8);
-    let dev = SimLoopback::new(mem, 0.0, 5, None).unwrap();
+    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i as u64 * (2 * seed + 1) + 1) as u8);
+    let dev = SimLoopback::new(mem, 0.0, seed, None).unwrap();
     let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
-    let cfg = Config { mtu: 1024, port_seed: 3, ..Config::new(mac, ip) };
+    let cfg = Config { mtu: 1024, port_seed: seed as u32, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
     for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1 }).unwrap();
+        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams }).unwrap();
     }
     d.register_mr(&MrSpec { slot: 0, rkey: 5, base: 0x3000_0000, len: 8192, remote_write: true, conn: 1 }).unwrap();
+    d
+}
+
+/// A WRITE with an rkey the receiver never registered: NAK'd, counted,
+/// nothing written, the work request completes with a remote access error;
+/// a good WRITE after it on the same stream still lands.
+#[test]
+fn a_refused_write_writes_nothing_and_completes_with_an_error() {
+    let mut d = two_connections(1, 5);
     let w = |id, rkey| Wqe {
         op: WqeOp::Write,
         stream: 0,
@@ -115,22 +123,7 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
 /// hold up the good request behind them.
 #[test]
 fn malformed_work_requests_complete_with_an_error() {
-    let mut mem = Memory::default();
-    mem.add_region("sq", Iova(0x1000_0000), WQE_BYTES << 4, false);
-    mem.add_region("rq", Iova(0x1010_0000), 32 << 4, false);
-    mem.add_region("cq", Iova(0x1020_0000), CQE_BYTES << 5, true);
-    mem.add_region("src", Iova(0x2000_0000), 4096, false);
-    mem.add_region("dst", Iova(0x3000_0000), 4096, true);
-    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 5 + 3) as u8);
-    let dev = SimLoopback::new(mem, 0.0, 6, None).unwrap();
-    let (mac, ip) = ([2, 0, 0, 0, 0, 8], [10, 0, 0, 8]);
-    let cfg = Config { mtu: 1024, port_seed: 4, ..Config::new(mac, ip) };
-    let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
-    for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 2 }).unwrap();
-    }
-    d.register_mr(&MrSpec { slot: 0, rkey: 5, base: 0x3000_0000, len: 4096, remote_write: true, conn: 1 }).unwrap();
+    let mut d = two_connections(2, 6);
     let good = Wqe {
         op: WqeOp::Write,
         stream: 1,
