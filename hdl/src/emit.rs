@@ -15,8 +15,11 @@ pub const CONN_KEY_BITS: usize = 6;
 /// Stream-key width of the default build: 64 connections x 8 streams.
 pub const STREAM_KEY_BITS: usize = CONN_KEY_BITS + 3;
 
-/// Path-key width of the default build: 64 connections x 8 paths.
-pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + 3;
+/// Path-field width: up to 16 paths per connection.
+pub const PATH_BITS: usize = 4;
+
+/// Path-key width of the default build: 64 connections x 16 paths.
+pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;
 
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.

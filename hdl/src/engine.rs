@@ -29,7 +29,7 @@ use rust_hdl::prelude::*;
 use ferroce_proto::regs::{self, N_STORED};
 
 use crate::csr::{Csr, ADDR_BITS, HW_BITS};
-use crate::emit::{CONN_KEY_BITS, PATH_KEY_BITS};
+use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS};
 use crate::rto_timer::RtoTimer;
 use crate::rx_path::RxPath;
 use crate::trees::first_set_of;
@@ -289,7 +289,8 @@ pub fn verilog() -> String {
     v = v
         .replace("{{ns_per_cycle}}", &NS_PER_CYCLE.to_string())
         .replace("{{hw_bits}}", &HW_BITS.to_string())
-        .replace("{{conn_key_bits}}", &CONN_KEY_BITS.to_string());
+        .replace("{{conn_key_bits}}", &CONN_KEY_BITS.to_string())
+        .replace("{{path_bits}}", &PATH_BITS.to_string());
     while let Some(mut i) = v.find("{{") {
         while v[i + 2..].starts_with('{') {
             i += 1; // a concatenation brace before the reference

@@ -3,9 +3,12 @@
 // register file's bus slices.
 localparam NS = {{ns_per_cycle}}; // ns per clock cycle: the time base
 localparam CB = {{conn_key_bits}}; // connection key bits
-localparam KB = CB + 3;           // path and stream key bits
+localparam PB = {{path_bits}};      // path bits
+localparam KB = CB + PB;          // path key bits
+localparam SB = CB + 3;           // stream key bits
 localparam NC = 1 << CB;
-localparam NK = NC * 8;
+localparam NK = NC << PB;         // path keys
+localparam [31:0] NP32 = 1 << PB;
 localparam [31:0] NC32 = NC;
 
 // ---- time ----
@@ -40,7 +43,7 @@ wire [31:0] c_index = {{reg:conn_table.index}};
 wire [31:0] c_paths = {{reg:conn_table.paths}};
 wire [31:0] c_streams = {{reg:conn_table.streams}};
 wire [31:0] c_cmd = {{reg:conn_table.cmd}};
-wire c_ok = (c_index < NC32) & (c_paths >= 32'd1) & (c_paths <= 32'd8) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
+wire c_ok = (c_index < NC32) & (c_paths >= 32'd1) & (c_paths <= NP32) & (c_streams >= 32'd1) & (c_streams <= 32'd8);
 wire [31:0] m_index = {{reg:mr_table.index}};
 wire [31:0] pt_index = {{reg:path_table.index}}; // connection * 16 + path
 wire [31:0] m_cmd = {{reg:mr_table.cmd}};
@@ -192,7 +195,7 @@ always @(*) begin
   rxp$mr_wr_conn = {{reg:mr_table.conn}}[15:0];
   rxp$ctl_valid = (cst == C_LOAD) | (cst == C_CLEAR);
   rxp$ctl_op = cst == C_CLEAR;
-  rxp$ctl_key = {c_index[CB-1:0], c_i[2:0]};
+  rxp$ctl_key = {c_index[CB-1:0], c_i[PB-1:0]};
   rxp$ctl_psn = 24'd0;
   rxp$post_valid = rqf == F_OFFER & r_ok;
   rxp$post_key = {r_conn[CB-1:0], r_stream[2:0]};
@@ -232,7 +235,7 @@ always @(*) begin
   txp$ctl_remote = {{reg:conn_table.remote_id}}[15:0];
   txp$ctl_mac = {{{reg:conn_table.peer_mac_hi}}[15:0], {{reg:conn_table.peer_mac_lo}}};
   txp$ctl_ip = {{reg:conn_table.peer_ip}};
-  txp$ctl_paths = c_paths[3:0];
+  txp$ctl_paths = c_paths[PB:0];
   txp$ctl_streams = c_streams[3:0];
   txp$ctl_seed = {{reg:control.port_seed}};
   txp$wr_valid = (sqf == F_OFFER) & w_ok;
@@ -286,7 +289,7 @@ always @(*) begin
   m_mac_tx_tvalid = txp$m_axis_tvalid;
   m_mac_tx_tlast = txp$m_axis_tlast;
   txp$m_cpl_ready = take_tx_cpl;
-  txp$pt_key = {pt_index[CB+3:4], pt_index[2:0]};
+  txp$pt_key = {pt_index[CB+3:4], pt_index[3:0]};
 
   // timers
   ackt$clock = clock;
@@ -328,8 +331,8 @@ always @(*) begin
   {{hw:queues.sq_cons}} = sq_cons;
   {{hw:queues.rq_cons}} = rq_cons;
   {{hw:queues.cq_prod}} = cq_prod;
-  // The path window: paths 8-15 of a connection do not exist in this build.
-  if (pt_index[3] == 1'b0 && pt_index[31:CB+4] == {(28-CB){1'b0}}) begin
+  // The path window: connection * 16 + path.
+  if (pt_index[31:CB+4] == {(28-CB){1'b0}}) begin
     {{hw:path_table.sport}} = {16'd0, txp$pt_sport};
     {{hw:path_table.cwnd}} = {7'd0, txp$pt_cwnd, 16'd0};
     {{hw:path_table.state}} = {31'd0, txp$pt_retired};
@@ -474,12 +477,12 @@ always @(posedge clock) begin
   case (cqs)
     Q_IDLE: begin
       if (take_rx_cpl) begin
-        cqe <= {64'd0, rxp$m_cpl_id, rxp$m_cpl_imm, rxp$m_cpl_len, rxp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, rxp$m_cpl_key[KB-1:3],
+        cqe <= {64'd0, rxp$m_cpl_id, rxp$m_cpl_imm, rxp$m_cpl_len, rxp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, rxp$m_cpl_key[SB-1:3],
           7'd0, rxp$m_cpl_kind == 2'd2, 5'd0, rxp$m_cpl_key[2:0], 6'd0, rxp$m_cpl_status,
           (rxp$m_cpl_kind == 2'd1) ? 8'd2 : 8'd3};
         cqs <= Q_CMD;
       end else if (take_tx_cpl) begin
-        cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, txp$m_cpl_key[KB-1:3],
+        cqe <= {64'd0, txp$m_cpl_id, txp$m_cpl_imm, txp$m_cpl_len, txp$m_cpl_seq, 16'd0, {(16-CB){1'b0}}, txp$m_cpl_key[SB-1:3],
           7'd0, txp$m_cpl_has_imm, 5'd0, txp$m_cpl_key[2:0], 6'd0, txp$m_cpl_status, 8'd1};
         cqs <= Q_CMD;
       end else if (take_bad_wr) begin

@@ -59,9 +59,10 @@
 //! * `cnt_*`: the receive counters of `ferroce_proto::Stats`, and dropped
 //!   posts.
 //!
-//! Keys: path key = {connection, path[2:0]}, stream key = {connection,
-//! stream[2:0]} (`CONN_KEY_BITS` of connection: 64 connections, 8 paths and
-//! 8 streams in the default build).
+//! Keys: path key = {connection, path[3:0]}, stream key = {connection,
+//! stream[2:0]} (`CONN_KEY_BITS` of connection: 64 connections, 16 paths and
+//! 8 streams in the default build). `ctl_key` is a path key; the stream
+//! clear (`ctl_op` 1) takes the stream from its low 3 bits.
 //!
 //! Throughput: the MAC side runs at one beat per cycle while the control
 //! logic keeps up; it spends 12-20 cycles on a data frame (more with
@@ -77,7 +78,7 @@ use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
 use crate::ack_gen::AckGen;
-use crate::emit::{CONN_KEY_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
+use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 use crate::frame_fifo::FrameFifo;
 use crate::layout::{extract, frame_offset, HDR_BYTES};
 use crate::rx_check::RxCheck;
@@ -220,7 +221,7 @@ pub struct RxPath {
 }
 
 // The key layout below assumes the default build.
-const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + 3 && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
+const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
 const _: () = assert!(crate::rx_check::CONNS == 1 << CONN_KEY_BITS);
 
 impl Logic for RxPath {
@@ -418,7 +419,11 @@ pub fn verilog() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "localparam HB = {};", HDR_BYTES * 8);
     let _ = writeln!(s, "localparam CK = {CONN_KEY_BITS}; // connection key bits");
-    let _ = writeln!(s, "localparam NK = {}; // path and stream keys", 1usize << PATH_KEY_BITS);
+    let _ = writeln!(s, "localparam PB = {PATH_BITS}; // path bits");
+    let _ = writeln!(s, "localparam PK = CK + PB; // path key bits");
+    let _ = writeln!(s, "localparam SK = CK + 3; // stream key bits");
+    let _ = writeln!(s, "localparam NKP = {}; // path keys", 1usize << PATH_KEY_BITS);
+    let _ = writeln!(s, "localparam NK = {}; // stream keys", 1usize << STREAM_KEY_BITS);
     s.push_str("reg [HB-1:0] hb; // headers of the frame being processed\n");
     for (wire, h, name) in FIELDS {
         let bits = h.field(name).bits;
@@ -453,13 +458,13 @@ wire is_send = h_opcode == 8'h03;
 wire is_data = is_write | is_send;
 wire is_nak = h_opcode == 8'h11;
 wire ce = h_ecn == 2'b11;
-wire [CK+2:0] pkey = {h_conn[CK-1:0], h_path[2:0]};
-wire [CK+2:0] skey = {h_conn[CK-1:0], h_stream[2:0]};
+wire [PK-1:0] pkey = {h_conn[CK-1:0], h_path[PB-1:0]};
+wire [SK-1:0] skey = {h_conn[CK-1:0], h_stream[2:0]};
 wire p_good = parse$m_good & (p_dst_mac == cfg_mac) & (p_dst_ip == cfg_ip);
 
 // ---- clearing sweep of the ring state after reset ----
 reg init_busy;
-reg [CK+2:0] init_addr;
+reg [SK-1:0] init_addr;
 wire sub_ready = sack$ready & msgs$ready & ackg$ready;
 wire idle = (st == S_IDLE) & ~init_busy & sub_ready;
 wire take_ctl = idle & ctl_valid;
@@ -490,11 +495,11 @@ reg [31:0] q_len;
 reg [31:0] q_id;
 reg [31:0] cur_base; // the current stream's ring, kept while popping
 reg [4:0] cur_count;
-reg [CK+2:0] pk;     // a post being taken
+reg [SK-1:0] pk;     // a post being taken
 reg [63:0] pa;
 reg [31:0] pl;
 reg [31:0] pi;
-wire [CK+2:0] meta_ra = (st == S_POST) ? pk : skey;
+wire [SK-1:0] meta_ra = (st == S_POST) ? pk : skey;
 wire ring_re = (st == S_CHK2) | (st == S_POP);
 wire [CK+6:0] ring_ra = (st == S_CHK2) ? {skey, h_rkey[3:0]} : {skey, cur_base[3:0]};
 wire [31:0] rsn_ahead = h_rkey - cur_base;
@@ -502,11 +507,11 @@ wire have_buf = rsn_ahead < {27'd0, cur_count};
 wire [31:0] post_slot = m_base + {27'd0, m_count};
 
 // ---- per path key: timestamp and source port of the last data packet ----
-reg [31:0] ts_m [0:NK-1];
-reg [15:0] sp_m [0:NK-1];
+reg [31:0] ts_m [0:NKP-1];
+reg [15:0] sp_m [0:NKP-1];
 reg [31:0] ts_q;
 reg [15:0] sp_q;
-reg [CK+2:0] t_key;
+reg [PK-1:0] t_key;
 
 // ---- per-frame decisions ----
 reg acc_ok;
@@ -522,9 +527,10 @@ reg f_commit;
 reg f_ackg;
 reg [7:0] nak_code;
 reg ctl_op_q;
-reg [CK+2:0] ctl_key_q;
+reg [PK-1:0] ctl_key_q;
+wire [SK-1:0] ctl_skey = {ctl_key_q[PK-1:PB], ctl_key_q[2:0]};
 reg [23:0] ctl_psn_q;
-wire chk_ok = check$out_conn_ok & (h_path < 8'd8) & (~is_data | (h_stream < 16'd8));
+wire chk_ok = check$out_conn_ok & (h_path < 8'd16) & (~is_data | (h_stream < 16'd8));
 wire [1:0] new_fail = is_write ? (acc_ok ? 2'd0 : 2'd1) : ((h_msg_len > q_len) ? 2'd2 : 2'd0);
 wire [4:0] after_commit = f_ackg ? S_ACKG : S_IDLE;
 wire [4:0] after_nak = f_commit ? S_COMMIT : after_commit;
@@ -538,9 +544,9 @@ reg [15:0] a_pending;
 reg [15:0] a_ce;
 reg [31:0] a_ts;
 reg [15:0] a_sport;
-reg [CK+2:0] a_key;
+reg [PK-1:0] a_key;
 reg arm_v;
-reg [CK+2:0] arm_k;
+reg [PK-1:0] arm_k;
 reg [1:0] c_kind;
 reg [1:0] c_status;
 reg [31:0] c_seq;
@@ -655,7 +661,7 @@ always @(*) begin
   case (st)
     S_SACK2: msgs$in_valid = sack$out_verdict == VERDICT_NEW;
     S_POP: begin msgs$in_valid = 1'b1; msgs$in_op = 2'd1; end
-    S_CTL: begin msgs$in_valid = ctl_op_q; msgs$in_op = 2'd2; msgs$in_key = ctl_key_q; end
+    S_CTL: begin msgs$in_valid = ctl_op_q; msgs$in_op = 2'd2; msgs$in_key = ctl_skey; end
     default: ;
   endcase
   ackg$clock = clock;
@@ -760,8 +766,8 @@ always @(posedge clock) begin
     rb_base[skey] <= cur_base + 32'd1;
     rb_count[skey] <= cur_count - 5'd1;
   end else if (st == S_CTL && ctl_op_q) begin
-    rb_base[ctl_key_q] <= 32'd0;
-    rb_count[ctl_key_q] <= 5'd0;
+    rb_base[ctl_skey] <= 32'd0;
+    rb_count[ctl_skey] <= 5'd0;
   end
 end
 
@@ -935,13 +941,13 @@ always @(posedge clock) begin
   end
   if (take_frame) hq_rd <= hq_rd + 3'd1;
   if (init_busy) begin
-    init_addr <= init_addr + {{(CK+2){1'b0}}, 1'b1};
+    init_addr <= init_addr + {{(SK-1){1'b0}}, 1'b1};
     if (&init_addr) init_busy <= 1'b0;
   end
   if (reset) begin
     st <= S_IDLE;
     init_busy <= 1'b1;
-    init_addr <= {(CK+3){1'b0}};
+    init_addr <= {SK{1'b0}};
     hq_wr <= 3'd0;
     hq_rd <= 3'd0;
     arm_v <= 1'b0;
@@ -963,5 +969,5 @@ end
 // Header and sub-block bits this logic does not use.
 wire unused_ok = &{1'b0, parse$m_error, parse$m_len, hb, post_slot, sack$out_valid, sack$out_key, sack$out_high,
   msgs$out_valid, msgs$out_key, ackg$out_valid, ackg$out_key, check$out_valid, fifo$m_axis_tkeep, h_conn[15:CK],
-  h_path[7:3], h_stream[15:3], h_rkey[31:4], h_ecn[0], h_flags[7:2], q_len[0], 1'b0};
+  h_path[7:PB], h_stream[15:3], h_rkey[31:4], h_ecn[0], h_flags[7:2], q_len[0], 1'b0};
 "#;

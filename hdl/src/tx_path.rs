@@ -76,7 +76,7 @@
 use rust_hdl::prelude::*;
 
 use crate::cc::Cc;
-use crate::emit::{CONN_KEY_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
+use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 use crate::health::PathHealth;
 use crate::retx::Retx;
 use crate::seg_log::SegLog;
@@ -84,7 +84,9 @@ use crate::spray::Spray;
 use crate::trees::{first_set, thermometer};
 use crate::tx_build::TxBuild;
 
-const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + 3 && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
+// `spray` chooses among 16 paths, so the path field is 4 bits.
+const _: () = assert!(PATH_BITS == 4 && PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS);
+const _: () = assert!(STREAM_KEY_BITS == CONN_KEY_BITS + 3);
 
 /// Counter ports, named after `ferroce_proto::Stats`.
 pub const COUNTERS: &[&str] =
@@ -113,7 +115,7 @@ pub struct TxPath {
     pub ctl_remote: Signal<In, Bits<16>>,
     pub ctl_mac: Signal<In, Bits<48>>,
     pub ctl_ip: Signal<In, Bits<32>>,
-    pub ctl_paths: Signal<In, Bits<4>>,
+    pub ctl_paths: Signal<In, Bits<5>>,
     pub ctl_streams: Signal<In, Bits<4>>,
     pub ctl_seed: Signal<In, Bits<32>>,
     pub wr_valid: Signal<In, bool>,
@@ -422,6 +424,7 @@ pub fn verilog() -> String {
         crate::tx_build::PORTS.iter().map(|(p, _, _)| format!("  cbuild${p} = build${p};\n")).collect();
     include_str!("tx_path.v")
         .replace("@CB@", &CONN_KEY_BITS.to_string())
+        .replace("@PB@", &PATH_BITS.to_string())
         .replace("// @NEWLY_TREES@\n", &trees)
         .replace("// @CBUILD@\n", &cbuild)
 }

@@ -1,11 +1,16 @@
 // tx_path control logic (see tx_path.rs). 1 << CB connections, 8 paths and
 // 8 streams each; keys {conn[CB-1:0], path or stream[2:0]}.
 localparam CB = @CB@;             // connection key bits
-localparam KB = CB + 3;           // path and stream key bits
+localparam PB = @PB@;             // path bits: up to 1 << PB paths
+localparam KB = CB + PB;          // path key bits
+localparam SB = CB + 3;           // stream key bits (8 streams)
 localparam NC = 1 << CB;
-localparam NK = NC * 8;
+localparam NK = NC << PB;         // path keys
+localparam NS = NC * 8;           // stream keys
+localparam NP = 1 << PB;
 localparam [CB-1:0] C_ONE = 1;
 localparam [KB-1:0] K_ONE = 1;
+localparam [PB-1:0] P_ONE = 1;
 localparam [CB+1:0] NC_W = NC;
 localparam [2:0] R_LOAD = 3'd0, R_SEND = 3'd1, R_ACK = 3'd2, R_TAKE = 3'd3, R_RTO = 3'd4, R_HOLD = 3'd5,
   R_RELEASE = 3'd6;
@@ -27,10 +32,10 @@ reg [NC-1:0] c_valid;
 reg [15:0] c_remote [0:NC-1];
 reg [47:0] c_mac [0:NC-1];
 reg [31:0] c_ip [0:NC-1];
-reg [3:0] c_paths [0:NC-1];
+reg [PB:0] c_paths [0:NC-1];
 reg [3:0] c_streams [0:NC-1];
-reg [2:0] c_prr [0:NC-1]; // new data: next path to prefer
-reg [2:0] c_rrr [0:NC-1]; // retransmissions: next path to look at
+reg [PB-1:0] c_prr [0:NC-1]; // new data: next path to prefer
+reg [PB-1:0] c_rrr [0:NC-1]; // retransmissions: next path to look at
 reg [2:0] c_srr [0:NC-1]; // next stream to look at
 reg [CB-1:0] conn_rr;
 
@@ -52,24 +57,24 @@ reg [55:0] p_var [0:NK-1];
 reg [NK-1:0] p_has;         // a sample has been taken
 
 // ---- streams and their messages (16 per stream, slot = seq mod 16) ----
-reg [4:0] s_count [0:NK-1];
-reg [31:0] s_base [0:NK-1];
-reg [4:0] s_seg [0:NK-1];
-reg [31:0] s_off [0:NK-1];
-reg [31:0] s_rsn [0:NK-1];
-reg [1:0] m_op [0:NK*16-1];
-reg [31:0] m_len [0:NK*16-1];
-reg [63:0] m_local [0:NK*16-1];
-reg [63:0] m_remote [0:NK*16-1];
-reg [31:0] m_rkey [0:NK*16-1];
-reg [31:0] m_imm [0:NK*16-1];
-reg [31:0] m_id [0:NK*16-1];
-reg [31:0] m_acked [0:NK*16-1];
-reg [1:0] m_fail [0:NK*16-1];
+reg [4:0] s_count [0:NS-1];
+reg [31:0] s_base [0:NS-1];
+reg [4:0] s_seg [0:NS-1];
+reg [31:0] s_off [0:NS-1];
+reg [31:0] s_rsn [0:NS-1];
+reg [1:0] m_op [0:NS*16-1];
+reg [31:0] m_len [0:NS*16-1];
+reg [63:0] m_local [0:NS*16-1];
+reg [63:0] m_remote [0:NS*16-1];
+reg [31:0] m_rkey [0:NS*16-1];
+reg [31:0] m_imm [0:NS*16-1];
+reg [31:0] m_id [0:NS*16-1];
+reg [31:0] m_acked [0:NS*16-1];
+reg [1:0] m_fail [0:NS*16-1];
 
 // ---- the operation in progress ----
 reg [CB-1:0] cur;       // connection
-reg [2:0] pth;          // path
+reg [PB-1:0] pth;       // path
 reg [2:0] stm;          // stream
 reg [CB:0] scan_n;      // connections tried in this attempt
 reg [255:0] newly;
@@ -145,7 +150,7 @@ end
 
 // ---- keys of the operation in progress ----
 wire [KB-1:0] pkey = {cur, pth};
-wire [KB-1:0] skey = {cur, stm};
+wire [SB-1:0] skey = {cur, stm};
 wire [31:0] sbase = s_base[skey];
 wire [4:0] scount = s_count[skey];
 wire [4:0] sseg = s_seg[skey];
@@ -171,13 +176,13 @@ wire [112:0] srtt_ns_wide = {57'd0, srtt_q} * {56'd0, 57'd73786976294838207};
 wire [31:0] srtt_ns = p_has[pkey] ? srtt_ns_wide[97:66] : 32'd0;
 wire [66:0] pt_srtt_wide = {11'd0, p_srtt[pt_key]} * 67'd1049;
 
-wire [KB+3:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
-wire [KB+3:0] front_slot = {skey, sbase[3:0]};
+wire [SB+3:0] seg_slot = {skey, sbase[3:0] + sseg[3:0]};   // message at the segmentation point
+wire [SB+3:0] front_slot = {skey, sbase[3:0]};
 wire [31:0] a_idx = a_msg - sbase;                      // a NAKed or credited message's index
-wire [KB+3:0] a_slot = {skey, a_msg[3:0]};
+wire [SB+3:0] a_slot = {skey, a_msg[3:0]};
 
 // ---- the connection's paths and streams, for the choices ----
-reg [7:0] q_bits;     // paths with queued retransmissions
+reg [NP-1:0] q_bits;  // paths with queued retransmissions
 reg [7:0] e_bits;     // streams with a message to segment
 reg [15:0] sp_present, sp_can, sp_retired;
 reg [143:0] sp_free;
@@ -187,43 +192,46 @@ always @(*) begin
   sp_can = 16'd0;
   sp_retired = 16'd0;
   sp_free = 144'd0;
-  for (ii = 0; ii < 8; ii = ii + 1) begin
-    q_bits[ii] = (ii[3:0] < c_paths[cur]) & p_queued[{cur, ii[2:0]}];
-    e_bits[ii] = (ii[3:0] < c_streams[cur]) & (s_seg[{cur, ii[2:0]}] < s_count[{cur, ii[2:0]}]);
-    sp_present[ii] = ii[3:0] < c_paths[cur];
-    sp_can[ii] = p_can[{cur, ii[2:0]}];
-    sp_retired[ii] = p_retired[{cur, ii[2:0]}];
-    sp_free[9 * ii +: 9] = (p_cwnd[{cur, ii[2:0]}] > p_out[{cur, ii[2:0]}]) ? p_cwnd[{cur, ii[2:0]}] - p_out[{cur, ii[2:0]}] : 9'd0;
+  for (ii = 0; ii < NP; ii = ii + 1) begin
+    q_bits[ii] = ({1'b0, ii[PB-1:0]} < c_paths[cur]) & p_queued[{cur, ii[PB-1:0]}];
+    sp_present[ii] = {1'b0, ii[PB-1:0]} < c_paths[cur];
+    sp_can[ii] = p_can[{cur, ii[PB-1:0]}];
+    sp_retired[ii] = p_retired[{cur, ii[PB-1:0]}];
+    sp_free[9 * ii +: 9] = (p_cwnd[{cur, ii[PB-1:0]}] > p_out[{cur, ii[PB-1:0]}])
+      ? p_cwnd[{cur, ii[PB-1:0]}] - p_out[{cur, ii[PB-1:0]}] : 9'd0;
   end
+  for (ii = 0; ii < 8; ii = ii + 1)
+    e_bits[ii] = (ii[3:0] < c_streams[cur]) & (s_seg[{cur, ii[2:0]}] < s_count[{cur, ii[2:0]}]);
 end
 
 // First queued path from c_rrr, first stream with data from c_srr (turns
 // wrap at the connection's own count).
 reg q_found;
-reg [2:0] q_path;
+reg [PB-1:0] q_path;
 reg e_found;
 reg [2:0] e_stream;
-reg [3:0] k_at;
+reg [PB:0] k_at;
+reg [3:0] ks_at;
 integer k;
 always @(*) begin
   q_found = 1'b0;
-  q_path = 3'd0;
+  q_path = {PB{1'b0}};
   e_found = 1'b0;
   e_stream = 3'd0;
-  for (k = 7; k >= 0; k = k - 1) begin
-    k_at = {1'b0, c_rrr[cur]} + k[3:0];
+  for (k = NP - 1; k >= 0; k = k - 1) begin
+    k_at = {1'b0, c_rrr[cur]} + k[PB:0];
     if (k_at >= c_paths[cur]) k_at = k_at - c_paths[cur];
-    if ((k[3:0] < c_paths[cur]) && q_bits[k_at[2:0]]) begin
+    if ((k[PB:0] < c_paths[cur]) && q_bits[k_at[PB-1:0]]) begin
       q_found = 1'b1;
-      q_path = k_at[2:0];
+      q_path = k_at[PB-1:0];
     end
   end
   for (k = 7; k >= 0; k = k - 1) begin
-    k_at = {1'b0, c_srr[cur]} + k[3:0];
-    if (k_at >= c_streams[cur]) k_at = k_at - c_streams[cur];
-    if ((k[3:0] < c_streams[cur]) && e_bits[k_at[2:0]]) begin
+    ks_at = {1'b0, c_srr[cur]} + k[3:0];
+    if (ks_at >= c_streams[cur]) ks_at = ks_at - c_streams[cur];
+    if ((k[3:0] < c_streams[cur]) && e_bits[ks_at[2:0]]) begin
       e_found = 1'b1;
-      e_stream = k_at[2:0];
+      e_stream = ks_at[2:0];
     end
   end
 end
@@ -245,7 +253,7 @@ wire [2:0] e_stm = seglog$rd_entry[2:0];
 wire [31:0] e_seq = seglog$rd_entry[34:3];
 wire [31:0] e_off = seglog$rd_entry[66:35];
 wire [13:0] e_len = seglog$rd_entry[80:67];
-wire [KB+3:0] h_slot = {cur, stm, h_seq[3:0]};
+wire [SB+3:0] h_slot = {cur, stm, h_seq[3:0]};
 
 // SACK bitmap in slot order to the ACK field (byte i carries slots 8i..8i+7,
 // the field's first byte is its most significant).
@@ -291,7 +299,7 @@ always @(*) begin
   spray$span_ok = sp_can;
   spray$retired = sp_retired;
   spray$free = sp_free;
-  spray$rr = {1'b0, c_prr[cur]};
+  spray$rr = c_prr[cur];       // spray has 16 lanes: PB is 4
   spray$seed_valid = take_ctl & ctl_op;
   spray$seed = ctl_seed;
   spray$port_req = (st == S_SETUP0) | (st == S_REPATH);
@@ -358,7 +366,7 @@ always @(*) begin
   build$udp_dport = cfg_port;
   build$bth_opcode = h_opcode;
   build$bth_conn = c_remote[cur];
-  build$bth_path = {5'd0, pth};
+  build$bth_path = {{(8-PB){1'b0}}, pth};
   build$bth_psn = h_psn;
   build$bth_timestamp = now;
   build$bth_stream = h_stream;
@@ -491,8 +499,8 @@ always @(posedge clock) begin
           c_ip[ctl_conn] <= ctl_ip;
           c_paths[ctl_conn] <= ctl_paths;
           c_streams[ctl_conn] <= ctl_streams;
-          c_prr[ctl_conn] <= 3'd0;
-          c_rrr[ctl_conn] <= 3'd0;
+          c_prr[ctl_conn] <= {PB{1'b0}};
+          c_rrr[ctl_conn] <= {PB{1'b0}};
           c_srr[ctl_conn] <= 3'd0;
           for (ii = 0; ii < 8; ii = ii + 1) begin
             s_count[{ctl_conn, ii[2:0]}] <= 5'd0;
@@ -501,13 +509,13 @@ always @(posedge clock) begin
             s_off[{ctl_conn, ii[2:0]}] <= 32'd0;
             s_rsn[{ctl_conn, ii[2:0]}] <= 32'd0;
           end
-          pth <= 3'd0;
+          pth <= {PB{1'b0}};
           a_psn <= 24'd0;
           st <= S_SETUP0;
         end
       end else if (take_ack) begin
-        cur <= ack_key[KB-1:3];
-        pth <= ack_key[2:0];
+        cur <= ack_key[KB-1:PB];
+        pth <= ack_key[PB-1:0];
         h_kind <= 4'd1;
         h_opcode <= 8'h10;
         h_psn <= ack_cum;
@@ -522,8 +530,8 @@ always @(posedge clock) begin
         n_acks <= n_acks + 32'd1;
         st <= S_CTLF;
       end else if (take_nak) begin
-        cur <= nak_key[KB-1:3];
-        pth <= nak_key[2:0];
+        cur <= nak_key[KB-1:PB];
+        pth <= nak_key[PB-1:0];
         h_kind <= 4'd2;
         h_opcode <= 8'h11;
         h_psn <= nak_psn;
@@ -536,8 +544,8 @@ always @(posedge clock) begin
         n_naks <= n_naks + 32'd1;
         st <= S_CTLF;
       end else if (take_fb) begin
-        cur <= fb_key[KB-1:3];
-        pth <= fb_key[2:0];
+        cur <= fb_key[KB-1:PB];
+        pth <= fb_key[PB-1:0];
         stm <= fb_stream[2:0];
         a_psn <= fb_psn;
         a_msg <= fb_msg_seq;
@@ -554,13 +562,13 @@ always @(posedge clock) begin
           else st <= S_IDLE;
         end
       end else if (take_rto) begin
-        cur <= rto_key[KB-1:3];
-        pth <= rto_key[2:0];
+        cur <= rto_key[KB-1:PB];
+        pth <= rto_key[PB-1:0];
         n_rtos <= n_rtos + 32'd1;
         st <= S_RTO0;
       end else if (take_rel) begin
-        cur <= release_key[KB-1:3];
-        pth <= release_key[2:0];
+        cur <= release_key[KB-1:PB];
+        pth <= release_key[PB-1:0];
         a_psn <= release_psn;
         st <= S_REL1;
       end else if (take_wr) begin
@@ -601,10 +609,10 @@ always @(posedge clock) begin
       p_retx[pkey] <= 32'd0;
       p_ecn[pkey] <= 32'd0;
       p_has[pkey] <= 1'b0;
-      if ({1'b0, pth} + 4'd1 >= c_paths[cur]) begin
+      if ({1'b0, pth} + {{PB{1'b0}}, 1'b1} >= c_paths[cur]) begin
         st <= S_IDLE;
       end else begin
-        pth <= pth + 3'd1;
+        pth <= pth + P_ONE;
         st <= S_SETUP0;
       end
     end
@@ -771,7 +779,7 @@ always @(posedge clock) begin
       // retx output (the PSN) is valid now; the log read is under way.
       retx_update;
       h_psn <= retx$out_psn;
-      c_rrr[cur] <= ({1'b0, pth} + 4'd1 >= c_paths[cur]) ? 3'd0 : pth + 3'd1;
+      c_rrr[cur] <= ({1'b0, pth} + {{PB{1'b0}}, 1'b1} >= c_paths[cur]) ? {PB{1'b0}} : pth + P_ONE;
       st <= S_TAKE4;
     end
     S_TAKE4: begin
@@ -790,7 +798,7 @@ always @(posedge clock) begin
     S_PICK: st <= S_PICK2;
     S_PICK2: begin
       if (spray$out_found) begin
-        pth <= spray$out_path[2:0];
+        pth <= spray$out_path;
         st <= S_SEND1;
       end else begin
         cur <= cur + C_ONE;
@@ -819,7 +827,7 @@ always @(posedge clock) begin
       end else begin
         s_off[skey] <= soff + seg_len;
       end
-      c_prr[cur] <= ({1'b0, pth} + 4'd1 >= c_paths[cur]) ? 3'd0 : pth + 3'd1;
+      c_prr[cur] <= ({1'b0, pth} + {{PB{1'b0}}, 1'b1} >= c_paths[cur]) ? {PB{1'b0}} : pth + P_ONE;
       // (The stream search wraps at the connection's stream count, so an
       // unwrapped next stream would search the same way.)
       c_srr[cur] <= ({1'b0, stm} + 4'd1 >= c_streams[cur]) ? 3'd0 : stm + 3'd1;
@@ -849,11 +857,11 @@ always @(posedge clock) begin
     default: st <= S_IDLE;
   endcase
   if (init_busy) begin
-    s_count[init_addr] <= 5'd0;
-    s_base[init_addr] <= 32'd0;
-    s_seg[init_addr] <= 5'd0;
-    s_off[init_addr] <= 32'd0;
-    s_rsn[init_addr] <= 32'd0;
+    s_count[init_addr[SB-1:0]] <= 5'd0;
+    s_base[init_addr[SB-1:0]] <= 32'd0;
+    s_seg[init_addr[SB-1:0]] <= 5'd0;
+    s_off[init_addr[SB-1:0]] <= 32'd0;
+    s_rsn[init_addr[SB-1:0]] <= 32'd0;
     p_cwnd[init_addr] <= 9'd0;
     p_out[init_addr] <= 9'd0;
     p_next[init_addr] <= 24'd0;
@@ -888,4 +896,4 @@ end
 // Sub-block outputs this logic does not use: each result is taken in the
 // state that knows it is due.
 wire unused_ok = &{1'b0, srtt_ns_wide[112:98], srtt_ns_wide[65:0], pt_srtt_wide[66:52], pt_srtt_wide[19:0], build$busy, cbuild$busy, cbuild$s_payload_tready, retx$out_valid, retx$out_op, cc$out_valid, cc$out_key, cc$out_cut, health$out_valid,
-  health$out_key, spray$out_valid, spray$out_path[3], spray$port_busy, 1'b0};
+  health$out_key, spray$out_valid, spray$port_busy, 1'b0};

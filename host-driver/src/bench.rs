@@ -23,7 +23,7 @@ const BUF: u64 = 4 << 20;
 /// time after the warm-up, read from B's counters.
 pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
     let c = PairConfig {
-        paths: net.paths.min(8) as u32,
+        paths: net.paths.min(16) as u32,
         streams: net.streams.clamp(1, 8) as u32,
         mtu: net.mtu,
         src_bytes: BUF,

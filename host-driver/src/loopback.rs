@@ -114,8 +114,8 @@ pub fn validate(o: &Opts) -> Result<()> {
     if o.size as u64 * o.count as u64 > MAX_BYTES {
         return bad(format!("{} x {} bytes is more than the simulator's {} MiB", o.count, o.size, MAX_BYTES >> 20));
     }
-    if !(1..=8).contains(&o.paths) || !(1..=8).contains(&o.streams) {
-        return bad(format!("--paths and --streams must be 1..=8 (got {} and {})", o.paths, o.streams));
+    if !(1..=16).contains(&o.paths) || !(1..=8).contains(&o.streams) {
+        return bad(format!("--paths must be 1..=16 and --streams 1..=8 (got {} and {})", o.paths, o.streams));
     }
     if !(0.0..0.9).contains(&o.dma_stall) {
         return bad(format!("--dma-stall must be in [0, 0.9) (got {})", o.dma_stall));

@@ -131,6 +131,7 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
 fn iid_and_bursty_loss() {
     let base = Net { loss: Loss::None, duplicate: 0.0, corrupt: 0.0, skew: 1.0, spine_down: None, seed: 1 };
     transfer(Net { loss: Loss::Iid(0.01), ..base }, 30, 20_000, 8, 4);
+    transfer(Net { loss: Loss::Iid(0.01), seed: 5, ..base }, 30, 20_000, 16, 8);
     let bursty = Loss::GilbertElliott { to_bad: 0.03, to_good: 0.25, loss_good: 0.0, loss_bad: 0.7 };
     transfer(Net { loss: bursty, seed: 2, ..base }, 30, 20_000, 4, 2);
 }

@@ -157,7 +157,7 @@ fn bad_requests_are_refused_before_anything_is_written() {
     let before = d.dev.mem.clone();
     assert!(matches!(d.post_send(&Wqe { len: 0, ..wqe(1) }), Err(Error::BadRequest(_))), "zero length");
     assert!(matches!(d.post_send(&Wqe { stream: 9, ..wqe(1) }), Err(Error::BadRequest(_))), "no such stream");
-    let too_many = ConnSpec { index: 0, remote: 0, peer_mac: [0; 6], peer_ip: [0; 4], paths: 9, streams: 1 };
+    let too_many = ConnSpec { index: 0, remote: 0, peer_mac: [0; 6], peer_ip: [0; 4], paths: 17, streams: 1 };
     assert!(matches!(d.connect(&too_many), Err(Error::BadRequest(_))), "more paths than the engine has");
     assert!(d.dev.mem == before, "nothing reached the rings");
     // Rings not aligned to their entries, or of size 0, are refused at bring-up.

@@ -81,7 +81,7 @@ pub const BLOCKS: &[Block] = &[
             r("build_id", 0x0c, Const, 0, "build identifier (set at generation)"),
             r("data_width", 0x10, Const, 64, "MAC and DMA data width in bits"),
             r("max_conns", 0x14, Const, 64, "connections supported"),
-            r("max_paths", 0x18, Const, 8, "paths per connection supported"),
+            r("max_paths", 0x18, Const, 16, "paths per connection supported"),
             r("max_streams", 0x1c, Const, 8, "streams per connection supported"),
             r("max_mtu", 0x20, Const, 4096, "largest payload per packet in bytes"),
         ],

@@ -32,9 +32,14 @@ pub const B_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
 pub const B_IP: [u8; 4] = [10, 0, 0, 11];
 pub const MTU: u32 = 256;
 
-/// Path or stream key of the RTL: {connection, index}.
+/// Stream key of the RTL: {connection, stream[2:0]}.
 pub fn key(conn: ConnId, x: u64) -> u64 {
     (conn.0 as u64) << 3 | x
+}
+
+/// Path key of the RTL: {connection, path[PATH_BITS-1:0]}.
+pub fn path_key(conn: ConnId, path: u64) -> u64 {
+    (conn.0 as u64) << ferroce_hdl::emit::PATH_BITS | path
 }
 
 /// A send completion as the RTL reports it: (stream key, status, seq, len, id, imm).
@@ -96,7 +101,7 @@ impl TxRtl {
             done: None,
             held: HashMap::new(),
         };
-        r.s.reset("reset", Some("ready"), 1_000);
+        r.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
         r
     }
 
@@ -323,7 +328,7 @@ struct Conn {
 #[derive(Debug, Clone, Copy)]
 pub struct SendLockstep {
     pub seed: u64,
-    /// Messages on connection 1 (8 paths, 8 streams) and 2 (1 path, 3 streams).
+    /// Messages on connection 1 (16 paths, 8 streams) and 2 (1 path, 3 streams).
     pub messages: [u64; 2],
     /// Loss of data frames and of ACK/NAK frames on the channel.
     pub loss: f64,
@@ -411,7 +416,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         Conn {
             at_a: ConnId(1),
             at_b: ConnId(3),
-            paths: 8,
+            paths: 16,
             streams: 8,
             rkey: Rkey(0x100),
             base: 0x1000_0000,
@@ -562,14 +567,14 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         let mut due: Vec<u64> = rto_at.iter().filter(|(_, t)| **t <= now).map(|(k, _)| *k).collect();
         due.sort();
         for c in &conns {
-            for k in due.iter().filter(|k| **k >> 3 == c.at_a.0 as u64) {
+            for k in due.iter().filter(|k| **k >> ferroce_hdl::emit::PATH_BITS == c.at_a.0 as u64) {
                 rto_at.remove(k);
                 rtl.handshake("rto_valid", "rto_ready", &[("rto_key", *k)], &amem);
             }
             let mut i = 0;
             while i < releases.len() {
                 let (t, k, psn) = releases[i];
-                if t <= now && k >> 3 == c.at_a.0 as u64 {
+                if t <= now && k >> ferroce_hdl::emit::PATH_BITS == c.at_a.0 as u64 {
                     releases.remove(i);
                     rtl.handshake(
                         "release_valid",
@@ -628,7 +633,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
             a.handle_frame(now, &f, &mut amem);
             let p = wire::parse(&f, wire::FERROCE_PORT).unwrap();
             let c = p.transport.common;
-            let k = key(c.conn, c.path.0 as u64);
+            let k = path_key(c.conn, c.path.0 as u64);
             let mut fields = vec![("fb_key", k), ("fb_psn", c.psn.get() as u64), ("fb_stream", c.stream.0 as u64)];
             match p.transport.body {
                 Body::Ack(ack) => {
@@ -727,7 +732,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         // Every retransmission timer as the model has it (armed, when).
         for c in &conns {
             for (p, snap) in a.paths(c.at_a).iter().enumerate() {
-                let rtl_at = rto_at.get(&key(c.at_a, p as u64)).copied();
+                let rtl_at = rto_at.get(&path_key(c.at_a, p as u64)).copied();
                 if rtl_at != snap.rto_at {
                     return Err(diverge(
                         rtl.s.cycles(),

@@ -81,7 +81,7 @@ struct Out {
 }
 
 fn path_key(conn: ConnId, path: u8) -> u64 {
-    (conn.0 as u64) << 3 | path as u64
+    (conn.0 as u64) << ferroce_hdl::emit::PATH_BITS | path as u64
 }
 
 fn stream_key(conn: ConnId, stream: u16) -> u64 {
@@ -198,7 +198,7 @@ impl Rtl {
             data: Vec::new(),
             arms: Vec::new(),
         };
-        r.s.reset("reset", Some("ready"), 1_000);
+        r.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
         r.set("cfg_port", wire::FERROCE_PORT as u64);
         r.set("cfg_mac", u64::from_be_bytes([0, 0, B_MAC[0], B_MAC[1], B_MAC[2], B_MAC[3], B_MAC[4], B_MAC[5]]));
         r.set("cfg_ip", u32::from_be_bytes(B_IP) as u64);
@@ -529,10 +529,10 @@ pub fn recv_lockstep(mix: &Mix, progress: &mut dyn FnMut(u64)) -> Result<Seen, D
         );
     }
 
-    // Senders A (8 paths, 8 streams) and C (4 paths, 3 streams).
+    // Senders A (16 paths, 8 streams) and C (4 paths, 3 streams).
     let mut peers = Vec::new();
     for (i, (ip, local, at_b, paths, streams)) in
-        [([10, 0, 0, 1], ConnId(1), ConnId(3), 8u8, 8u16), ([10, 0, 0, 3], ConnId(2), ConnId(7), 4, 3)]
+        [([10, 0, 0, 1], ConnId(1), ConnId(3), 16u8, 8u16), ([10, 0, 0, 3], ConnId(2), ConnId(7), 4, 3)]
             .into_iter()
             .enumerate()
     {
@@ -580,7 +580,8 @@ pub fn recv_lockstep(mix: &Mix, progress: &mut dyn FnMut(u64)) -> Result<Seen, D
             );
         }
         for st in 0..streams {
-            rtl.handshake("ctl_valid", "ctl_ready", &[("ctl_op", 1), ("ctl_key", stream_key(at_b, st))], &mut out);
+            // The stream clear takes a path key's connection and low 3 bits.
+            rtl.handshake("ctl_valid", "ctl_ready", &[("ctl_op", 1), ("ctl_key", path_key(at_b, st as u8))], &mut out);
         }
         let mut mem = Memory::default();
         mem.add_region("src", Iova(0x5000_0000), 1 << 20, false);
@@ -897,7 +898,8 @@ fn junk_frame(f: &[u8], rng: &mut Rng) -> Vec<u8> {
         5 => addr.src_ip = [10, 0, 0, 99],
         6 => t.common.conn = ConnId(12),
         7 => t.common.conn = ConnId(t.common.conn.0 | 0x1000), // the key bits of a valid one
-        8 => t.common.path = PathId(8 + rng.below(3) as u8),
+        // Just beyond the connection's paths (A's 16 at B's connection 3, C's 4 at 7).
+        8 => t.common.path = PathId(if t.common.conn == ConnId(3) { 16 } else { 4 } + rng.below(3) as u8),
         9 => t.common.psn = Psn::new(t.common.psn.get().wrapping_add(256 + rng.below(5000) as u32)), // beyond the window
         _ => t.common.conn = ConnId(if t.common.conn == ConnId(3) { 7 } else { 3 }),
     }

@@ -20,7 +20,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Stats;
 use ferroce_proto::wire::{self, Body};
 use ferroce_proto::{ConnId, StreamId};
-use ferroce_sim::lockstep::{key, model_lib, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
+use ferroce_sim::lockstep::{model_lib, path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
 use ferroce_sim::memory::Memory;
 
 #[test]
@@ -98,7 +98,7 @@ fn ack_and_nak_frames_are_built_exactly() {
                 "ack_valid",
                 "ack_ready",
                 &[
-                    ("ack_key", key(ConnId(conn as u16), path as u64)),
+                    ("ack_key", path_key(ConnId(conn as u16), path as u64)),
                     ("ack_cum", psn.get() as u64),
                     ("ack_ts", a.ts_echo as u64),
                     ("ack_sport", sport as u64),
@@ -120,7 +120,7 @@ fn ack_and_nak_frames_are_built_exactly() {
                 "nak_valid",
                 "nak_ready",
                 &[
-                    ("nak_key", key(ConnId(conn as u16), path as u64)),
+                    ("nak_key", path_key(ConnId(conn as u16), path as u64)),
                     ("nak_psn", psn.get() as u64),
                     ("nak_stream", stream.0 as u64),
                     ("nak_msg_seq", n.msg_seq.0 as u64),

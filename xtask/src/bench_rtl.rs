@@ -87,7 +87,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let resources_note = format!(
         "LUT4 and FF not measured: the send path's arrays are read combinationally, which synthesis turns into \
          logic. Storage measured: {:.2} Mbit of state arrays need at least {blocks} DP16KD, against {} on the \
-         largest ECP5, so 64 connections x 8 paths with 256-packet windows do not fit on chip \
+         largest ECP5, so 64 connections x 16 paths with 256-packet windows do not fit on chip \
          (docs/bench/rtl-storage.md)",
         bits as f64 / 1e6,
         crate::storage::ECP5_85_DP16KD
@@ -100,7 +100,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             "gbn_goodput": p.gbn, "ideal": p.ideal,
         })).collect::<Vec<_>>(),
         "sim_speed": {"cycles_per_second": line.cycles_per_second},
-        "resources": {"connections": ferroce_hdl::rx_check::CONNS, "paths": 8, "lut4": null, "ff": null,
+        "resources": {"connections": ferroce_hdl::rx_check::CONNS, "paths": 1 << ferroce_hdl::emit::PATH_BITS, "lut4": null, "ff": null,
             "dp16kd": null, "state_bits": bits, "dp16kd_at_least": blocks,
             "ecp5_85_dp16kd": crate::storage::ECP5_85_DP16KD, "note": resources_note},
     });
@@ -206,10 +206,10 @@ fn markdown(quick: bool, line: LineRate, sweep: &[Point], mems: &[crate::storage
     let _ = writeln!(s, "## Resources\n");
     let _ = writeln!(
         s,
-        "State of the whole engine at 64 connections x 8 paths x 8 streams, as yosys infers it from the emitted \
+        "State of the whole engine at 64 connections x 16 paths x 8 streams, as yosys infers it from the emitted \
          Verilog: **{:.2} Mbit** in arrays, which need at least **{blocks} DP16KD** block RAMs; the largest ECP5 \
          (LFE5UM5G-85F) has {}. This configuration does not fit on chip: the send log alone (81 bits for each of \
-         256 packets in flight on each of 512 paths) is {:.1} Mbit. Every array is listed in \
+         256 packets in flight on each of 1 024 paths) is {:.1} Mbit. Every array is listed in \
          [rtl-storage.md](rtl-storage.md). LUT4 and FF counts of the whole engine are not measured: the send path \
          reads its arrays combinationally, which synthesis turns into logic (its synthesis did not finish in 30 \
          minutes at 16 connections). What fits an ECP5 needs fewer packets in flight per path (the window and \

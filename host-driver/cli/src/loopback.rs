@@ -41,7 +41,7 @@ pub struct Args {
     /// Messages.
     #[arg(long, default_value_t = 64)]
     count: u32,
-    /// Paths per connection (1-8).
+    /// Paths per connection (1-16).
     #[arg(long, default_value_t = 8)]
     paths: u32,
     /// Ordered streams per connection (1-8).

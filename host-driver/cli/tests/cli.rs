@@ -117,7 +117,8 @@ fn cli_info_over_the_simulated_register_file() {
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["blocks"].as_array().unwrap().len(), regs::BLOCKS.len());
-    assert_eq!(v["parameters"]["max_paths"], 8);
+    assert_eq!(v["parameters"]["max_paths"], 16);
+    assert_eq!(v["parameters"]["max_conns"], 64);
     let (ok, out, _) = cli(&["regs", "control.ack_every", "9"]);
     assert!(ok && out.contains("(9)"), "{out}");
     let (ok, out, err) = cli(&["stats", "--json", "--paths", "4"]);
