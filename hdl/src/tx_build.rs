@@ -119,6 +119,52 @@ pub struct TxBuild {
     pub m_axis_tlast: Signal<Out, bool>,
 }
 
+impl TxBuild {
+    /// Mark every input as driven: a parent's custom Verilog drives them
+    /// (rust-hdl requires each child input to be connected).
+    pub fn connect_inputs(&mut self) {
+        self.clock.connect();
+        self.reset.connect();
+        self.hdr_valid.connect();
+        self.eth_dst.connect();
+        self.eth_src.connect();
+        self.ip_dscp.connect();
+        self.ip_ecn.connect();
+        self.ip_ttl.connect();
+        self.ip_src.connect();
+        self.ip_dst.connect();
+        self.udp_sport.connect();
+        self.udp_dport.connect();
+        self.bth_opcode.connect();
+        self.bth_conn.connect();
+        self.bth_path.connect();
+        self.bth_psn.connect();
+        self.bth_timestamp.connect();
+        self.bth_stream.connect();
+        self.bth_flags.connect();
+        self.data_msg_seq.connect();
+        self.data_msg_len.connect();
+        self.data_offset.connect();
+        self.data_payload_len.connect();
+        self.data_remote_addr.connect();
+        self.data_rkey.connect();
+        self.data_immediate.connect();
+        self.ack_sack.connect();
+        self.ack_ts_echo.connect();
+        self.ack_rate_hint.connect();
+        self.ack_ecn_ce.connect();
+        self.ack_acked_pkts.connect();
+        self.nak_code.connect();
+        self.nak_msg_seq.connect();
+        self.nak_info.connect();
+        self.s_payload_tdata.connect();
+        self.s_payload_tkeep.connect();
+        self.s_payload_tvalid.connect();
+        self.s_payload_tlast.connect();
+        self.m_axis_tready.connect();
+    }
+}
+
 impl Logic for TxBuild {
     // Verified in Verilator against wire::encode; rust-hdl's simulator is not
     // used for this block, so the Rust side only keeps outputs defined.

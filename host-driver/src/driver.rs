@@ -265,32 +265,15 @@ impl<D: Device> Driver<D> {
         if w.len == 0 {
             return Err(Error::BadRequest(format!("work request {}: zero-length message", w.id)));
         }
-        if w.conn as u32 >= self.max_conns || w.stream as u32 >= self.max_streams {
-            return Err(Error::BadRequest(format!(
-                "work request {}: connection {} stream {} (this engine has {} connections of {} streams)",
-                w.id, w.conn, w.stream, self.max_conns, self.max_streams
-            )));
-        }
-        if !self.room(true)? {
-            return Ok(false);
-        }
-        let at = self.sq.slot(self.sq.prod, WQE_BYTES);
-        self.dev.write_mem(at, &w.encode())?;
-        self.sq.prod = self.sq.prod.wrapping_add(1);
-        Ok(true)
+        self.check_target("work request", w.id, w.conn, w.stream)?;
+        self.push(true, &w.encode())
     }
 
     /// Queue a 64-byte send-queue entry exactly as given, without the
     /// checks of [`Driver::post_send`] (the engine completes a malformed one
     /// with status 3); `false` if the send ring is full.
     pub fn post_send_raw(&mut self, entry: &[u8; WQE_BYTES]) -> Result<bool> {
-        if !self.room(true)? {
-            return Ok(false);
-        }
-        let at = self.sq.slot(self.sq.prod, WQE_BYTES);
-        self.dev.write_mem(at, entry)?;
-        self.sq.prod = self.sq.prod.wrapping_add(1);
-        Ok(true)
+        self.push(true, entry)
     }
 
     /// Post a receive buffer; `false` if the receive ring is full.
@@ -298,18 +281,31 @@ impl<D: Device> Driver<D> {
         if r.len == 0 || r.addr.checked_add(r.len as u64).is_none() {
             return Err(Error::BadRequest(format!("receive buffer {}: empty or wrapping", r.id)));
         }
-        if r.conn as u32 >= self.max_conns || r.stream as u32 >= self.max_streams {
+        self.check_target("receive buffer", r.id, r.conn, r.stream)?;
+        self.push(false, &r.encode())
+    }
+
+    /// A request's connection and stream must exist in this engine.
+    fn check_target(&self, what: &str, id: u32, conn: u16, stream: u8) -> Result<()> {
+        if conn as u32 >= self.max_conns || stream as u32 >= self.max_streams {
             return Err(Error::BadRequest(format!(
-                "receive buffer {}: connection {} stream {} (this engine has {} connections of {} streams)",
-                r.id, r.conn, r.stream, self.max_conns, self.max_streams
+                "{what} {id}: connection {conn} stream {stream} (this engine has {} connections of {} streams)",
+                self.max_conns, self.max_streams
             )));
         }
-        if !self.room(false)? {
+        Ok(())
+    }
+
+    /// Write `entry` at the producer index of the send (or receive) ring and
+    /// advance it; `false` if the ring is full.
+    fn push(&mut self, send: bool, entry: &[u8]) -> Result<bool> {
+        if !self.room(send)? {
             return Ok(false);
         }
-        let at = self.rq.slot(self.rq.prod, RQE_BYTES);
-        self.dev.write_mem(at, &r.encode())?;
-        self.rq.prod = self.rq.prod.wrapping_add(1);
+        let (ring, bytes) = if send { (&mut self.sq, WQE_BYTES) } else { (&mut self.rq, RQE_BYTES) };
+        let at = ring.slot(ring.prod, bytes);
+        self.dev.write_mem(at, entry)?;
+        ring.prod = ring.prod.wrapping_add(1);
         Ok(true)
     }
 

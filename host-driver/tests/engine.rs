@@ -57,6 +57,21 @@ fn bad_options_are_refused_before_anything_runs() {
 /// One looped engine with connection 0 sending to connection 1 (2 paths,
 /// `streams` streams), an 8 KiB source and an 8 KiB region of connection 1
 /// (rkey 5) at 0x3000_0000; `seed` varies the data and the wire.
+/// Run the engine until `n` completions have come (at most 400 idle
+/// rounds) and return them; fails if a different number came.
+fn completions(d: &mut Driver<SimLoopback>, n: usize) -> Vec<ferroce_proto::rings::Cqe> {
+    let mut got = Vec::new();
+    for _ in 0..400 {
+        d.dev.idle().unwrap();
+        got.extend(d.poll().unwrap());
+        if got.len() == n {
+            break;
+        }
+    }
+    assert_eq!(got.len(), n, "{got:?}");
+    got
+}
+
 fn two_connections(streams: u32, seed: u64) -> Driver<SimLoopback> {
     let mut mem = Memory::default();
     mem.add_region("sq", Iova(0x1000_0000), WQE_BYTES << 4, false);
@@ -97,15 +112,7 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
     assert!(d.post_send(&w(1, 6)).unwrap());
     assert!(d.post_send(&w(2, 5)).unwrap());
     d.ring_doorbells().unwrap();
-    let mut got = Vec::new();
-    for _ in 0..400 {
-        d.dev.idle().unwrap();
-        got.extend(d.poll().unwrap());
-        if got.len() == 2 {
-            break;
-        }
-    }
-    assert_eq!(got.len(), 2, "{got:?}");
+    let got = completions(&mut d, 2);
     assert!(got.iter().all(|c| c.kind == CqeKind::SendDone));
     let status: Vec<(u32, u8)> = got.iter().map(|c| (c.id, c.status)).collect();
     assert_eq!(status, vec![(1, 1), (2, 0)], "the refused WRITE fails, the next one succeeds, in order");
@@ -154,15 +161,7 @@ fn malformed_work_requests_complete_with_an_error() {
     }
     assert!(d.post_send(&good).unwrap());
     d.ring_doorbells().unwrap();
-    let mut got = Vec::new();
-    for _ in 0..400 {
-        d.dev.idle().unwrap();
-        got.extend(d.poll().unwrap());
-        if got.len() == 7 {
-            break;
-        }
-    }
-    assert_eq!(got.len(), 7, "{got:?}");
+    let got = completions(&mut d, 7);
     assert!(got.iter().all(|c| c.kind == CqeKind::SendDone));
     let seen: Vec<(u32, u8, u16, u8, u32)> = got.iter().map(|c| (c.id, c.status, c.conn, c.stream, c.len)).collect();
     let mut want: Vec<(u32, u8, u16, u8, u32)> = bad.iter().map(|b| (b.0, 3, b.2, b.3, b.4)).collect();
