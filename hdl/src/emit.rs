@@ -20,6 +20,8 @@ pub const PATH_BITS: usize = 4;
 
 /// Path-key width of the default build: 64 connections x 16 paths.
 pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;
+/// Connections: one bit each in per-connection masks.
+pub const CONNS: usize = 1 << CONN_KEY_BITS;
 
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.

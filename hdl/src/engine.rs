@@ -27,9 +27,12 @@
 use rust_hdl::prelude::*;
 
 use ferroce_proto::regs::{self, N_STORED};
+use ferroce_proto::wire;
 
 use crate::csr::{Csr, ADDR_BITS, HW_BITS};
 use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS};
+use crate::pacer::Pacer;
+use crate::rate_div::RateDiv;
 use crate::rto_timer::RtoTimer;
 use crate::rx_path::RxPath;
 use crate::trees::first_set_of;
@@ -37,6 +40,13 @@ use crate::tx_path::TxPath;
 
 /// Nanoseconds per clock cycle (250 MHz).
 pub const NS_PER_CYCLE: u32 = 4;
+
+/// The line rate of the MAC interface at this clock: 64 bits per cycle.
+pub const MAC_MBPS: u32 = 64 * 1000 / NS_PER_CYCLE;
+
+/// The receiver's activity window for its rate hint, as the model's
+/// default (`EndpointConfig::active_window`, ps).
+pub const ACTIVE_WINDOW_PS: u64 = 20_000_000;
 
 /// The engine.
 #[derive(LogicBlock, Default)]
@@ -93,6 +103,8 @@ pub struct Engine {
     txp: TxPath,
     ackt: RtoTimer<PATH_KEY_BITS>,
     rtot: RtoTimer<PATH_KEY_BITS>,
+    pace: Pacer<CONN_KEY_BITS>,
+    rdiv: RateDiv,
 }
 
 macro_rules! connect_all {
@@ -155,6 +167,19 @@ impl Logic for Engine {
             self.rtot.set_key,
             self.rtot.set_arm,
             self.rtot.set_deadline,
+            self.pace.clock,
+            self.pace.reset,
+            self.pace.in_valid,
+            self.pace.in_op,
+            self.pace.in_key,
+            self.pace.in_now,
+            self.pace.in_cost,
+            self.pace.in_bytes,
+            self.rdiv.clock,
+            self.rdiv.reset,
+            self.rdiv.in_valid,
+            self.rdiv.in_rate_mbps,
+            self.rdiv.in_clock_mhz,
         );
         // Every input of the two paths is driven by the glue.
         connect_all!(
@@ -259,6 +284,7 @@ impl Logic for Engine {
             self.txp.release_key,
             self.txp.release_psn,
             self.txp.tx_go,
+            self.txp.tx_mask,
             self.txp.m_rd_cmd_ready,
             self.txp.s_rd_tdata,
             self.txp.s_rd_tkeep,
@@ -290,7 +316,9 @@ pub fn verilog() -> String {
         .replace("{{ns_per_cycle}}", &NS_PER_CYCLE.to_string())
         .replace("{{hw_bits}}", &HW_BITS.to_string())
         .replace("{{conn_key_bits}}", &CONN_KEY_BITS.to_string())
-        .replace("{{path_bits}}", &PATH_BITS.to_string());
+        .replace("{{path_bits}}", &PATH_BITS.to_string())
+        .replace("{{frame_extra}}", &(wire::DATA_FRAME_OVERHEAD + wire::WIRE_OVERHEAD).to_string())
+        .replace("{{active_ns}}", &(ACTIVE_WINDOW_PS / 1000).to_string());
     while let Some(mut i) = v.find("{{") {
         while v[i + 2..].starts_with('{') {
             i += 1; // a concatenation brace before the reference
@@ -309,5 +337,5 @@ pub fn verilog() -> String {
     let trees =
         [first_set_of("ack", "ack_pend", PATH_KEY_BITS), first_set_of("rto", "rto_pend", PATH_KEY_BITS)].concat();
     let _ = N_STORED;
-    v.replace("// @TIMER_TREES@\n", &trees)
+    v.replace("// @TIMER_TREES@\n", &trees).replace("// @PACE_TREE@\n", &first_set_of("pd", "pc_dirty", CONN_KEY_BITS))
 }

@@ -29,7 +29,8 @@ wire [31:0] rto_ns = rto_ns_wide[51:20];
 wire [31:0] cfg_rnr = {{reg:control.rnr_delay_ns}};
 
 // ---- connection and region commands ----
-localparam [3:0] C_IDLE = 4'd0, C_RX = 4'd1, C_TX = 4'd2, C_LOAD = 4'd3, C_CLEAR = 4'd4, C_SEED = 4'd5;
+localparam [3:0] C_IDLE = 4'd0, C_RX = 4'd1, C_TX = 4'd2, C_LOAD = 4'd3, C_CLEAR = 4'd4, C_SEED = 4'd5,
+  C_PACE = 4'd6;
 reg [3:0] cst;
 reg [3:0] c_i;          // path or stream being set up
 reg [1:0] conn_status;  // 0 done, 1 busy, 2 bad
@@ -38,7 +39,7 @@ reg mr_w;
 reg mr_valid_bit;
 reg seed_pending;
 reg conn_pend;
-wire eng_ready = rxp$ready & txp$ready & ackt$ready & rtot$ready;
+wire eng_ready = rxp$ready & txp$ready & ackt$ready & rtot$ready & pace$ready;
 wire [31:0] c_index = {{reg:conn_table.index}};
 wire [31:0] c_paths = {{reg:conn_table.paths}};
 wire [31:0] c_streams = {{reg:conn_table.streams}};
@@ -152,6 +153,75 @@ wire rnr_any = rnr_wr != rnr_rd;
 wire [31:0] rnr_left = rnr_t[rnr_rd] - now_ns;
 wire rnr_due = rnr_any & rnr_left[31];
 
+// ---- pacing (the model's cc::Pacer per connection, in ns) ----
+// A connection sends at the rate its receiver's hint gives (at most the
+// line rate; before the first hint, conn_table.initial_rate_mbps or the
+// line rate). The pacer block holds each connection's next permitted time
+// and the cost of a byte; rate_div turns rates into costs. pc_ready is the
+// first ns at which a connection may send; pc_wait holds it back from the
+// frame it just sent until the pacer has accounted for that frame.
+localparam [13:0] FRAME_EXTRA = {{frame_extra}}; // a data frame's bytes on the wire besides its payload
+localparam [31:0] ACTIVE_NS = {{active_ns}};     // the receiver's activity window
+wire [31:0] cfg_line = {{reg:control.line_rate_mbps}};
+reg [47:0] now48;
+reg [47:0] pc_ready [0:NC-1];
+reg [NC-1:0] pc_wait;
+reg [NC-1:0] pc_may;
+reg [31:0] pc_rate [0:NC-1];
+reg [NC-1:0] pc_dirty;    // the connection's cost is to be (re)computed
+reg [NC-1:0] pc_load;     // ...and its pacer restarted (connection set-up)
+reg cv_busy;              // rate_div converting for cv_conn
+reg [CB-1:0] cv_conn;
+reg cv_load;
+reg set_v;                // a cost waiting for the pacer's port
+reg [CB-1:0] set_c;
+reg [31:0] set_cost;
+reg set_load;
+reg p1_v, p2_v, p1_send, p2_send;
+wire pc_send = txp$tx_sent;
+integer pci;
+always @(*) begin
+  for (pci = 0; pci < NC; pci = pci + 1) pc_may[pci] = ~pc_wait[pci] & (now48 >= pc_ready[pci]);
+end
+// @PACE_TREE@
+wire cv_start = ~cv_busy & ~set_v & pd_any & rdiv$in_ready;
+wire [31:0] fb_rate = (rxp$m_fb_hint < cfg_line) ? rxp$m_fb_hint : cfg_line;
+wire [CB-1:0] fb_conn = rxp$m_fb_key[KB-1:PB];
+wire fb_hint = rxp$m_fb_valid & ~fbq_full & ~rxp$m_fb_nak & (rxp$m_fb_hint != 32'd0)
+  & (e_streams[fb_conn] != 4'd0) & (pc_rate[fb_conn] != fb_rate);
+wire [31:0] c_init = {{reg:conn_table.initial_rate_mbps}};
+wire [31:0] c_rate = (c_init != 32'd0 && c_init < cfg_line) ? c_init : cfg_line;
+wire pace_idle = ~(|pc_dirty) & ~cv_busy & ~set_v & ~p1_v & ~p2_v;
+
+// ---- the receiver's rate hint (the model's Endpoint::rate_hint): the line
+// rate over the connections active at this receiver, those heard from
+// within ACTIVE_NS, or within 8 x ACTIVE_NS with a message begun and not
+// delivered; none until one window after the receiver became busy ----
+reg [31:0] ra_last [0:NC-1];  // ns of each connection's last data packet
+reg [NC-1:0] ra_heard;        // heard from (cleared 8 windows after)
+reg [7:0] ra_part [0:NC-1];   // messages begun and not delivered
+reg [NC-1:0] ra_recent;
+reg [NC-1:0] ra_act;
+reg [6:0] ra_count;
+reg [CB-1:0] ra_i;            // the sweep that forgets silent connections
+reg ra_has;                   // busy since ra_since
+reg ra_warm;                  // ...for a window at least
+reg [31:0] ra_since;
+reg [31:0] ra_age;
+integer rai;
+always @(*) begin
+  ra_count = 7'd0;
+  for (rai = 0; rai < NC; rai = rai + 1) begin
+    ra_age = now_ns - ra_last[rai];
+    ra_recent[rai] = ra_heard[rai] & (ra_age <= ACTIVE_NS);
+    ra_act[rai] = ra_heard[rai] & ((ra_age <= ACTIVE_NS) | ((ra_age <= 8 * ACTIVE_NS) & (ra_part[rai] != 8'd0)));
+    ra_count = ra_count + {6'd0, ra_act[rai]};
+  end
+end
+wire [31:0] ra_div = (ra_count == 7'd0) ? 32'd1 : {25'd0, ra_count};
+wire [31:0] hint = ra_warm ? cfg_line / ra_div : 32'd0;
+wire [31:0] ra_sweep_age = now_ns - ra_last[ra_i];
+
 always @(*) begin
   csr$clock = clock;
   csr$reset = reset;
@@ -227,7 +297,7 @@ always @(*) begin
   txp$cfg_repath_after = 8'd1;
   txp$cfg_retire_after = 8'd3;
   txp$cfg_rto_min = cfg_rto;
-  txp$cfg_hint = 32'd0;
+  txp$cfg_hint = hint;
   txp$now = now_ns;
   txp$ctl_valid = (cst == C_TX) | (cst == C_SEED);
   txp$ctl_op = cst == C_SEED;
@@ -278,6 +348,7 @@ always @(*) begin
   txp$release_key = rnr_k[rnr_rd];
   txp$release_psn = rnr_p[rnr_rd];
   txp$tx_go = enable;
+  txp$tx_mask = pc_may;
   txp$m_rd_cmd_ready = grant_tx & m_dma_rd_cmd_ready;
   txp$s_rd_tdata = s_dma_rd_tdata;
   txp$s_rd_tkeep = s_dma_rd_tkeep;
@@ -306,6 +377,21 @@ always @(*) begin
   rtot$set_key = txp$m_rto_key;
   rtot$set_arm = txp$m_rto_arm;
   rtot$set_deadline = now_ns + (rto_ns << txp$m_rto_shift);
+
+  // pacing
+  pace$clock = clock;
+  pace$reset = reset;
+  pace$in_valid = pc_send | set_v;
+  pace$in_op = pc_send ? 2'd2 : set_load ? 2'd0 : 2'd1;
+  pace$in_key = pc_send ? txp$tx_sent_conn : set_c;
+  pace$in_now = now48;
+  pace$in_cost = set_cost;
+  pace$in_bytes = txp$tx_sent_len + FRAME_EXTRA;
+  rdiv$clock = clock;
+  rdiv$reset = reset;
+  rdiv$in_valid = cv_start;
+  rdiv$in_rate_mbps = pc_rate[pd_at];
+  rdiv$in_clock_mhz = 16'd1000; // the pacer counts ns: 1000 per us
 
   // DMA read port
   m_dma_rd_cmd_valid = (txp$m_rd_cmd_valid | (sqf == F_CMD) | (rqf == F_CMD)) & rd_room;
@@ -401,11 +487,16 @@ always @(posedge clock) begin
     end
     C_CLEAR: if (rxp$ctl_ready) begin
       if ({28'd0, c_i} + 32'd1 >= c_streams) begin
-        conn_status <= 2'd0;
-        cst <= C_IDLE;
+        cst <= C_PACE;
       end else begin
         c_i <= c_i + 4'd1;
       end
+    end
+    // The connection's pacer starts at its initial rate before the
+    // command completes.
+    C_PACE: if (pace_idle) begin
+      conn_status <= 2'd0;
+      cst <= C_IDLE;
     end
     C_SEED: if (txp$ctl_ready) cst <= C_IDLE;
     default: cst <= C_IDLE;
@@ -544,7 +635,87 @@ always @(posedge clock) begin
   end
   if (rnr_due & txp$release_ready) rnr_rd <= rnr_rd + 4'd1;
 
+  // ---- pacing ----
+  now48 <= now48 + NS;
+  p1_v <= pace$in_valid;
+  p2_v <= p1_v;
+  p1_send <= pc_send;
+  p2_send <= p1_send;
+  if (cv_start) begin
+    cv_busy <= 1'b1;
+    cv_conn <= pd_at;
+    cv_load <= pc_load[pd_at];
+    pc_dirty[pd_at] <= 1'b0;
+    pc_load[pd_at] <= 1'b0;
+  end
+  if (rdiv$out_valid) begin
+    cv_busy <= 1'b0;
+    set_v <= 1'b1;
+    set_c <= cv_conn;
+    set_cost <= rdiv$out_cost[31:0];
+    set_load <= cv_load;
+  end else if (set_v & ~pc_send) begin
+    set_v <= 1'b0;
+  end
+  if (pace$out_valid) begin
+    pc_ready[pace$out_key] <= pace$out_ready_at;
+    if (p2_send) pc_wait[pace$out_key] <= 1'b0;
+  end
+  if (pc_send) pc_wait[txp$tx_sent_conn] <= 1'b1;
+  if (fb_hint) begin
+    pc_rate[fb_conn] <= fb_rate;
+    pc_dirty[fb_conn] <= 1'b1;
+  end
+  if (cst == C_RX && c_cmd == 32'd1) begin
+    pc_rate[c_index[CB-1:0]] <= c_rate;
+    pc_dirty[c_index[CB-1:0]] <= 1'b1;
+    pc_load[c_index[CB-1:0]] <= 1'b1;
+  end
+
+  // ---- activity at this receiver ----
+  ra_i <= ra_i + 1'b1;
+  if (ra_heard[ra_i] && ra_sweep_age > 8 * ACTIVE_NS) ra_heard[ra_i] <= 1'b0;
+  if (ra_has && ~ra_warm && now_ns - ra_since >= ACTIVE_NS) ra_warm <= 1'b1;
+  if (rxp$m_data_valid) begin
+    if (~(|ra_recent)) begin
+      ra_has <= 1'b1;
+      ra_warm <= 1'b0;
+      ra_since <= now_ns;
+    end
+    ra_last[rxp$m_data_conn] <= now_ns;
+    ra_heard[rxp$m_data_conn] <= 1'b1;
+  end
+  if (rxp$m_msg_valid & rxp$m_msg_began & ~(&ra_part[rxp$m_msg_conn]))
+    ra_part[rxp$m_msg_conn] <= ra_part[rxp$m_msg_conn] + 8'd1;
+  if (rxp$m_msg_valid & rxp$m_msg_popped & (ra_part[rxp$m_msg_conn] != 8'd0))
+    ra_part[rxp$m_msg_conn] <= ra_part[rxp$m_msg_conn] - 8'd1;
+  if (cst == C_RX) begin
+    ra_heard[c_index[CB-1:0]] <= 1'b0;
+    ra_part[c_index[CB-1:0]] <= 8'd0;
+  end
+
   if (reset) begin
+    now48 <= 48'd0;
+    pc_wait <= {NC{1'b0}};
+    pc_dirty <= {NC{1'b0}};
+    pc_load <= {NC{1'b0}};
+    for (pci = 0; pci < NC; pci = pci + 1) begin
+      pc_ready[pci] <= 48'd0;
+      pc_rate[pci] <= 32'd0;
+      ra_part[pci] <= 8'd0;
+      ra_last[pci] <= 32'd0;
+    end
+    cv_busy <= 1'b0;
+    set_v <= 1'b0;
+    p1_v <= 1'b0;
+    p2_v <= 1'b0;
+    p1_send <= 1'b0;
+    p2_send <= 1'b0;
+    ra_heard <= {NC{1'b0}};
+    ra_i <= {CB{1'b0}};
+    ra_has <= 1'b0;
+    ra_warm <= 1'b0;
+    ra_since <= 32'd0;
     now_ns <= 32'd0;
     cst <= C_IDLE;
     conn_status <= 2'd0;
@@ -577,6 +748,6 @@ end
 // Outputs of the sub-blocks and bus bits the glue does not use (registers
 // the glue reads through other names, counters not in the map, readiness
 // the paths already account for).
-wire unused_ok = &{1'b0, rto_ns_wide[66:52], rto_ns_wide[19:0], csr$regs, csr$strobe, rxp$m_fb_ts, rxp$m_fb_hint,
+wire unused_ok = &{1'b0, rto_ns_wide[66:52], rto_ns_wide[19:0], csr$regs, csr$strobe, rxp$m_fb_ts, pace$out_may, rdiv$out_cost[39:32],
   rxp$m_fb_pkts, rxp$cnt_frames, rxp$cnt_dup_retx, rxp$cnt_post_drop, txp$tx_done, txp$tx_sent,
   txp$cnt_naks_received, wqe[511:288], rqe[255:160], rqe[31:24], rnr_left[30:0], 1'b0};

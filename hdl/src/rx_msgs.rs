@@ -13,7 +13,8 @@
 //!   `in_fail` and `in_apply` (record it if it passes; low for a packet only
 //!   being checked).
 //! * Two cycles later: `out_valid`, `out_key`, `out_ok` (packet: it passes
-//!   the window and consistency check), `out_popped` (pop: the next message
+//!   the window and consistency check; `out_began`: it was recorded into a
+//!   free slot, the first packet seen of its message), `out_popped` (pop: the next message
 //!   was complete and is delivered) with `out_seq`, `out_opcode`, `out_len`,
 //!   `out_imm`, `out_fail`.
 
@@ -45,6 +46,8 @@ pub struct MsgCore {
     pub new_state: Signal<Out, Bits<STATE_BITS>>,
     pub ok: Signal<Out, bool>,
     pub popped: Signal<Out, bool>,
+    /// A packet recorded into a free slot: a message begun.
+    pub began: Signal<Out, bool>,
     pub p_seq: Signal<Out, Bits<32>>,
     pub p_opcode: Signal<Out, Bits<2>>,
     pub p_len: Signal<Out, Bits<32>>,
@@ -59,6 +62,7 @@ impl Logic for MsgCore {
         self.new_state.next = self.state.val();
         self.ok.next = false;
         self.popped.next = false;
+        self.began.next = false;
         self.p_seq.next = 0.into();
         self.p_opcode.next = 0.into();
         self.p_len.next = 0.into();
@@ -73,6 +77,7 @@ impl Logic for MsgCore {
         self.p_seq.connect();
         self.p_opcode.connect();
         self.p_len.connect();
+        self.began.connect();
         self.p_imm.connect();
         self.p_fail.connect();
     }
@@ -126,6 +131,7 @@ always @(*) begin
   new_state = state;
   ok = 1'b0;
   popped = 1'b0;
+  began = 1'b0;
   p_seq = 32'd0;
   p_opcode = 2'd0;
   p_len = 32'd0;
@@ -134,6 +140,7 @@ always @(*) begin
   case (op)
     2'd0: begin
       ok = check_ok;
+      began = check_ok & apply & fresh;
       if (check_ok & apply) new_state[32 + SB * si +: SB] = slot_rec;
     end
     2'd1: if (can_pop) begin
@@ -175,6 +182,7 @@ pub struct RxMsgs<const K: usize> {
     pub out_key: Signal<Out, Bits<K>>,
     pub out_ok: Signal<Out, bool>,
     pub out_popped: Signal<Out, bool>,
+    pub out_began: Signal<Out, bool>,
     pub out_seq: Signal<Out, Bits<32>>,
     pub out_opcode: Signal<Out, Bits<2>>,
     pub out_len: Signal<Out, Bits<32>>,
@@ -194,6 +202,7 @@ pub struct RxMsgs<const K: usize> {
     o_key: DFF<Bits<K>>,
     o_ok: DFF<bool>,
     o_popped: DFF<bool>,
+    o_began: DFF<bool>,
     o_seq: DFF<Bits<32>>,
     o_opcode: DFF<Bits<2>>,
     o_len: DFF<Bits<32>>,
@@ -206,7 +215,7 @@ impl<const K: usize> Logic for RxMsgs<K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_op, s1_seq, s1_len, s1_opcode, s1_imm, s1_payload, s1_fail, s1_apply, o_valid, o_key, o_ok,
-            o_popped, o_seq, o_opcode, o_len, o_imm, o_fail
+            o_popped, o_began, o_seq, o_opcode, o_len, o_imm, o_fail
         );
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
@@ -235,6 +244,7 @@ impl<const K: usize> Logic for RxMsgs<K> {
         self.o_key.d.next = self.store.s1_key.val();
         self.o_ok.d.next = self.core.ok.val();
         self.o_popped.d.next = self.core.popped.val();
+        self.o_began.d.next = self.core.began.val();
         self.o_seq.d.next = self.core.p_seq.val();
         self.o_opcode.d.next = self.core.p_opcode.val();
         self.o_len.d.next = self.core.p_len.val();
@@ -248,6 +258,7 @@ impl<const K: usize> Logic for RxMsgs<K> {
         self.out_key.next = self.o_key.q.val();
         self.out_ok.next = self.o_ok.q.val();
         self.out_popped.next = self.o_popped.q.val();
+        self.out_began.next = self.o_began.q.val();
         self.out_seq.next = self.o_seq.q.val();
         self.out_opcode.next = self.o_opcode.q.val();
         self.out_len.next = self.o_len.q.val();

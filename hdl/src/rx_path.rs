@@ -54,6 +54,12 @@
 //! * `m_arm_valid`/`m_arm_key`: one-cycle request to arm an ACK timer.
 //! * `m_fb_*`: a received ACK (`m_fb_nak` low) or NAK for the send side
 //!   (`m_fb_sack` in slot order, like `m_ack_sack`).
+//! * `m_data_valid`/`m_data_conn`: one-cycle pulse for each data packet of
+//!   a set-up connection (the receiver's activity, for its rate hint).
+//! * `m_msg_*`: each result of the message tracker on connection
+//!   `m_msg_conn`: `m_msg_began` a message's first packet recorded,
+//!   `m_msg_popped` a message delivered (messages begun and not delivered
+//!   keep a slow sender counted as active).
 //! * `m_cpl_*`: receive completions in order per stream (`kind` 1 receive,
 //!   2 WRITE with immediate; `status` 0 success, 2 receive buffer too small).
 //! * `cnt_*`: the receive counters of `ferroce_proto::Stats`, and dropped
@@ -190,6 +196,12 @@ pub struct RxPath {
     pub m_fb_code: Signal<Out, Bits<8>>,
     pub m_fb_stream: Signal<Out, Bits<16>>,
     pub m_fb_msg_seq: Signal<Out, Bits<32>>,
+    pub m_data_valid: Signal<Out, bool>,
+    pub m_data_conn: Signal<Out, Bits<CONN_KEY_BITS>>,
+    pub m_msg_valid: Signal<Out, bool>,
+    pub m_msg_conn: Signal<Out, Bits<CONN_KEY_BITS>>,
+    pub m_msg_began: Signal<Out, bool>,
+    pub m_msg_popped: Signal<Out, bool>,
     pub m_cpl_valid: Signal<Out, bool>,
     pub m_cpl_ready: Signal<In, bool>,
     pub m_cpl_key: Signal<Out, Bits<STREAM_KEY_BITS>>,
@@ -272,6 +284,12 @@ impl Logic for RxPath {
         self.m_fb_code.connect();
         self.m_fb_stream.connect();
         self.m_fb_msg_seq.connect();
+        self.m_data_valid.connect();
+        self.m_data_conn.connect();
+        self.m_msg_valid.connect();
+        self.m_msg_conn.connect();
+        self.m_msg_began.connect();
+        self.m_msg_popped.connect();
         self.m_cpl_valid.connect();
         self.m_cpl_key.connect();
         self.m_cpl_kind.connect();
@@ -546,6 +564,8 @@ reg [31:0] a_ts;
 reg [15:0] a_sport;
 reg [PK-1:0] a_key;
 reg arm_v;
+reg data_v;
+reg [CK-1:0] data_c;
 reg [PK-1:0] arm_k;
 reg [1:0] c_kind;
 reg [1:0] c_status;
@@ -725,6 +745,12 @@ always @(*) begin
   m_cpl_id = c_id;
   cnt_frames = n_frames;
   cnt_data = n_data;
+  m_data_valid = data_v;
+  m_data_conn = data_c;
+  m_msg_valid = msgs$out_valid;
+  m_msg_conn = msgs$out_key[SK-1:3];
+  m_msg_began = msgs$out_began;
+  m_msg_popped = msgs$out_popped;
   cnt_dup = n_dup;
   cnt_dup_retx = n_dup_retx;
   cnt_oow = n_oow;
@@ -774,6 +800,7 @@ end
 // ---- control ----
 always @(posedge clock) begin
   arm_v <= 1'b0;
+  data_v <= 1'b0;
   case (st)
     S_IDLE: begin
       if (take_ctl) begin
@@ -834,6 +861,8 @@ always @(posedge clock) begin
         st <= S_FB;
       end else begin
         n_data <= n_data + 32'd1;
+        data_v <= 1'b1;
+        data_c <= h_conn[CK-1:0];
         if (ce) n_ce <= n_ce + 32'd1;
         st <= S_SACK1;
       end
@@ -951,6 +980,7 @@ always @(posedge clock) begin
     hq_wr <= 3'd0;
     hq_rd <= 3'd0;
     arm_v <= 1'b0;
+    data_v <= 1'b0;
     n_frames <= 32'd0;
     n_data <= 32'd0;
     n_dup <= 32'd0;
@@ -968,6 +998,6 @@ end
 
 // Header and sub-block bits this logic does not use.
 wire unused_ok = &{1'b0, parse$m_error, parse$m_len, hb, post_slot, sack$out_valid, sack$out_key, sack$out_high,
-  msgs$out_valid, msgs$out_key, ackg$out_valid, ackg$out_key, check$out_valid, fifo$m_axis_tkeep, h_conn[15:CK],
+  msgs$out_key[2:0], ackg$out_valid, ackg$out_key, check$out_valid, fifo$m_axis_tkeep, h_conn[15:CK],
   h_path[7:PB], h_stream[15:3], h_rkey[31:4], h_ecn[0], h_flags[7:2], q_len[0], 1'b0};
 "#;

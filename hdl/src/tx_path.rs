@@ -33,7 +33,9 @@
 //! path's retransmission timer, for the base timeout `m_rto_base` (ps)
 //! shifted left by `m_rto_shift` (the RTOs in a row, at most 5); `rto_*` reports that it
 //! fired. Pacing is
-//! outside too: `tx_go` is the permission to send (tie high for none).
+//! outside too: `tx_go` is the permission to send (tie high for none), and
+//! a transmit attempt passes over the connections whose bit of `tx_mask` is
+//! low (all ones for no pacing).
 //!
 //! Ports (`clock`; `reset` synchronous, active high; `ready` low during
 //! the clearing sweeps after reset):
@@ -57,7 +59,8 @@
 //! * `ack_*`, `nak_*`: ACK and NAK frames to send (from `rx_path`).
 //! * `rto_*`, `release_*`: a timer fired; a held PSN may go again.
 //! * `tx_go`: may start a transmit attempt; `tx_done` pulses at its end,
-//!   with `tx_sent` if it produced a data frame.
+//!   with `tx_sent` if it produced a data frame (`tx_sent_conn` its
+//!   connection, `tx_sent_len` its payload bytes).
 //! * `m_rd_cmd_*`, `s_rd_*`: DMA reads of payloads, data in command order.
 //! * `m_axis_*`: frames to the MAC.
 //! * `m_cpl_*`: send completions (`status` 0 success, 1 remote access
@@ -76,7 +79,7 @@
 use rust_hdl::prelude::*;
 
 use crate::cc::Cc;
-use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
+use crate::emit::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 use crate::health::PathHealth;
 use crate::retx::Retx;
 use crate::seg_log::SegLog;
@@ -164,8 +167,11 @@ pub struct TxPath {
     pub release_key: Signal<In, Bits<PATH_KEY_BITS>>,
     pub release_psn: Signal<In, Bits<24>>,
     pub tx_go: Signal<In, bool>,
+    pub tx_mask: Signal<In, Bits<CONNS>>,
     pub tx_done: Signal<Out, bool>,
     pub tx_sent: Signal<Out, bool>,
+    pub tx_sent_conn: Signal<Out, Bits<CONN_KEY_BITS>>,
+    pub tx_sent_len: Signal<Out, Bits<14>>,
     pub m_rto_valid: Signal<Out, bool>,
     pub m_rto_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rto_arm: Signal<Out, bool>,
@@ -242,6 +248,8 @@ impl Logic for TxPath {
             self.release_ready,
             self.tx_done,
             self.tx_sent,
+            self.tx_sent_conn,
+            self.tx_sent_len,
             self.m_rto_valid,
             self.m_rto_key,
             self.m_rto_arm,

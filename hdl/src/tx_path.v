@@ -102,6 +102,8 @@ reg [31:0] h_nak_msg;
 reg [7:0] h_nak_code;
 reg done_v;
 reg sent_v;
+reg [CB-1:0] sent_c;
+reg [13:0] sent_l;
 reg rto_v;
 reg rto_a;
 reg [2:0] rto_s;
@@ -134,7 +136,9 @@ wire take_go = idle & ~ctl_valid & ~ack_in & ~nak_in & ~fb_valid & ~rto_valid & 
   & ~(wr_valid & wr_room) & tx_go & build$hdr_ready;
 // The next set-up connection from cur on (the transmit attempt's scan
 // skips the others in one step).
-wire [2*NC-1:0] cv_rot = {c_valid, c_valid} >> cur;
+// Connections the pacers hold back (tx_mask low) are skipped as well.
+wire [NC-1:0] c_may = c_valid & tx_mask;
+wire [2*NC-1:0] cv_rot = {c_may, c_may} >> cur;
 reg [CB-1:0] cv_off;
 reg cv_any;
 integer cvi;
@@ -433,6 +437,8 @@ always @(*) begin
   wr_ready = take_wr;
   tx_done = done_v;
   tx_sent = sent_v;
+  tx_sent_conn = sent_c;
+  tx_sent_len = sent_l;
   m_rto_valid = rto_v;
   m_rto_key = rto_k;
   m_rto_arm = rto_a;
@@ -849,6 +855,8 @@ always @(posedge clock) begin
     S_HDR: if (build$hdr_ready) begin
       conn_rr <= cur + C_ONE;
       sent_v <= 1'b1;
+      sent_c <= cur;
+      sent_l <= h_len;
       done_v <= 1'b1;
       // A finished message may leave failed ones at the segmentation point.
       skip_compl <= 1'b0;

@@ -92,6 +92,7 @@ pub fn line_rate(quick: bool) -> Result<LineRate> {
         verify: true,
         pcap: None,
         dma_stall: 0.0,
+        ..Opts::default()
     };
     let t = Instant::now();
     let r = run_sim(&o, &mut |_, _| {})?;

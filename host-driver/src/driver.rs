@@ -32,12 +32,15 @@ pub struct Config {
     pub rto_min_ns: u32,
     pub rnr_delay_ns: u32,
     pub port_seed: u32,
+    /// The port's line rate: connections are paced at most at it, and a
+    /// receiver divides it among the connections sending to it.
+    pub line_rate_mbps: u32,
 }
 
 impl Config {
     /// `mac` and `ip` with the usual transport settings: 1024-byte packets,
     /// an ACK every 4 packets or after 2 us, RTOs of at least 100 us, SEND
-    /// retries after 5 us, port seed 0.
+    /// retries after 5 us, port seed 0, a 10 Gb/s port.
     pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
         Config {
             mac,
@@ -48,6 +51,7 @@ impl Config {
             rto_min_ns: 100_000,
             rnr_delay_ns: 5_000,
             port_seed: 0,
+            line_rate_mbps: 10_000,
         }
     }
 }
@@ -68,6 +72,8 @@ pub struct ConnSpec {
     pub peer_ip: [u8; 4],
     pub paths: u32,
     pub streams: u32,
+    /// The rate before the receiver's first hint (0: the line rate).
+    pub initial_rate_mbps: u32,
 }
 
 /// A memory region open to remote WRITEs.
@@ -160,6 +166,10 @@ impl<D: Device> Driver<D> {
         d.set("control", "rto_min_ns", cfg.rto_min_ns)?;
         d.set("control", "rnr_delay_ns", cfg.rnr_delay_ns)?;
         d.set("control", "port_seed", cfg.port_seed)?;
+        if cfg.line_rate_mbps == 0 {
+            return Err(Error::BadRequest("a line rate of 0 Mb/s".into()));
+        }
+        d.set("control", "line_rate_mbps", cfg.line_rate_mbps)?;
         for (q, r) in [("sq", sq), ("rq", rq), ("cq", cq)] {
             d.set("queues", &format!("{q}_base_lo"), r.base as u32)?;
             d.set("queues", &format!("{q}_base_hi"), (r.base >> 32) as u32)?;
@@ -222,6 +232,7 @@ impl<D: Device> Driver<D> {
         self.set("conn_table", "peer_mac_hi", hi)?;
         self.set("conn_table", "paths", c.paths)?;
         self.set("conn_table", "streams", c.streams)?;
+        self.set("conn_table", "initial_rate_mbps", c.initial_rate_mbps)?;
         self.command("conn_table", 1, format!("connection {}", c.index))
     }
 

@@ -22,6 +22,10 @@ pub mod pci;
 pub mod sim;
 pub mod vfio;
 
+/// The line rate of the simulated engine's MAC interface (64 bits per
+/// cycle at its clock), Mb/s.
+pub const SIM_LINE_MBPS: u32 = ferroce_hdl::engine::MAC_MBPS;
+
 pub use access::{RegisterAccess, Twin};
 
 /// Everything the driver can fail with.

@@ -46,6 +46,9 @@ pub struct Opts {
     pub pcap: Option<PathBuf>,
     /// Simulator only: chance per cycle that each DMA port stalls.
     pub dma_stall: f64,
+    /// The port's line rate, for pacing and the rate hint (the simulated
+    /// MAC interface's by default).
+    pub line_rate_mbps: u32,
 }
 
 impl Default for Opts {
@@ -62,6 +65,7 @@ impl Default for Opts {
             verify: true,
             pcap: None,
             dma_stall: 0.1,
+            line_rate_mbps: crate::SIM_LINE_MBPS,
         }
     }
 }
@@ -122,6 +126,9 @@ pub fn validate(o: &Opts) -> Result<()> {
     }
     if !(0.0..0.5).contains(&o.loss) {
         return bad(format!("--loss must be in [0, 0.5) (got {})", o.loss));
+    }
+    if o.line_rate_mbps == 0 {
+        return bad("--line-rate must be positive".into());
     }
     if o.mtu == 0 || o.mtu > 4096 {
         return bad(format!("--mtu must be 1..=4096 (got {})", o.mtu));
@@ -221,11 +228,19 @@ pub fn run<D: Device>(
     }
     let mac = [2, 0, 0, 0, 0, 1];
     let ip = [10, 0, 0, 1];
-    let cfg = Config { mtu: o.mtu, port_seed: o.seed as u32, ..Config::new(mac, ip) };
+    let cfg = Config { mtu: o.mtu, port_seed: o.seed as u32, line_rate_mbps: o.line_rate_mbps, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, LOG_SQ), ring(l.rq, LOG_RQ), ring(l.cq, LOG_CQ))?;
     for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: o.paths, streams: o.streams })?;
+        d.connect(&ConnSpec {
+            index,
+            remote,
+            peer_mac: mac,
+            peer_ip: ip,
+            paths: o.paths,
+            streams: o.streams,
+            initial_rate_mbps: 0,
+        })?;
     }
     d.register_mr(&MrSpec { slot: 0, rkey: RKEY, base: l.dst, len: total, remote_write: true, conn: 1 })?;
 

@@ -77,7 +77,12 @@ impl EnginePair {
             let dma = DmaConfig { seed: c.seed + h as u64, stall: c.dma_stall, ..DmaConfig::default() };
             let e = Rc::new(RefCell::new(EngineSim::new(memory(&c, h as u64), dma)?));
             fabric.attach(h, EngineNode::new(e.clone()), Memory::default());
-            let cfg = Config { mtu: c.mtu, port_seed: 11 + h as u32 + c.seed as u32, ..Config::new(mac, ip) };
+            let cfg = Config {
+                mtu: c.mtu,
+                port_seed: 11 + h as u32 + c.seed as u32,
+                line_rate_mbps: crate::SIM_LINE_MBPS,
+                ..Config::new(mac, ip)
+            };
             let ring = |base, log_size| RingSpec { base, log_size };
             drivers.push(Driver::bring_up(
                 SharedEngine(e.clone()),
@@ -91,8 +96,24 @@ impl EnginePair {
         let (mac_a, ip_a) = fabric.host_addr(0);
         let (mac_b, ip_b) = fabric.host_addr(1);
         let (paths, streams) = (c.paths, c.streams);
-        drivers[0].connect(&ConnSpec { index: 0, remote: 0, peer_mac: mac_b, peer_ip: ip_b, paths, streams })?;
-        drivers[1].connect(&ConnSpec { index: 0, remote: 0, peer_mac: mac_a, peer_ip: ip_a, paths, streams })?;
+        drivers[0].connect(&ConnSpec {
+            index: 0,
+            remote: 0,
+            peer_mac: mac_b,
+            peer_ip: ip_b,
+            paths,
+            streams,
+            initial_rate_mbps: 0,
+        })?;
+        drivers[1].connect(&ConnSpec {
+            index: 0,
+            remote: 0,
+            peer_mac: mac_a,
+            peer_ip: ip_a,
+            paths,
+            streams,
+            initial_rate_mbps: 0,
+        })?;
         drivers[1].register_mr(&MrSpec {
             slot: 0,
             rkey: RKEY,

@@ -21,6 +21,8 @@ pub struct SimLoopback {
     pub lost: u64,
     /// Bytes of those frames (the MAC interface's busy beats times 8, near enough).
     pub wire_bytes: u64,
+    /// When set, every frame sent, with the cycle it left.
+    pub tap: Option<Vec<(u64, Vec<u8>)>>,
 }
 
 /// Cycles a frame spends on the looped wire (400 ns at 250 MHz).
@@ -67,6 +69,7 @@ impl SimLoopback {
             frames: 0,
             lost: 0,
             wire_bytes: 0,
+            tap: None,
         })
     }
 
@@ -80,6 +83,9 @@ impl SimLoopback {
             if let Some(p) = self.pcap.as_mut() {
                 p.frame(now * ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000, &f)
                     .map_err(|e| Error::Io { path: "pcap".into(), source: e })?;
+            }
+            if let Some(t) = self.tap.as_mut() {
+                t.push((now, f.clone()));
             }
             if self.rng.chance(self.loss) {
                 self.lost += 1;

@@ -86,7 +86,8 @@ fn two_connections(streams: u32, seed: u64) -> Driver<SimLoopback> {
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
     for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams }).unwrap();
+        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams, initial_rate_mbps: 0 })
+            .unwrap();
     }
     d.register_mr(&MrSpec { slot: 0, rkey: 5, base: 0x3000_0000, len: 8192, remote_write: true, conn: 1 }).unwrap();
     d
@@ -204,7 +205,16 @@ fn all_connections_and_streams_at_once() {
     // to connection s (the WRITEs of connection s ^ 1 land there).
     for c in 0..CONNS {
         let paths = 1 + (c / 2) % 16;
-        d.connect(&ConnSpec { index: c, remote: c ^ 1, peer_mac: mac, peer_ip: ip, paths, streams: 8 }).unwrap();
+        d.connect(&ConnSpec {
+            index: c,
+            remote: c ^ 1,
+            peer_mac: mac,
+            peer_ip: ip,
+            paths,
+            streams: 8,
+            initial_rate_mbps: 0,
+        })
+        .unwrap();
     }
     for slot in 0..16u32 {
         let mr = MrSpec { slot, rkey: 100 + slot, base: dst, len: (n * MSG) as u64, remote_write: true, conn: slot };
@@ -282,4 +292,112 @@ fn all_connections_and_streams_at_once() {
     }
     assert_eq!(sent, d.get("stats", "tx_data").unwrap(), "data packets per path add up");
     assert_eq!(retx, d.get("stats", "tx_retx").unwrap(), "retransmissions per path add up");
+}
+
+/// Pacing and the receiver's rate hint: four connections of one looped
+/// engine send to four others, starting at 2 000 Mb/s (their initial rate);
+/// the receiving connections' ACKs carry no hint for the first activity
+/// window, then the line rate shared by the four active senders; each
+/// sender keeps to its rate, and speeds up to the hint once it comes.
+#[test]
+fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
+    use ferroce_proto::wire::{self, Body, Opcode};
+    const LINE: u32 = 16_000;
+    const INITIAL: u32 = 2_000;
+    const MSG: u32 = 192 << 10;
+    let (sq, rq, cq, src, dst) = (0x1000_0000u64, 0x1010_0000u64, 0x1020_0000u64, 0x2000_0000u64, 0x3000_0000u64);
+    let mut mem = Memory::default();
+    mem.add_region("sq", Iova(sq), WQE_BYTES << 4, false);
+    mem.add_region("rq", Iova(rq), 32 << 4, false);
+    mem.add_region("cq", Iova(cq), CQE_BYTES << 6, true);
+    mem.add_region("src", Iova(src), 4 * MSG as usize, false);
+    mem.add_region("dst", Iova(dst), 4 * MSG as usize, true);
+    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 7 % 253) as u8);
+    let mut dev = SimLoopback::new(mem, 0.0, 3, None).unwrap();
+    dev.tap = Some(Vec::new());
+    let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
+    let cfg = Config { mtu: 1024, port_seed: 5, line_rate_mbps: LINE, ..Config::new(mac, ip) };
+    let ring = |base, log_size| RingSpec { base, log_size };
+    let mut d = Driver::bring_up(dev, &cfg, ring(sq, 4), ring(rq, 4), ring(cq, 6)).unwrap();
+    for c in 0..8u32 {
+        let initial_rate_mbps = if c < 4 { INITIAL } else { 0 };
+        let spec =
+            ConnSpec { index: c, remote: c ^ 4, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps };
+        d.connect(&spec).unwrap();
+    }
+    for k in 0..4u32 {
+        let base = dst + (k * MSG) as u64;
+        d.register_mr(&MrSpec { slot: k, rkey: 50 + k, base, len: MSG as u64, remote_write: true, conn: k + 4 })
+            .unwrap();
+    }
+    for k in 0..4u32 {
+        let at = (k * MSG) as u64;
+        let w = Wqe {
+            op: WqeOp::Write,
+            stream: 0,
+            conn: k as u16,
+            len: MSG,
+            local: src + at,
+            remote: dst + at,
+            rkey: 50 + k,
+            imm: 0,
+            id: k,
+        };
+        assert!(d.post_send(&w).unwrap());
+    }
+    d.ring_doorbells().unwrap();
+    let got = completions(&mut d, 4);
+    assert!(got.iter().all(|c| c.status == 0), "{got:?}");
+    let mem = &d.dev.engine.mem;
+    assert!(mem.region("dst") == mem.region("src"), "every byte in place");
+
+    // Data frames per sender (cycle, wire bytes) and the receivers' hints.
+    let ns = ferroce_hdl::engine::NS_PER_CYCLE as f64;
+    let mut data: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
+    let mut hints: Vec<(f64, u32)> = Vec::new();
+    for (cycle, f) in d.dev.tap.as_ref().unwrap() {
+        let p = wire::parse(f, wire::FERROCE_PORT).unwrap();
+        let c = p.transport.common;
+        match p.transport.body {
+            Body::Data(_) if c.opcode == Opcode::Write => {
+                data[c.conn.0 as usize - 4].push((*cycle as f64 * ns, (f.len() + wire::WIRE_OVERHEAD) as f64))
+            }
+            Body::Ack(a) => hints.push((*cycle as f64 * ns, a.rate_hint_mbps)),
+            _ => {}
+        }
+    }
+    let first_data = data.iter().map(|v| v[0].0).fold(f64::MAX, f64::min);
+    let first_hint = hints.iter().find(|h| h.1 != 0).copied().expect("a hint");
+    assert_eq!(first_hint.1, LINE / 4, "the line shared by four active senders");
+    assert!(
+        first_hint.0 - first_data >= 20_000.0,
+        "no hint within the activity window: data from {first_data} ns, hint at {} ns",
+        first_hint.0
+    );
+    assert!(hints.iter().filter(|h| h.0 < first_hint.0).all(|h| h.1 == 0), "no hint before the window ends");
+    // Until the hint arrives each sender keeps to 2 000 Mb/s: between any two
+    // of its frames at most the bytes the rate allows, plus one frame (the
+    // pacer lets a frame go when the previous one's time is up).
+    for (k, v) in data.iter().enumerate() {
+        let early: Vec<&(f64, f64)> = v.iter().filter(|x| x.0 < first_hint.0).collect();
+        // 20 us at 2 000 Mb/s: about five 1 128-byte frames.
+        assert!(early.len() >= 4, "sender {k}: {} frames before the hint", early.len());
+        for i in 0..early.len() {
+            for j in i + 1..early.len() {
+                let bytes: f64 = early[i..j].iter().map(|x| x.1).sum();
+                let allowed = (early[j].0 - early[i].0) * INITIAL as f64 / 8000.0 + 1100.0;
+                assert!(bytes <= allowed, "sender {k}: {bytes} bytes in {} ns", early[j].0 - early[i].0);
+            }
+        }
+        // After the hint: faster than the initial rate, never faster than the hint.
+        let late: Vec<&(f64, f64)> = v.iter().filter(|x| x.0 > first_hint.0 + 2_000.0).collect();
+        assert!(late.len() >= 32, "sender {k}: {} frames after the hint", late.len());
+        let span = late[late.len() - 1].0 - late[0].0;
+        let rate = late[..late.len() - 1].iter().map(|x| x.1).sum::<f64>() * 8000.0 / span;
+        assert!(
+            rate > 1.4 * INITIAL as f64 && rate <= 1.02 * (LINE / 4) as f64,
+            "sender {k}: {rate:.0} Mb/s after the hint of {} Mb/s",
+            LINE / 4
+        );
+    }
 }

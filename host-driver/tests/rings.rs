@@ -136,8 +136,15 @@ fn completions_are_read_in_order_and_returned() {
 #[test]
 fn commands_refused_or_never_done_are_typed_errors() {
     let mut d = up();
-    let c =
-        ConnSpec { index: 3, remote: 4, peer_mac: [2, 0, 0, 0, 0, 2], peer_ip: [10, 0, 0, 2], paths: 4, streams: 2 };
+    let c = ConnSpec {
+        index: 3,
+        remote: 4,
+        peer_mac: [2, 0, 0, 0, 0, 2],
+        peer_ip: [10, 0, 0, 2],
+        paths: 4,
+        streams: 2,
+        initial_rate_mbps: 0,
+    };
     // The twin's cmd_status reads 0: done at once.
     d.connect(&c).unwrap();
     assert_eq!(d.dev.twin.read32(off("conn_table", "paths")).unwrap(), 4);
@@ -157,7 +164,15 @@ fn bad_requests_are_refused_before_anything_is_written() {
     let before = d.dev.mem.clone();
     assert!(matches!(d.post_send(&Wqe { len: 0, ..wqe(1) }), Err(Error::BadRequest(_))), "zero length");
     assert!(matches!(d.post_send(&Wqe { stream: 9, ..wqe(1) }), Err(Error::BadRequest(_))), "no such stream");
-    let too_many = ConnSpec { index: 0, remote: 0, peer_mac: [0; 6], peer_ip: [0; 4], paths: 17, streams: 1 };
+    let too_many = ConnSpec {
+        index: 0,
+        remote: 0,
+        peer_mac: [0; 6],
+        peer_ip: [0; 4],
+        paths: 17,
+        streams: 1,
+        initial_rate_mbps: 0,
+    };
     assert!(matches!(d.connect(&too_many), Err(Error::BadRequest(_))), "more paths than the engine has");
     assert!(d.dev.mem == before, "nothing reached the rings");
     // Rings not aligned to their entries, or of size 0, are refused at bring-up.

@@ -406,6 +406,7 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
         ("cfg_retire_after", acfg.retire_after_rtos as u64),
         ("cfg_rto_min", acfg.rto_min / 1000),
         ("cfg_hint", 0),
+        ("tx_mask", u64::MAX), // no pacing: attempts come from the model
     ] {
         rtl.set(n, v);
     }

@@ -68,6 +68,7 @@ fn message_tracking_matches_the_model() {
         "out_key",
         "out_ok",
         "out_popped",
+        "out_began",
         "out_seq",
         "out_opcode",
         "out_len",
@@ -78,8 +79,8 @@ fn message_tracking_matches_the_model() {
     s.reset("reset", Some("ready"), 1 << 12);
     let mut rng = Rng::new(44);
     let mut streams: HashMap<u64, Stream> = HashMap::new();
-    let mut expected: VecDeque<(u64, bool, Option<Delivered>)> = VecDeque::new();
-    let (mut checked, mut delivered, mut refused) = (0u64, 0u64, 0u64);
+    let mut expected: VecDeque<(u64, bool, Option<Delivered>, bool)> = VecDeque::new();
+    let (mut checked, mut delivered, mut refused, mut begun) = (0u64, 0u64, 0u64, 0u64);
     while checked < 100_000 {
         if rng.chance(0.15) {
             s.set(p["in_valid"], 0);
@@ -102,7 +103,7 @@ fn message_tracking_matches_the_model() {
                 st.next_seq = st.next_seq.wrapping_add(1);
             }
             let r = rng.below(100);
-            let (op, ok, popped) = if r < 40 {
+            let (op, ok, popped, began) = if r < 40 {
                 // Deliver.
                 let got =
                     st.model.pop().map(|(seq, m)| (seq, opcode_code(m.opcode), m.len, m.imm, fail_code(m.failed)));
@@ -110,7 +111,7 @@ fn message_tracking_matches_the_model() {
                     st.active.retain(|m| m.seq != seq);
                     delivered += 1;
                 }
-                (1u64, false, got)
+                (1u64, false, got, false)
             } else {
                 let (seq, len, opcode, imm, payload, fail, apply) = if r < 50 || st.active.is_empty() {
                     // A packet that must be refused: delivered already, beyond
@@ -150,6 +151,8 @@ fn message_tracking_matches_the_model() {
                     (m.seq, m.len, m.opcode, m.imm, payload, fail, apply)
                 };
                 let ok = st.model.check(seq, len, opcode);
+                let began = ok && apply && !st.model.has(seq);
+                begun += began as u64;
                 if ok && apply {
                     st.model.record(seq, len, opcode, imm, payload, fail);
                 }
@@ -165,19 +168,20 @@ fn message_tracking_matches_the_model() {
                 ] {
                     s.set(p[n], v);
                 }
-                (0u64, ok, None)
+                (0u64, ok, None, began)
             };
-            expected.push_back((key, ok, popped));
+            expected.push_back((key, ok, popped, began));
             s.set(p["in_valid"], 1);
             s.set(p["in_op"], op);
             s.set(p["in_key"], key);
         }
         s.tick();
         if s.get(p["out_valid"]) == 1 {
-            let (key, ok, popped) = expected.pop_front().expect("an output with no operation behind it");
+            let (key, ok, popped, began) = expected.pop_front().expect("an output with no operation behind it");
             assert_eq!(s.get(p["out_key"]), key, "op {checked}");
             assert_eq!(s.get(p["out_ok"]) == 1, ok, "op {checked}: check");
             assert_eq!(s.get(p["out_popped"]) == 1, popped.is_some(), "op {checked}: popped");
+            assert_eq!(s.get(p["out_began"]) == 1, began, "op {checked}: a message begun");
             if let Some(want) = popped {
                 let got = (
                     s.get(p["out_seq"]) as u32,
@@ -191,5 +195,8 @@ fn message_tracking_matches_the_model() {
             checked += 1;
         }
     }
-    assert!(delivered > 3_000 && refused > 5_000, "delivered {delivered}, refused {refused}");
+    assert!(
+        delivered > 3_000 && refused > 5_000 && begun > 3_000,
+        "delivered {delivered}, refused {refused}, begun {begun}"
+    );
 }

@@ -50,6 +50,7 @@ fn ack_and_nak_frames_are_built_exactly() {
         ("cfg_mtu", MTU as u64),
         ("cfg_max_cwnd", 256),
         ("cfg_hint", 25_000),
+        ("tx_mask", u64::MAX),
     ] {
         rtl.set(n, v);
     }

@@ -59,6 +59,10 @@ pub struct Args {
     /// Chance that the simulated DMA engine stalls a cycle (simulator only).
     #[arg(long, default_value_t = 0.1)]
     dma_stall: f64,
+    /// The port's line rate in Mb/s: connections are paced at most at it
+    /// (the simulated MAC interface's 16 000 by default).
+    #[arg(long, default_value_t = ferroce_driver::SIM_LINE_MBPS)]
+    line_rate: u32,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
@@ -89,6 +93,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         verify: a.verify,
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
+        line_rate_mbps: a.line_rate,
     };
     loopback::validate(&o)?;
     if let Some(t) = &a.trace {
