@@ -339,3 +339,13 @@ pub fn verilog() -> String {
     let _ = N_STORED;
     v.replace("// @TIMER_TREES@\n", &trees).replace("// @PACE_TREE@\n", &first_set_of("pd", "pc_dirty", CONN_KEY_BITS))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn time_constants_agree_with_the_model() {
+        let c = ferroce_proto::model::EndpointConfig::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1], 10_000, 1024);
+        assert_eq!(super::ACTIVE_WINDOW_PS, c.active_window, "the receiver's activity window");
+        assert_eq!(super::MAC_MBPS, 16_000, "64 bits per 4 ns cycle");
+    }
+}
