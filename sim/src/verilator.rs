@@ -360,6 +360,11 @@ impl Sim {
         }
     }
 
+    /// Has the model a port called `name`?
+    pub fn has_port(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     /// The port called `name`; panics with the list of ports if there is none.
     pub fn port(&self, name: &str) -> Port {
         match self.by_name.get(name) {

@@ -76,6 +76,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             sweep.push(p);
         }
     }
+    let blocks_speed = if quick { Vec::new() } else { block_speeds(started)? };
     let mems = crate::storage::measure()?;
     let (bits, blocks) = crate::storage::totals(&mems);
     std::fs::write(dir_bench().join("rtl-storage.md"), crate::storage::markdown(&mems))?;
@@ -84,14 +85,26 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         bits as f64 / 1e6
     );
-    let resources_note = format!(
-        "LUT4 and FF not measured: the send path's arrays are read combinationally, which synthesis turns into \
-         logic. Storage measured: {:.2} Mbit of state arrays need at least {blocks} DP16KD, against {} on the \
-         largest ECP5, so 64 connections x 16 paths with 256-packet windows do not fit on chip \
-         (docs/bench/rtl-storage.md)",
-        bits as f64 / 1e6,
-        crate::storage::ECP5_85_DP16KD
-    );
+    let logic = crate::synth::engine_cached();
+    let resources_note = match &logic {
+        Some(c) => format!(
+            "LUT4 and FF: the whole engine's logic from `cargo xtask synth-engine` (synth_ecp5 with its {} state \
+             arrays kept as memory cells, not mapped: the send path reads its arrays combinationally, which no block \
+             RAM does). Storage: {:.2} Mbit of state arrays need at least {blocks} DP16KD, against {} on the largest \
+             ECP5, so 64 connections x 16 paths with 256-packet windows do not fit on chip (docs/bench/rtl-storage.md)",
+            c.mems,
+            bits as f64 / 1e6,
+            crate::storage::ECP5_85_DP16KD
+        ),
+        None => format!(
+            "LUT4 and FF not measured for this Verilog: `cargo xtask synth-engine` (an hour or more) gives them. \
+             Storage measured: {:.2} Mbit of state arrays need at least {blocks} DP16KD, against {} on the \
+             largest ECP5, so 64 connections x 16 paths with 256-packet windows do not fit on chip \
+             (docs/bench/rtl-storage.md)",
+            bits as f64 / 1e6,
+            crate::storage::ECP5_85_DP16KD
+        ),
+    };
     let out = json!({
         "line_rate": {"data_width": 64, "clock_mhz": CLOCK_MHZ, "goodput_fraction_of_wire": line.goodput,
             "wire_busy_fraction": line.wire_busy, "frame_payload_share": payload_efficiency(4096)},
@@ -99,9 +112,12 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             "loss": p.loss, "mtu": p.mtu, "rtl_goodput": p.rtl, "model_goodput": p.model,
             "gbn_goodput": p.gbn, "ideal": p.ideal,
         })).collect::<Vec<_>>(),
-        "sim_speed": {"cycles_per_second": line.cycles_per_second},
-        "resources": {"connections": ferroce_hdl::rx_check::CONNS, "paths": 1 << ferroce_hdl::emit::PATH_BITS, "lut4": null, "ff": null,
-            "dp16kd": null, "state_bits": bits, "dp16kd_at_least": blocks,
+        "sim_speed": {"cycles_per_second": line.cycles_per_second,
+            "blocks_alone": blocks_speed.iter().map(|(n, v)| json!({"block": n, "cycles_per_second": v}))
+                .collect::<Vec<_>>()},
+        "resources": {"connections": ferroce_hdl::rx_check::CONNS, "paths": 1 << ferroce_hdl::emit::PATH_BITS, "lut4": logic.map(|c| c.lut4), "ccu2c": logic.map(|c| c.ccu2c),
+            "lut4_equivalent": logic.map(|c| c.lut4_equivalent()), "ff": logic.map(|c| c.ff),
+            "dp16kd": logic.map(|c| c.dp16kd), "arrays_as_memory_cells": logic.map(|c| c.mems), "state_bits": bits, "dp16kd_at_least": blocks,
             "ecp5_85_dp16kd": crate::storage::ECP5_85_DP16KD, "note": resources_note},
     });
     if let Some(p) = &json_path {
@@ -109,7 +125,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         eprintln!("wrote {p}");
     }
     let dir = dir_bench();
-    std::fs::write(dir.join("rtl.md"), markdown(quick, line, &sweep, &mems))?;
+    std::fs::write(dir.join("rtl.md"), markdown(quick, line, &sweep, &mems, &blocks_speed, logic))?;
     std::fs::write(
         dir.join("rtl-goodput.svg"),
         crate::plot::lines_svg(
@@ -128,11 +144,50 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Cycles per second of each emitted block alone in Verilator, idle after
+/// its reset (and its clearing sweep): what evaluating its logic costs per
+/// cycle whether or not anything happens; slowest first.
+fn block_speeds(started: Instant) -> anyhow::Result<Vec<(&'static str, f64)>> {
+    use ferroce_sim::verilator::{ModelLib, Sim};
+    let mut out = Vec::new();
+    for (name, verilog) in ferroce_hdl::emit::all() {
+        let lib = ModelLib::build(name, &verilog)?;
+        let mut s = Sim::new(&lib);
+        s.clock("clock");
+        if s.has_port("reset") {
+            let r = s.port("reset");
+            s.set(r, 1);
+            s.tick();
+            s.set(r, 0);
+        }
+        for _ in 0..5_000 {
+            s.tick();
+        }
+        let n = 50_000;
+        let t = Instant::now();
+        for _ in 0..n {
+            s.tick();
+        }
+        let speed = n as f64 / t.elapsed().as_secs_f64();
+        eprintln!("  [{:>5.1}s] {name}: {speed:.0} cycles/s alone", started.elapsed().as_secs_f64());
+        out.push((name, speed));
+    }
+    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    Ok(out)
+}
+
 fn dir_bench() -> std::path::PathBuf {
     crate::root().join("docs/bench")
 }
 
-fn markdown(quick: bool, line: LineRate, sweep: &[Point], mems: &[crate::storage::Mem]) -> String {
+fn markdown(
+    quick: bool,
+    line: LineRate,
+    sweep: &[Point],
+    mems: &[crate::storage::Mem],
+    blocks_speed: &[(&str, f64)],
+    logic: Option<crate::synth::Cells>,
+) -> String {
     let (bits, blocks) = crate::storage::totals(mems);
     let seglog: u64 = mems.iter().filter(|m| m.module.contains("seglog")).map(|m| m.bits()).sum();
     let speed = line.cycles_per_second;
@@ -199,10 +254,34 @@ fn markdown(quick: bool, line: LineRate, sweep: &[Point], mems: &[crate::storage
         "{speed:.0} engine cycles per second of wall time, single-threaded, measured over the line-rate run \
          (including the DMA, MAC and host models in Rust; target 10^6, not met). A profile of a looped run \
          (`perf record` on `ferroce loopback`) puts about 80 % of the time in the Verilated model's clocked \
-         evaluation and under 6 % in the Rust models around it; compiling the model with `-O3 -march=native` \
-         instead of `-O2` changed nothing measurable. The send path's arrays read through many combinational \
-         ports (17 on the path windows) are the likely cost, the same change the board build needs.\n"
+         evaluation and under 6 % in the Rust models around it, spread thinly over the generated code (no \
+         source line above 1 %); compiling the model with `-O3 -march=native` instead of `-O2` changed nothing \
+         measurable. Verilator evaluates every block's logic on every clock edge whether or not an operation is \
+         in flight, so the cost per cycle follows the amount of logic.\n"
     );
+    if !blocks_speed.is_empty() {
+        let _ = writeln!(
+            s,
+            "Each block alone in Verilator, idle after its reset, 50 000 cycles (a block's cost per cycle \
+             whatever it does; the harness's own cost per cycle is that of the smallest blocks, about \
+             {:.2} us). The composite blocks contain the others: `tx_path` holds `retx`, `seg_log`, `spray`, \
+             `cc`, `health`, `segmenter` and two `tx_build`s; `rx_path` holds `rx_parse`, `frame_fifo`, \
+             `rx_check`, `sack`, `rx_msgs`, `ack_gen` and `rx_place`; the engine holds both paths, `csr`, two \
+             `rto_timer`s, `pacer` and `rate_div`.\n",
+            1e6 / blocks_speed.last().map_or(1.0, |b| b.1)
+        );
+        let _ = writeln!(s, "| block | cycles/s alone | us per cycle |\n|---|---|---|");
+        for (n, v) in blocks_speed {
+            let _ = writeln!(s, "| {n} | {v:.0} | {:.2} |", 1e6 / v);
+        }
+        let _ = writeln!(
+            s,
+            "\nThe 256-bit find-first, find-last and population-count trees of `retx` (per path: SACK, queued, \
+             resent and held bitmaps) and the send path's own combinationally read arrays cost the most; \
+             evaluating such cores only when an operation is in flight, and reading the arrays through \
+             registered ports (which the board build needs too), are where a faster simulation would come from.\n"
+        );
+    }
     let _ = writeln!(s, "## Resources\n");
     let _ = writeln!(
         s,
@@ -210,15 +289,31 @@ fn markdown(quick: bool, line: LineRate, sweep: &[Point], mems: &[crate::storage
          Verilog: **{:.2} Mbit** in arrays, which need at least **{blocks} DP16KD** block RAMs; the largest ECP5 \
          (LFE5UM5G-85F) has {}. This configuration does not fit on chip: the send log alone (81 bits for each of \
          256 packets in flight on each of 1 024 paths) is {:.1} Mbit. Every array is listed in \
-         [rtl-storage.md](rtl-storage.md). LUT4 and FF counts of the whole engine are not measured: the send path \
-         reads its arrays combinationally, which synthesis turns into logic (its synthesis did not finish in 30 \
-         minutes at 16 connections). What fits an ECP5 needs fewer packets in flight per path (the window and \
+         [rtl-storage.md](rtl-storage.md). {} What fits an ECP5 needs fewer packets in flight per path (the window and \
          the send log scale together), the send log's entries as (message slot, offset) instead of full \
          sequence numbers, message slots shared by all streams, and the large arrays in external memory \
          (the ECPIX-5 has DDR3). Per-block LUT and FF figures are in [rtl-resources.md](rtl-resources.md).",
         bits as f64 / 1e6,
         crate::storage::ECP5_85_DP16KD,
-        seglog as f64 / 1e6
+        seglog as f64 / 1e6,
+        match logic {
+            Some(c) => format!(
+                "The logic around the arrays (`cargo xtask synth-engine`: `synth_ecp5` with the {} arrays kept as \
+                 memory cells, since the send path reads its arrays combinationally and no block RAM does; \
+                 yosys's SAT-based `share` step left out, so the count errs high): **{} LUT4** plus {} CCU2C \
+                 carry cells ({} LUT4 equivalents), **{} FF**, {} DP16KD; the LFE5UM5G-85F has about 84 000 \
+                 LUT4 (ECP5 family data sheet, FPGA-DS-02012, table 1.1).",
+                c.mems,
+                c.lut4,
+                c.ccu2c,
+                c.lut4_equivalent(),
+                c.ff,
+                c.dp16kd
+            ),
+            None => "LUT4 and FF of the whole engine: `cargo xtask synth-engine` (an hour or more) synthesises its \
+                     logic with the arrays kept as memory cells; no result for this Verilog yet."
+                .to_string(),
+        }
     );
     s
 }

