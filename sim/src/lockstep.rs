@@ -72,6 +72,9 @@ pub struct TxRtl {
     rtos: Vec<(u64, bool, u64, u64)>,
     rnrs: Vec<(u64, u32)>,
     done: Option<bool>,
+    /// The last data frame's connection and payload bytes, as `tx_sent_conn`
+    /// and `tx_sent_len` gave them.
+    pub last_sent: Option<(u64, u64)>,
     /// Output streams stalled last cycle, with what they showed.
     held: HashMap<&'static str, Vec<u64>>,
 }
@@ -99,6 +102,7 @@ impl TxRtl {
             rtos: Vec::new(),
             rnrs: Vec::new(),
             done: None,
+            last_sent: None,
             held: HashMap::new(),
         };
         r.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
@@ -218,6 +222,9 @@ impl TxRtl {
         }
         if self.get("tx_done") == 1 {
             self.done = Some(self.get("tx_sent") == 1);
+        }
+        if self.get("tx_sent") == 1 {
+            self.last_sent = Some((self.get("tx_sent_conn"), self.get("tx_sent_len")));
         }
         self.s.tick();
     }

@@ -156,3 +156,72 @@ fn ack_and_nak_frames_are_built_exactly() {
     }
     assert_eq!(rtl.get("cnt_tx_acks") + rtl.get("cnt_tx_naks"), 2_000);
 }
+
+/// A transmit attempt passes over the connections whose `tx_mask` bit is
+/// low (the engine's pacers hold them back), and `tx_sent_conn` and
+/// `tx_sent_len` name each data frame's connection and payload.
+#[test]
+fn held_back_connections_do_not_send() {
+    use ferroce_proto::Iova;
+    let lib = model_lib();
+    let mut rtl = TxRtl::new(&lib, 21);
+    let mut mem = Memory::default();
+    mem.add_region("src", Iova(0x1000_0000), 1 << 16, false);
+    let mac = |m: [u8; 6]| u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]]);
+    for (n, v) in [
+        ("cfg_mac", mac(A_MAC)),
+        ("cfg_ip", u32::from_be_bytes(A_IP) as u64),
+        ("cfg_port", wire::FERROCE_PORT as u64),
+        ("cfg_mtu", MTU as u64),
+        ("cfg_max_cwnd", 256),
+        ("cfg_rto_min", 100_000),
+        ("tx_mask", 0),
+    ] {
+        rtl.set(n, v);
+    }
+    // Connections 5 and 9 (remote numbers 105 and 109), one path, one stream.
+    for conn in [5u64, 9] {
+        let ctl = [
+            ("ctl_op", 0),
+            ("ctl_conn", conn),
+            ("ctl_remote", 100 + conn),
+            ("ctl_mac", mac([2, 0, 0, 0, 1, conn as u8])),
+            ("ctl_ip", 0x0a00_0100 + conn),
+            ("ctl_paths", 1),
+            ("ctl_streams", 1),
+        ];
+        rtl.handshake("ctl_valid", "ctl_ready", &ctl, &mem);
+        let wr = [
+            ("wr_key", conn << 3),
+            ("wr_op", 1),
+            ("wr_len", 3 * MTU as u64 - 100),
+            ("wr_local", 0x1000_0000 + (conn << 12)),
+            ("wr_remote", 0x8000),
+            ("wr_rkey", 7),
+            ("wr_imm", 0),
+            ("wr_id", conn),
+        ];
+        rtl.handshake("wr_valid", "wr_ready", &wr, &mem);
+    }
+    rtl.settle(&mem);
+    let remote_of = |f: &[u8]| wire::parse(f, wire::FERROCE_PORT).unwrap().transport.common.conn.0 as u64;
+    // Nothing may send.
+    assert_eq!(rtl.transmit(&mem), None, "every connection held back");
+    // Only connection 9: its three packets, then nothing.
+    rtl.set("tx_mask", 1 << 9);
+    let lens = [MTU as u64, MTU as u64, MTU as u64 - 100];
+    for len in lens {
+        let f = rtl.transmit(&mem).expect("connection 9 sends");
+        assert_eq!(remote_of(&f), 109);
+        assert_eq!(rtl.last_sent, Some((9, len)), "tx_sent_conn and tx_sent_len");
+    }
+    assert_eq!(rtl.transmit(&mem), None, "connection 5 is still held back");
+    // Both may send: connection 5's packets come out now.
+    rtl.set("tx_mask", (1 << 5) | (1 << 9));
+    for len in lens {
+        let f = rtl.transmit(&mem).expect("connection 5 sends");
+        assert_eq!(remote_of(&f), 105);
+        assert_eq!(rtl.last_sent, Some((5, len)));
+    }
+    assert_eq!(rtl.transmit(&mem), None, "nothing left");
+}
