@@ -162,6 +162,13 @@ wire rnr_due = rnr_any & rnr_left[31];
 // frame it just sent until the pacer has accounted for that frame.
 localparam [13:0] FRAME_EXTRA = {{frame_extra}}; // a data frame's bytes on the wire besides its payload
 localparam [31:0] ACTIVE_NS = {{active_ns}};     // the receiver's activity window
+// A connection may start a frame this long before its permitted time:
+// deciding a frame and reading its payload by DMA take time before it
+// reaches the MAC, and a pacer that waited for the exact time would leave
+// that much idle before every frame. The pacer counts on from the
+// permitted time, not from the early start, so the rate over more than one
+// frame is exact.
+localparam [47:0] PACE_LEAD_NS = 48'd1000;
 wire [31:0] cfg_line = {{reg:control.line_rate_mbps}};
 reg [47:0] now48;
 reg [47:0] pc_ready [0:NC-1];
@@ -181,7 +188,7 @@ reg p1_v, p2_v, p1_send, p2_send;
 wire pc_send = txp$tx_sent;
 integer pci;
 always @(*) begin
-  for (pci = 0; pci < NC; pci = pci + 1) pc_may[pci] = ~pc_wait[pci] & (now48 >= pc_ready[pci]);
+  for (pci = 0; pci < NC; pci = pci + 1) pc_may[pci] = ~pc_wait[pci] & (now48 + PACE_LEAD_NS >= pc_ready[pci]);
 end
 // @PACE_TREE@
 wire cv_start = ~cv_busy & ~set_v & pd_any & rdiv$in_ready;
