@@ -23,6 +23,26 @@ use ferroce_proto::{ConnId, StreamId};
 use ferroce_sim::lockstep::{model_lib, path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
 use ferroce_sim::memory::Memory;
 
+fn mac(m: [u8; 6]) -> u64 {
+    u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]])
+}
+
+/// Node A's addresses, the UDP port, the MTU and the window cap; the rate
+/// hint put in ACKs and the connections that may send.
+fn configure(rtl: &mut TxRtl, hint: u64, mask: u64) {
+    for (n, v) in [
+        ("cfg_mac", mac(A_MAC)),
+        ("cfg_ip", u32::from_be_bytes(A_IP) as u64),
+        ("cfg_port", wire::FERROCE_PORT as u64),
+        ("cfg_mtu", MTU as u64),
+        ("cfg_max_cwnd", 256),
+        ("cfg_hint", hint),
+        ("tx_mask", mask),
+    ] {
+        rtl.set(n, v);
+    }
+}
+
 #[test]
 fn send_path_matches_the_model_in_lockstep() {
     let r = send_lockstep(&SendLockstep::default(), &mut |_, _| {}).unwrap_or_else(|d| panic!("{d}"));
@@ -42,18 +62,7 @@ fn ack_and_nak_frames_are_built_exactly() {
     let mut rng = Rng::new(5);
     let mem = Memory::default();
     let acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
-    let mac = |m: [u8; 6]| u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]]);
-    for (n, v) in [
-        ("cfg_mac", mac(A_MAC)),
-        ("cfg_ip", u32::from_be_bytes(A_IP) as u64),
-        ("cfg_port", wire::FERROCE_PORT as u64),
-        ("cfg_mtu", MTU as u64),
-        ("cfg_max_cwnd", 256),
-        ("cfg_hint", 25_000),
-        ("tx_mask", u64::MAX),
-    ] {
-        rtl.set(n, v);
-    }
+    configure(&mut rtl, 25_000, u64::MAX);
     // Three connections to three peers.
     let peers: Vec<(u64, [u8; 6], [u8; 4], u16)> =
         (0..3).map(|i| (i * 5 + 1, [2, 0, 0, 0, 1, i as u8], [10, 0, 1, i as u8], 100 + i as u16)).collect();
@@ -167,18 +176,8 @@ fn held_back_connections_do_not_send() {
     let mut rtl = TxRtl::new(&lib, 21);
     let mut mem = Memory::default();
     mem.add_region("src", Iova(0x1000_0000), 1 << 16, false);
-    let mac = |m: [u8; 6]| u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]]);
-    for (n, v) in [
-        ("cfg_mac", mac(A_MAC)),
-        ("cfg_ip", u32::from_be_bytes(A_IP) as u64),
-        ("cfg_port", wire::FERROCE_PORT as u64),
-        ("cfg_mtu", MTU as u64),
-        ("cfg_max_cwnd", 256),
-        ("cfg_rto_min", 100_000),
-        ("tx_mask", 0),
-    ] {
-        rtl.set(n, v);
-    }
+    configure(&mut rtl, 0, 0);
+    rtl.set("cfg_rto_min", 100_000);
     // Connections 5 and 9 (remote numbers 105 and 109), one path, one stream.
     for conn in [5u64, 9] {
         let ctl = [

@@ -25,6 +25,20 @@ impl Cells {
     pub fn lut4_equivalent(&self) -> u64 {
         self.lut4 + 2 * self.ccu2c
     }
+
+    /// One line for the terminal.
+    pub fn summary(&self) -> String {
+        format!(
+            "LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}",
+            self.lut4,
+            self.ccu2c,
+            self.lut4_equivalent(),
+            self.pfumx,
+            self.l6mux,
+            self.ff,
+            self.dp16kd
+        )
+    }
 }
 
 fn parse_stat(text: &str) -> Cells {
@@ -90,16 +104,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let (_, keys) = crate::parse_opts(args, &[], &["--block"])?;
     let name = keys.first().map(|(_, v)| v.clone()).context("--block NAME is required")?;
     let c = synth(&name)?;
-    println!(
-        "{name}: LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}",
-        c.lut4,
-        c.ccu2c,
-        c.lut4_equivalent(),
-        c.pfumx,
-        c.l6mux,
-        c.ff,
-        c.dp16kd
-    );
+    println!("{name}: {}", c.summary());
     Ok(())
 }
 
@@ -238,18 +243,7 @@ pub fn engine(args: &[String]) -> anyhow::Result<()> {
             engine_cached().context("yosys finished without a cell count in engine.stat")?
         }
     };
-    println!(
-        "ferroce_engine (logic; arrays as {} memory cells): LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, \
-         L6MUX21 {}, FF {}, DP16KD {}",
-        c.mems,
-        c.lut4,
-        c.ccu2c,
-        c.lut4_equivalent(),
-        c.pfumx,
-        c.l6mux,
-        c.ff,
-        c.dp16kd
-    );
+    println!("ferroce_engine (logic; arrays as {} memory cells): {}", c.mems, c.summary());
     Ok(())
 }
 
