@@ -166,8 +166,10 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
 /// turned into registers: the send path reads its arrays combinationally,
 /// which no block RAM does), so the counts are the logic around the arrays;
 /// the arrays themselves are `cargo xtask storage`. The coarse steps are
-/// synth_ecp5's without `share` (its SAT-based sharing ran for over an
-/// hour on this netlist), so the LUT count errs high.
+/// synth_ecp5's without its SAT-based steps, which this netlist defeats
+/// (`share` ran for over an hour; `opt_mem_priority` exhausted the
+/// WebAssembly stack; `memory_share` runs with `-nosat`), so the LUT count
+/// errs high.
 pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
 synth_ecp5 -top top -run begin:coarse
 proc -latches error
@@ -189,7 +191,15 @@ techmap -map +/mul2dsp.v -map +/lattice/dsp_map_18x18.v -D DSP_A_MAXWIDTH=18 -D 
 chtype -set $mul t:$__soft_mul
 alumacc
 opt
-memory -nomap
+opt_mem
+opt_mem_feedback
+memory_bmux2rom
+memory_dff
+opt_clean
+memory_share -nosat
+opt_mem_widen
+opt_clean
+memory_collect
 opt_clean
 tee -o coarse.stat stat
 synth_ecp5 -top top -run map_gates:
