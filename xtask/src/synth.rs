@@ -167,9 +167,11 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
 /// which no block RAM does), so the counts are the logic around the arrays;
 /// the arrays themselves are `cargo xtask storage`. The coarse steps are
 /// synth_ecp5's without its SAT-based steps, which this netlist defeats
-/// (`share` ran for over an hour; `opt_mem_priority` exhausted the
-/// WebAssembly stack; `memory_share` runs with `-nosat`), so the LUT count
-/// errs high.
+/// (`share` ran for over an hour; `opt_mem_priority` and `memory_dff`
+/// exhausted the WebAssembly stack; `memory_share` runs with `-nosat`), so
+/// the LUT count errs high, and the FF count includes the registers after
+/// synchronous array reads (which `memory_dff` would fold into the arrays'
+/// read ports).
 pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
 synth_ecp5 -top top -run begin:coarse
 proc -latches error
@@ -194,7 +196,6 @@ opt
 opt_mem
 opt_mem_feedback
 memory_bmux2rom
-memory_dff
 opt_clean
 memory_share -nosat
 opt_mem_widen
