@@ -306,7 +306,8 @@ fn markdown(
             Some(c) => format!(
                 "The logic around the arrays (`cargo xtask synth-engine`: `synth_ecp5` with the {} arrays kept as \
                  memory cells, since the send path reads its arrays combinationally and no block RAM does; \
-                 yosys's SAT-based steps left out, so the count errs high): **{} LUT4** plus {} CCU2C \
+                 yosys's SAT-based steps left out, so the counts err high: the FFs include the registers after synchronous \
+                 array reads): **{} LUT4** plus {} CCU2C \
                  carry cells ({} LUT4 equivalents), **{} FF**, {} DP16KD; the LFE5UM5G-85F has about 84 000 \
                  LUT4 (ECP5 family data sheet, FPGA-DS-02012, table 1.1).",
                 c.mems,
