@@ -12,7 +12,8 @@ localparam [31:0] NP32 = 1 << PB;
 localparam [31:0] NC32 = NC;
 
 // ---- time ----
-reg [31:0] now_ns;
+reg [47:0] now48;                 // ns since reset (pacing)
+wire [31:0] now_ns = now48[31:0]; // timestamps and timers
 
 // ---- configuration from the register file ----
 wire enable = {{reg:control.ctrl}}[0];
@@ -170,7 +171,6 @@ localparam [31:0] ACTIVE_NS = {{active_ns}};     // the receiver's activity wind
 // frame is exact.
 localparam [47:0] PACE_LEAD_NS = 48'd1000;
 wire [31:0] cfg_line = {{reg:control.line_rate_mbps}};
-reg [47:0] now48;
 reg [47:0] pc_ready [0:NC-1];
 reg [NC-1:0] pc_wait;
 reg [NC-1:0] pc_may;
@@ -453,7 +453,6 @@ always @(*) begin
 end
 
 always @(posedge clock) begin
-  now_ns <= now_ns + NS;
 
   // ---- connection setup: rx tables, tx connection, path PSNs, streams ----
   case (cst)
@@ -723,7 +722,6 @@ always @(posedge clock) begin
     ra_has <= 1'b0;
     ra_warm <= 1'b0;
     ra_since <= 32'd0;
-    now_ns <= 32'd0;
     cst <= C_IDLE;
     conn_status <= 2'd0;
     mr_status <= 2'd0;
