@@ -1,7 +1,7 @@
 //! `cargo xtask bench-rtl`: the engine's RTL measured in Verilator. Line
-//! rate between two engines and through a loopback, goodput against loss on the same fabric as the
-//! model benchmark (with the reference model and go-back-N beside it, at
-//! the engine's 16 Gb/s), and the simulator's speed. Writes
+//! rate between two engines and through a loopback, goodput against loss
+//! on the same fabric as the model benchmark (with the reference model and
+//! go-back-N beside it, at the engine's 16 Gb/s), and the simulator's speed. Writes
 //! docs/bench/rtl.md, docs/bench/rtl-goodput.svg and optionally JSON.
 
 use std::fmt::Write as _;
@@ -17,6 +17,15 @@ const LOSSES: [f64; 3] = [0.0, 0.01, 0.1];
 /// The engine's MAC interface: 64 bits at 250 MHz.
 const RATE_MBPS: u32 = 16_000;
 const CLOCK_MHZ: u32 = 1000 / ferroce_hdl::engine::NS_PER_CYCLE;
+/// The line rate's packets: the largest MTU.
+const LINE_MTU: u32 = 4096;
+
+/// The sweep's fabric for `kind` at the engine's rate.
+fn net(kind: Kind, mtu: u32, loss: f64) -> ferroce_sim::scenario::NetConfig {
+    let mut n = sweep_net(kind, mtu, loss, 42);
+    n.rate_mbps = RATE_MBPS;
+    n
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Point {
@@ -49,28 +58,30 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         line.wire_busy,
         line.cycles_per_second
     );
-    let mut line_net = sweep_net(Kind::Ferroce, 4096, 0.0, 42);
-    line_net.rate_mbps = RATE_MBPS;
-    let pair_line = rtl_goodput(&line_net, d)?;
+    // Between two engines: the sweep's point at LINE_MTU without loss, which
+    // the full sweep then takes from here.
+    let share = payload_efficiency(LINE_MTU as usize);
+    let pair_line = rtl_goodput(&net(Kind::Ferroce, LINE_MTU, 0.0), d)?;
     eprintln!(
-        "  [{:>5.1}s] line rate between two engines: goodput {pair_line:.3} of the wire ({:.3} of a frame's payload share)",
+        "  [{:>5.1}s] line rate between two engines: goodput {pair_line:.3} of the wire ({:.3} of a frame's \
+         payload share)",
         started.elapsed().as_secs_f64(),
-        pair_line / payload_efficiency(4096)
+        pair_line / share
     );
     let mut sweep = Vec::new();
     for &mtu in mtus {
         for &loss in &LOSSES {
-            let net = |kind| {
-                let mut n = sweep_net(kind, mtu, loss, 42);
-                n.rate_mbps = RATE_MBPS;
-                n
+            let rtl = if (mtu, loss) == (LINE_MTU, 0.0) {
+                pair_line
+            } else {
+                rtl_goodput(&net(Kind::Ferroce, mtu, loss), d)?
             };
             let p = Point {
                 mtu,
                 loss,
-                rtl: rtl_goodput(&net(Kind::Ferroce), d)?,
-                model: goodput_on(net(Kind::Ferroce), d)?,
-                gbn: goodput_on(net(Kind::Gbn), d)?,
+                rtl,
+                model: goodput_on(net(Kind::Ferroce, mtu, loss), d)?,
+                gbn: goodput_on(net(Kind::Gbn, mtu, loss), d)?,
                 ideal: payload_efficiency(mtu as usize) * (1.0 - loss),
             };
             eprintln!(
@@ -109,8 +120,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             ),
             Some(s) => format!(
                 "LUT4 and FF not measured for this Verilog (`cargo xtask synth-engine`, an hour or more, gives \
-                 them); the last synthesis on record, of the engine at commit {}, had {} LUT4, {} CCU2C and {} FF.",
-                s.commit, s.cells.lut4, s.cells.ccu2c, s.cells.ff
+                 them); {}.",
+                s.stale()
             ),
             None => "LUT4 and FF not measured: `cargo xtask synth-engine` (an hour or more) gives them.".to_string(),
         },
@@ -118,9 +129,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         crate::storage::ECP5_85_DP16KD
     );
     let out = json!({
-        "line_rate": {"data_width": 64, "clock_mhz": CLOCK_MHZ, "mtu": 4096, "goodput_fraction_of_wire": pair_line,
-            "frame_payload_share": payload_efficiency(4096),
-            "goodput_fraction_of_payload_share": pair_line / payload_efficiency(4096),
+        "line_rate": {"data_width": 64, "clock_mhz": CLOCK_MHZ, "mtu": LINE_MTU,
+            "goodput_fraction_of_wire": pair_line, "frame_payload_share": share,
+            "goodput_fraction_of_payload_share": pair_line / share,
             "setup": "engine A writes to engine B over the loss sweep's fabric without loss; ACKs return on B's wire",
             "loopback": {"goodput_fraction_of_wire": line.goodput, "wire_busy_fraction": line.wire_busy,
                 "setup": "one engine looped to itself: its data and ACK frames share one wire"}},
@@ -229,16 +240,16 @@ fn markdown(
         if quick { "A quick" } else { "A full" }
     );
     let _ = writeln!(s, "## Line rate\n");
-    let eff = payload_efficiency(4096);
+    let eff = payload_efficiency(LINE_MTU as usize);
     let _ = writeln!(
         s,
-        "Large WRITEs (MTU 4096), no loss, the DMA model without random stalls (a PCIe DMA engine outruns a \
+        "Large WRITEs (MTU {LINE_MTU}), no loss, the DMA model without random stalls (a PCIe DMA engine outruns a \
          16 Gb/s MAC; the tests keep the stalls).\n\n\
          - Engine A writing to engine B (the loss sweep's fabric below, without loss; B's ACKs return on B's own \
-         wire): goodput **{pair_line:.3}** of the line rate. A frame that carries 4096 payload bytes allows \
+         wire): goodput **{pair_line:.3}** of the line rate. A frame that carries {LINE_MTU} payload bytes allows \
          {eff:.3} (Ethernet, IP, UDP and transport headers, CRC, preamble and gap), so this is **{:.3}** of what \
          the wire can carry as payload. Goodput as a fraction of the raw wire cannot reach the target of 0.99 with \
-         4096-byte packets: that needs a payload share above 0.99, which no Ethernet frame with these headers \
+         {LINE_MTU}-byte packets: that needs a payload share above 0.99, which no Ethernet frame with these headers \
          has.\n\
          - One engine looped to itself (its data frames and the ACK frames of its own receive side share one \
          wire; start-up and the last ACKs included): goodput **{:.3}**, and the wire busy **{:.3}** of the \
@@ -280,16 +291,15 @@ fn markdown(
          (including the DMA, MAC and host models in Rust; target 10^6, not met). A profile of a looped run \
          (`perf record` on `ferroce loopback`) puts about 80 % of the time in the Verilated model's clocked \
          evaluation and under 6 % in the Rust models around it, spread thinly over the generated code (no \
-         source line above 1 %); compiling the generated C++ with `-Os`, `-O1` or `-O3` (or `-march=native`) instead of `-O2` changed nothing \
-         measurable. Verilator evaluates every block's logic on every clock edge whether or not an operation is \
+         source line above 1 %); compiling the generated C++ with `-Os`, `-O1` or `-O3` (or \
+         `-march=native`) instead of `-O2` changed nothing measurable. Verilator evaluates every block's logic on every clock edge whether or not an operation is \
          in flight, so the cost per cycle follows the amount of logic.\n"
     );
     if !blocks_speed.is_empty() {
         let _ = writeln!(
             s,
-            "Each block alone in Verilator, idle after its reset, the best of five rounds of 20 000 cycles, each round timing every block in turn (a \
-             block's cost per cycle \
-             whatever it does; the harness's own cost per cycle is that of the smallest blocks, about \
+            "Each block alone in Verilator, idle after its reset, the best of five rounds of 20 000 cycles, \
+             each round timing every block in turn (a block's cost per cycle whatever it does; the harness's own cost per cycle is that of the smallest blocks, about \
              {:.2} us). The composite blocks contain the others: `tx_path` holds `retx`, `seg_log`, `spray`, \
              `cc`, `health`, `segmenter` and two `tx_build`s; `rx_path` holds `rx_parse`, `frame_fifo`, \
              `rx_check`, `sack`, `rx_msgs`, `ack_gen` and `rx_place`; the engine holds both paths, `csr`, two \
@@ -340,9 +350,8 @@ fn markdown(
                 e.cells.lut4_equivalent() as f64 / 84_000.0
             ),
             Some(e) => format!(
-                "LUT4 and FF of this Verilog: not measured yet (`cargo xtask synth-engine`, an hour or more); the \
-                 last synthesis on record, of the engine at commit {}, had {} LUT4, {} CCU2C and {} FF.",
-                e.commit, e.cells.lut4, e.cells.ccu2c, e.cells.ff
+                "LUT4 and FF of this Verilog: not measured yet (`cargo xtask synth-engine`, an hour or more); {}.",
+                e.stale()
             ),
             None => "LUT4 and FF of the whole engine: `cargo xtask synth-engine` (an hour or more) synthesises its \
                      logic with the arrays kept as memory cells; no result on record."

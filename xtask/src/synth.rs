@@ -6,19 +6,24 @@ use std::time::Instant;
 
 use anyhow::Context;
 use ferroce_sim::tools;
+use serde::{Deserialize, Serialize};
 
-/// Cell counts of one synthesis.
-#[derive(Debug, Default, Clone, Copy)]
+/// Cell counts of one synthesis (named as yosys's cells in the record).
+#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Cells {
     pub lut4: u64,
     pub ccu2c: u64,
     pub pfumx: u64,
+    #[serde(rename = "l6mux21")]
     pub l6mux: u64,
     pub ff: u64,
     pub dp16kd: u64,
     /// 18x18 multipliers (DSP blocks).
+    #[serde(rename = "mult18x18d")]
     pub mult18: u64,
     /// Arrays left as memory cells (`$mem_v2`), for the whole-engine run.
+    #[serde(rename = "arrays_as_memory_cells")]
     pub mems: u64,
 }
 
@@ -223,40 +228,50 @@ fn engine_key(verilog: &str) -> String {
     )
 }
 
-/// The last recorded whole-engine synthesis (docs/bench/rtl-engine-synth.json).
+/// The file `synth-engine` writes (docs/bench/rtl-engine-synth.json).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    what: String,
+    /// [`engine_key`] of the Verilog and script it was of.
+    key: String,
+    /// The commit the Verilog was emitted at, as `synth-engine` saw it.
+    commit: String,
+    yosys: String,
+    minutes: f64,
+    cells: Cells,
+}
+
+/// The last whole-engine synthesis on record.
 #[derive(Debug, Clone)]
 pub struct EngineSynth {
     pub cells: Cells,
     /// Whether it was of the Verilog the engine emits now.
     pub current: bool,
-    /// The commit the Verilog was emitted at, as `synth-engine` saw it.
     pub commit: String,
     pub minutes: f64,
 }
 
-fn read_record() -> Option<(String, String, f64, Cells)> {
-    let text = std::fs::read_to_string(crate::root().join(RECORD)).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let n = |k: &str| v["cells"][k].as_u64().unwrap_or(0);
-    let cells = Cells {
-        lut4: n("lut4"),
-        ccu2c: n("ccu2c"),
-        pfumx: n("pfumx"),
-        l6mux: n("l6mux21"),
-        ff: n("ff"),
-        dp16kd: n("dp16kd"),
-        mult18: n("mult18x18d"),
-        mems: n("arrays_as_memory_cells"),
-    };
-    Some((v["key"].as_str()?.to_string(), v["commit"].as_str()?.to_string(), v["minutes"].as_f64()?, cells))
+impl EngineSynth {
+    /// The sentence for a record of other Verilog than this.
+    pub fn stale(&self) -> String {
+        format!(
+            "the last synthesis on record, of the engine at commit {}, had {} LUT4, {} CCU2C and {} FF",
+            self.commit, self.cells.lut4, self.cells.ccu2c, self.cells.ff
+        )
+    }
 }
 
 /// The last whole-engine synthesis on record, marked with whether it was of
 /// the Verilog the engine emits now.
 pub fn engine_synth() -> Option<EngineSynth> {
-    let key = engine_key(&ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()));
-    let (k, commit, minutes, cells) = read_record()?;
-    Some(EngineSynth { cells, current: k == key, commit, minutes }).filter(|s| s.cells.lut4 > 0)
+    record_for(&ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()))
+}
+
+fn record_for(verilog: &str) -> Option<EngineSynth> {
+    let text = std::fs::read_to_string(crate::root().join(RECORD)).ok()?;
+    let r: Record = serde_json::from_str(&text).ok()?;
+    let current = r.key == engine_key(verilog);
+    Some(EngineSynth { cells: r.cells, current, commit: r.commit, minutes: r.minutes }).filter(|s| s.cells.lut4 > 0)
 }
 
 /// A finished run in `dir` of `verilog` with the current script: its cells
@@ -270,7 +285,7 @@ fn finished_in(dir: &std::path::Path, verilog: &str) -> Option<(Cells, f64)> {
     (same && c.lut4 > 0).then_some((c, minutes))
 }
 
-fn write_record(key: &str, minutes: f64, c: &Cells) -> anyhow::Result<()> {
+fn write_record(key: String, minutes: f64, cells: Cells) -> anyhow::Result<()> {
     let commit = std::process::Command::new("git")
         .args(["describe", "--always", "--dirty"])
         .current_dir(crate::root())
@@ -278,41 +293,25 @@ fn write_record(key: &str, minutes: f64, c: &Cells) -> anyhow::Result<()> {
         .ok()
         .filter(|o| o.status.success())
         .map_or_else(|| "unknown".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    let doc = serde_json::json!({
-        "what": "cargo xtask synth-engine: the whole engine's logic on ECP5 (synth_ecp5 steps, state arrays kept as memory cells)",
-        "key": key,
-        "commit": commit,
-        "yosys": tools::YOSYS.spec,
-        "minutes": (minutes * 10.0).round() / 10.0,
-        "cells": {"lut4": c.lut4, "ccu2c": c.ccu2c, "pfumx": c.pfumx, "l6mux21": c.l6mux, "ff": c.ff,
-            "dp16kd": c.dp16kd, "mult18x18d": c.mult18, "arrays_as_memory_cells": c.mems},
-    });
-    std::fs::write(crate::root().join(RECORD), serde_json::to_string_pretty(&doc)? + "\n")?;
+    let r = Record {
+        what: "cargo xtask synth-engine: the whole engine's logic on ECP5 (synth_ecp5 steps, state arrays kept as \
+               memory cells)"
+            .into(),
+        key,
+        commit,
+        yosys: tools::YOSYS.spec.into(),
+        minutes: (minutes * 10.0).round() / 10.0,
+        cells,
+    };
+    std::fs::write(crate::root().join(RECORD), serde_json::to_string_pretty(&r)? + "\n")?;
     Ok(())
 }
 
-/// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
-/// or more; the result is kept for `bench-rtl`).
-pub fn engine(args: &[String]) -> anyhow::Result<()> {
-    crate::parse_opts(args, &[], &[])?;
-    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
-    let key = engine_key(&verilog);
-    if let Some(s) = engine_synth().filter(|s| s.current) {
-        eprintln!("synth-engine: {RECORD} is of this very Verilog (commit {})", s.commit);
-        println!("ferroce_engine (logic; arrays as {} memory cells): {}", s.cells.mems, s.cells.summary());
-        return Ok(());
-    }
-    let dir = crate::root().join("target/engine-synth");
-    if let Some((c, minutes)) = finished_in(&dir, &verilog) {
-        // A run started before the result was recorded (or by an older xtask).
-        write_record(&key, minutes, &c)?;
-        eprintln!("synth-engine: the run in {} was of this Verilog; recorded in {RECORD}", dir.display());
-        println!("ferroce_engine (logic; arrays as {} memory cells): {}", c.mems, c.summary());
-        return Ok(());
-    }
-    std::fs::create_dir_all(&dir)?;
+/// Run yosys on `verilog` in `dir`: its cells and minutes.
+fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cells, f64)> {
+    std::fs::create_dir_all(dir)?;
     let _ = std::fs::remove_file(dir.join("engine.stat"));
-    std::fs::write(dir.join("ferroce_engine.v"), &verilog)?;
+    std::fs::write(dir.join("ferroce_engine.v"), verilog)?;
     std::fs::write(dir.join("script.ys"), ENGINE_SCRIPT)?;
     let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!(
@@ -322,7 +321,7 @@ pub fn engine(args: &[String]) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let log = std::fs::File::create(dir.join("yosys.log"))?;
     let status = tools::python_tool(&tools::YOSYS, &script)
-        .current_dir(&dir)
+        .current_dir(dir)
         .args(["-s", "script.ys"])
         .stdout(log.try_clone()?)
         .stderr(log)
@@ -336,9 +335,35 @@ pub fn engine(args: &[String]) -> anyhow::Result<()> {
         .map(|t| parse_stat(&t))
         .filter(|c| c.lut4 > 0)
         .context("yosys finished without a cell count in engine.stat")?;
-    write_record(&key, minutes, &c)?;
-    eprintln!("synth-engine: recorded in {RECORD}");
-    println!("ferroce_engine (logic; arrays as {} memory cells): {}", c.mems, c.summary());
+    Ok((c, minutes))
+}
+
+/// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
+/// or more) and record the result for `bench-rtl`.
+pub fn engine(args: &[String]) -> anyhow::Result<()> {
+    crate::parse_opts(args, &[], &[])?;
+    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    let cells = match record_for(&verilog).filter(|s| s.current) {
+        Some(s) => {
+            eprintln!("synth-engine: {RECORD} is of this very Verilog (commit {})", s.commit);
+            s.cells
+        }
+        None => {
+            let dir = crate::root().join("target/engine-synth");
+            let (c, minutes) = match finished_in(&dir, &verilog) {
+                Some(done) => {
+                    // A run started before the result was recorded (or by an older xtask).
+                    eprintln!("synth-engine: the run in {} was of this Verilog", dir.display());
+                    done
+                }
+                None => run_engine_synth(&dir, &verilog)?,
+            };
+            write_record(engine_key(&verilog), minutes, c)?;
+            eprintln!("synth-engine: recorded in {RECORD}");
+            c
+        }
+    };
+    println!("ferroce_engine (logic; arrays as {} memory cells): {}", cells.mems, cells.summary());
     Ok(())
 }
 
