@@ -8,7 +8,9 @@
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axil_*`: the register file (see `docs/regmap.md`).
 //! * `s_mac_rx_*`, `m_mac_tx_*`: frames from and to the MAC (64-bit
-//!   AXI-Stream, byte 0 in bits 7:0, `tkeep` contiguous).
+//!   AXI-Stream, byte 0 in bits 7:0, `tkeep` contiguous); `s_mac_rx_tuser`
+//!   high marks a received frame bad (FCS error): it is dropped and counted
+//!   in `stats.rx_malformed`.
 //! * `m_dma_rd_cmd_*` (address, length) and `s_dma_rd_*` (data): DMA reads
 //!   of host memory, data in command order with `tlast` on each read's last
 //!   beat.
@@ -75,6 +77,7 @@ pub struct Engine {
     pub s_mac_rx_tvalid: Signal<In, bool>,
     pub s_mac_rx_tready: Signal<Out, bool>,
     pub s_mac_rx_tlast: Signal<In, bool>,
+    pub s_mac_rx_tuser: Signal<In, bool>,
     pub m_mac_tx_tdata: Signal<Out, Bits<64>>,
     pub m_mac_tx_tkeep: Signal<Out, Bits<8>>,
     pub m_mac_tx_tvalid: Signal<Out, bool>,
@@ -217,6 +220,7 @@ impl Logic for Engine {
             self.rxp.s_axis_tkeep,
             self.rxp.s_axis_tvalid,
             self.rxp.s_axis_tlast,
+            self.rxp.s_axis_tuser,
             self.rxp.m_dma_cmd_ready,
             self.rxp.m_dma_data_tready,
             self.rxp.m_ack_ready,

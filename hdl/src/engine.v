@@ -286,6 +286,7 @@ always @(*) begin
   rxp$s_axis_tvalid = s_mac_rx_tvalid;
   s_mac_rx_tready = rxp$s_axis_tready;
   rxp$s_axis_tlast = s_mac_rx_tlast;
+  rxp$s_axis_tuser = s_mac_rx_tuser;
   rxp$m_dma_cmd_ready = wr_pick_rx & m_dma_wr_cmd_ready;
   rxp$m_dma_data_tready = wr_busy & ~wr_cq & m_dma_wr_tready;
   rxp$m_ack_ready = ~ackq_full;

@@ -9,7 +9,9 @@
 //! its first beat: a good frame streams out, a bad one is read and dropped.
 //!
 //! Ports (`clock`; `reset` synchronous, active high): `s_axis_*` in
-//! (`tready` low when the RAM is full), `verdict_valid`/`verdict_good`
+//! (`tready` low when the RAM is full; of a frame longer than the RAM the
+//! first 2^A - 1 beats are kept, ending it, and the rest discarded, so such a
+//! frame cannot wedge the FIFO), `verdict_valid`/`verdict_good`
 //! (at most 16 waiting), `m_axis_*` out with back-pressure.
 
 use rust_hdl::prelude::*;
@@ -67,7 +69,14 @@ reg [A:0] wr;
 reg [A:0] rd;
 wire [A:0] used = wr - rd;
 wire full = used[A];
-wire take = s_axis_tvalid & ~full;
+// A frame longer than the RAM would never see its verdict (it comes at the
+// frame's end) and would wedge the FIFO: its first 2^A - 1 beats are kept,
+// the last of them marked as its end, and the rest discarded. The parser
+// finds such a frame too long, so its verdict is bad and it is dropped.
+reg [A:0] wbeats;
+reg wdrop;
+wire at_cap = wbeats == {{1'b0, {{A{{1'b1}}}}}};
+wire take = s_axis_tvalid & (wdrop | ~full);
 // Verdicts in frame order.
 reg [15:0] vq;
 reg [4:0] vcount;
@@ -89,8 +98,13 @@ wire beat_good = in_frame ? frame_good : vq[0];
 wire pop_verdict = rd_go & ~in_frame;
 always @(posedge clock) begin
   if (take) begin
-    mem[wr[A-1:0]] <= {{s_axis_tlast, s_axis_tkeep, s_axis_tdata}};
-    wr <= wr + 1'b1;
+    if (~wdrop) begin
+      mem[wr[A-1:0]] <= {{s_axis_tlast | at_cap, s_axis_tkeep, s_axis_tdata}};
+      wr <= wr + 1'b1;
+    end
+    wbeats <= s_axis_tlast ? {{(A + 1){{1'b0}}}} : wbeats + 1'b1;
+    if (at_cap & ~s_axis_tlast) wdrop <= 1'b1;
+    if (s_axis_tlast) wdrop <= 1'b0;
   end
   if (m_axis_tready) out_valid <= 1'b0;
   if (rd_go) begin
@@ -123,6 +137,8 @@ always @(posedge clock) begin
   if (reset) begin
     wr <= {{(A + 1){{1'b0}}}};
     rd <= {{(A + 1){{1'b0}}}};
+    wbeats <= {{(A + 1){{1'b0}}}};
+    wdrop <= 1'b0;
     vcount <= 5'd0;
     vq <= 16'd0;
     out_valid <= 1'b0;
@@ -131,7 +147,7 @@ always @(posedge clock) begin
   end
 end
 always @(*) begin
-  s_axis_tready = ~full;
+  s_axis_tready = wdrop | ~full;
   verdict_ready = vcount != 5'd16;
   m_axis_tvalid = out_valid;
   m_axis_tdata = out_q[63:0];

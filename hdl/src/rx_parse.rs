@@ -10,7 +10,13 @@
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axis_*`: frames, byte 0 in `tdata[7:0]`; `tkeep` all ones but on
-//!   the last beat, where it is contiguous from lane 0. At most 16383 bytes.
+//!   the last beat, where it is contiguous from lane 0. A frame longer
+//!   than `ferroce_proto::wire::MAX_FRAME_LEN` (16383) bytes is a length
+//!   error, as the model's parse has it.
+//!   `tuser` high on any beat marks the frame bad (the MAC's FCS or PHY
+//!   error flag, as Corundum's and verilog-ethernet's MACs set bit 0 of
+//!   `tuser` on the last beat): its result is [`ErrorCode::MacError`],
+//!   before any other check.
 //! * `cfg_port`: the UDP destination port of ferroce.
 //! * `m_valid`/`m_ready`: one result per frame, held until taken; with it
 //!   `m_good`, `m_error` (see [`ErrorCode`]), `m_len` (frame bytes) and
@@ -47,6 +53,8 @@ pub enum ErrorCode {
     BadCrc = 5,
     BadIpChecksum = 6,
     UnknownOpcode = 7,
+    /// The MAC flagged the frame (`tuser`): FCS or PHY error.
+    MacError = 8,
 }
 
 impl ErrorCode {
@@ -76,6 +84,7 @@ pub struct RxParse {
     pub s_axis_tvalid: Signal<In, bool>,
     pub s_axis_tready: Signal<Out, bool>,
     pub s_axis_tlast: Signal<In, bool>,
+    pub s_axis_tuser: Signal<In, bool>,
     pub cfg_port: Signal<In, Bits<16>>,
     pub m_valid: Signal<Out, bool>,
     pub m_ready: Signal<In, bool>,
@@ -90,7 +99,9 @@ pub struct RxParse {
 #[derive(Default)]
 struct SimState {
     frame: Vec<u8>,
-    checking: Option<Vec<u8>>,
+    /// A beat of the frame so far had `tuser` set.
+    flagged: bool,
+    checking: Option<(Vec<u8>, bool)>,
     result: Option<(ErrorCode, Vec<u8>)>,
 }
 
@@ -102,12 +113,16 @@ impl Logic for RxParse {
             if st.result.is_some() && self.m_ready.val() {
                 st.result = None;
             }
-            if let Some(f) = st.checking.take() {
+            if let Some((f, flagged)) = st.checking.take() {
                 if st.result.is_none() {
-                    let code = ErrorCode::of(&ferroce_proto::wire::parse(&f, self.cfg_port.val().index() as u16));
+                    let code = if flagged {
+                        ErrorCode::MacError
+                    } else {
+                        ErrorCode::of(&ferroce_proto::wire::parse(&f, self.cfg_port.val().index() as u16))
+                    };
                     st.result = Some((code, f));
                 } else {
-                    st.checking = Some(f);
+                    st.checking = Some((f, flagged));
                 }
             }
             if ready && self.s_axis_tvalid.val() {
@@ -117,8 +132,9 @@ impl Logic for RxParse {
                         st.frame.push(d.get_bits::<8>(8 * lane).index() as u8);
                     }
                 }
+                st.flagged |= self.s_axis_tuser.val();
                 if self.s_axis_tlast.val() {
-                    st.checking = Some(std::mem::take(&mut st.frame));
+                    st.checking = Some((std::mem::take(&mut st.frame), std::mem::take(&mut st.flagged)));
                 }
             }
             if self.reset.val() {
@@ -204,6 +220,9 @@ pub fn crc_update_verilog() -> String {
     s
 }
 
+// The length counter below (14 bits, saturating at 16383) is sized for it.
+const _: () = assert!(ferroce_proto::wire::MAX_FRAME_LEN == (1 << 14) - 1);
+
 /// The parser's Verilog body.
 pub fn verilog() -> String {
     let mut s = String::new();
@@ -214,7 +233,7 @@ pub fn verilog() -> String {
     let l2l4 = L2L4;
     w(&mut s, "// Generated from ferroce_proto::wire (header tables and CRC): do not edit.".into());
     w(&mut s, format!("reg [{}:0] hb;", HDR_BITS - 1));
-    w(&mut s, "reg [13:0] len;\nreg [3:0] beat;\nreg [31:0] crc;\nreg checking;\nreg res_valid;\nreg res_good;\nreg [3:0] res_error;\nreg [13:0] res_len;".into());
+    w(&mut s, "reg [13:0] len;\nreg [3:0] beat;\nreg [31:0] crc;\nreg mac_bad;\nreg too_long;\nreg checking;\nreg res_valid;\nreg res_good;\nreg [3:0] res_error;\nreg [13:0] res_len;".into());
     w(&mut s, "wire in_ready = ~checking & (~res_valid | m_ready);".into());
     w(&mut s, "wire take = s_axis_tvalid & in_ready;".into());
     // Bytes in this beat (tkeep contiguous from lane 0).
@@ -239,6 +258,8 @@ pub fn verilog() -> String {
          if (beat != 4'd15) beat <= beat + 4'd1;\n    \
          len <= (len > 14'd16375) ? 14'd16383 : len + {10'd0, nbytes};\n    \
          crc <= crc_next;\n    \
+         if (s_axis_tuser) mac_bad <= 1'b1;\n    \
+         if ({1'b0, len} + {11'd0, nbytes} > 15'd16383) too_long <= 1'b1;\n    \
          if (s_axis_tlast) checking <= 1'b1;\n  end"
             .replace("{}:832", &format!("{}:832", HDR_BITS - 1))
             .replace("[{}:0]", &format!("[{}:0]", HDR_BITS - 833)),
@@ -247,12 +268,12 @@ pub fn verilog() -> String {
         &mut s,
         "  if (checking & (~res_valid | m_ready)) begin\n    checking <= 1'b0;\n    res_valid <= 1'b1;\n    \
          res_good <= (error == 4'd0);\n    res_error <= error;\n    res_len <= len;\n    \
-         beat <= 4'd0;\n    len <= 14'd0;\n    crc <= 32'hffffffff;\n  end"
+         beat <= 4'd0;\n    len <= 14'd0;\n    crc <= 32'hffffffff;\n    mac_bad <= 1'b0;\n    too_long <= 1'b0;\n  end"
             .into(),
     );
     w(
         &mut s,
-        "  if (reset) begin\n    beat <= 4'd0;\n    len <= 14'd0;\n    crc <= 32'hffffffff;\n    checking <= 1'b0;\n    \
+        "  if (reset) begin\n    beat <= 4'd0;\n    len <= 14'd0;\n    crc <= 32'hffffffff;\n    mac_bad <= 1'b0;\n    too_long <= 1'b0;\n    checking <= 1'b0;\n    \
          res_valid <= 1'b0;\n    res_good <= 1'b0;\n    res_error <= 4'd0;\n    res_len <= 14'd0;\n  end\nend"
             .into(),
     );
@@ -307,6 +328,8 @@ pub fn verilog() -> String {
     w(&mut s, format!("wire is_nak = {opcode} == 8'h11;"));
     // The checks, in the order parse() makes them.
     let checks: Vec<(String, u8)> = vec![
+        ("mac_bad".into(), ErrorCode::MacError as u8),
+        ("too_long".into(), ErrorCode::BadLength as u8),
         (format!("L < 16'd{}", ETH.len), 1),
         (format!("{ethertype} != 16'h0800"), 2),
         (format!("L < 16'd{}", ETH.len + IPV4.len), 1),

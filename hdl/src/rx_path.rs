@@ -154,6 +154,7 @@ pub struct RxPath {
     pub s_axis_tvalid: Signal<In, bool>,
     pub s_axis_tready: Signal<Out, bool>,
     pub s_axis_tlast: Signal<In, bool>,
+    pub s_axis_tuser: Signal<In, bool>,
     pub m_dma_cmd_valid: Signal<Out, bool>,
     pub m_dma_cmd_ready: Signal<In, bool>,
     pub m_dma_cmd_addr: Signal<Out, Bits<64>>,
@@ -318,6 +319,7 @@ impl Logic for RxPath {
         self.parse.s_axis_tkeep.connect();
         self.parse.s_axis_tvalid.connect();
         self.parse.s_axis_tlast.connect();
+        self.parse.s_axis_tuser.connect();
         self.parse.cfg_port.connect();
         self.parse.m_ready.connect();
         // fifo
@@ -584,6 +586,7 @@ always @(*) begin
   parse$s_axis_tdata = s_axis_tdata;
   parse$s_axis_tkeep = s_axis_tkeep;
   parse$s_axis_tlast = s_axis_tlast;
+  parse$s_axis_tuser = s_axis_tuser;
   parse$s_axis_tvalid = s_axis_tvalid & fifo$s_axis_tready;
   parse$m_ready = hq_take;
   fifo$clock = clock;

@@ -67,7 +67,8 @@ pub struct EngineSim {
     tx: VecDeque<Vec<u8>>,
     tx_frame: Vec<u8>,
     /// Frames for the engine, and how far the first has gone in.
-    rx: VecDeque<Vec<u8>>,
+    /// Each with the MAC's bad-frame flag (`tuser`, set on its last beat).
+    rx: VecDeque<(Vec<u8>, bool)>,
     rx_at: usize,
     /// The register access in progress and its result.
     axil: Option<(Axil, bool)>,
@@ -110,6 +111,7 @@ ports!(
     s_mac_rx_tvalid,
     s_mac_rx_tready,
     s_mac_rx_tlast,
+    s_mac_rx_tuser,
     m_mac_tx_tdata,
     m_mac_tx_tkeep,
     m_mac_tx_tvalid,
@@ -179,7 +181,12 @@ impl EngineSim {
 
     /// A frame for the engine's MAC receive port.
     pub fn give_frame(&mut self, f: Vec<u8>) {
-        self.rx.push_back(f);
+        self.rx.push_back((f, false));
+    }
+
+    /// A frame the MAC marks bad (an FCS error: `tuser` on its last beat).
+    pub fn give_bad_frame(&mut self, f: Vec<u8>) {
+        self.rx.push_back((f, true));
     }
 
     /// Frames the engine has sent since the last call.
@@ -197,17 +204,19 @@ impl EngineSim {
         let stall = self.dma.stall;
         let now = self.sim.cycles();
         // MAC receive: the next beat of the first frame.
-        let beat = self.rx.front().map(|f| {
+        let beat = self.rx.front().map(|(f, bad)| {
             let n = (f.len() - self.rx_at).min(8);
-            (pack(&f[self.rx_at..self.rx_at + n]), (1u64 << n) - 1, self.rx_at + n == f.len(), n)
+            let last = self.rx_at + n == f.len();
+            (pack(&f[self.rx_at..self.rx_at + n]), (1u64 << n) - 1, last, n, last && *bad)
         });
         let s = &mut self.sim;
         let p = &self.p;
         s.set(p.s_mac_rx_tvalid, beat.is_some() as u64);
-        if let Some((d, k, l, _)) = beat {
+        if let Some((d, k, l, _, bad)) = beat {
             s.set(p.s_mac_rx_tdata, d);
             s.set(p.s_mac_rx_tkeep, k);
             s.set(p.s_mac_rx_tlast, l as u64);
+            s.set(p.s_mac_rx_tuser, bad as u64);
         }
         // MAC transmit: always ready (the MAC paces at line rate).
         s.set(p.m_mac_tx_tready, 1);
@@ -269,7 +278,7 @@ impl EngineSim {
         s.eval();
 
         // What moved in this cycle.
-        if let Some((_, _, last, n)) = beat {
+        if let Some((_, _, last, n, _)) = beat {
             if s.get(p.s_mac_rx_tready) == 1 {
                 self.rx_at += n;
                 if last {

@@ -226,11 +226,45 @@ fn build_uncached(name: &str, verilog: &str, trace: Trace, dir: &Path) -> Result
     Ok(dir.join("libmodel.so"))
 }
 
+/// The mutation test's hook (`cargo xtask mutants`): with `FERROCE_MUTANT`
+/// naming a file of two parts separated by a line `=>` (text to find, text
+/// to put instead), every model whose Verilog contains the text is
+/// built with it replaced, and its name is appended to the file's `.hits`
+/// beside it. A block instantiated more than once has its text once per
+/// instance, and every instance is changed: the mutant is one change to
+/// the block.
+fn mutant(name: &str, verilog: &str) -> Result<Option<String>> {
+    let Some(path) = std::env::var_os("FERROCE_MUTANT") else {
+        return Ok(None);
+    };
+    let bad = |msg: String| Error::Verilator { model: name.into(), msg };
+    let spec = std::fs::read_to_string(&path).map_err(|e| bad(format!("FERROCE_MUTANT: {e}")))?;
+    let (from, to) = spec.split_once("\n=>\n").ok_or_else(|| bad("FERROCE_MUTANT: no line `=>` in the file".into()))?;
+    let to = to.strip_suffix('\n').unwrap_or(to);
+    match verilog.matches(from).count() {
+        0 => Ok(None),
+        n => {
+            let mut hits = PathBuf::from(&path).into_os_string();
+            hits.push(".hits");
+            let line = format!("{name} {n}\n");
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&hits)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()))
+                .map_err(|e| bad(format!("FERROCE_MUTANT hits: {e}")))?;
+            Ok(Some(verilog.replace(from, to)))
+        }
+    }
+}
+
 impl ModelLib {
     /// Build (or reuse) the model for `verilog`, whose top module must be
     /// `top`. With `FERROCE_TRACE` set, the model is built with tracing.
     pub fn build(name: &str, verilog: &str) -> Result<Arc<ModelLib>> {
         static CACHE: OnceLock<Mutex<HashMap<u64, Arc<ModelLib>>>> = OnceLock::new();
+        let mutated = mutant(name, verilog)?;
+        let verilog = mutated.as_deref().unwrap_or(verilog);
         let trace = Trace::from_env();
         let key = fnv(format!("{SHIM_VERSION}/{}/{trace:?}/{verilog}", tools::VERILATOR.spec).as_bytes());
         let cache = CACHE.get_or_init(Default::default);

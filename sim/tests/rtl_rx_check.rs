@@ -1,7 +1,8 @@
 //! The `rx_check` RTL block in Verilator against the model's protection
 //! checks (`MrTable::check_write` as `Delivery::place` applies it, and the
 //! endpoint's connection check), with tables rewritten as it runs and
-//! addresses aimed at region edges and at 64-bit wrap-around.
+//! addresses aimed at region edges and at 64-bit wrap-around; and directed
+//! edges with literal expectations (no model involved).
 
 use ferroce_hdl::rx_check::CONNS;
 use ferroce_proto::model::mr::MrTable;
@@ -17,10 +18,14 @@ struct Conn {
     paths: u8,
 }
 
+fn model() -> std::sync::Arc<ModelLib> {
+    ModelLib::of_block("rx_check", || ferroce_hdl::emit::verilog(ferroce_hdl::rx_check::RxCheck::default()))
+        .expect("rx_check model builds")
+}
+
 #[test]
 fn checks_match_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_check::RxCheck::default());
-    let lib = ModelLib::build("rx_check", &v).expect("rx_check model builds");
+    let lib = model();
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let port = |s: &Sim, n: &str| s.port(n);
@@ -148,4 +153,205 @@ fn checks_match_the_model() {
         conn_ok > 5_000 && granted > 5_000 && denied > 20_000,
         "conn ok {conn_ok}, granted {granted}, denied {denied}"
     );
+}
+
+/// A packet as `rx_check` sees it.
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    conn: u16,
+    path: u8,
+    src: u32,
+    write: bool,
+    rkey: u32,
+    remote: u64,
+    offset: u32,
+    payload: u16,
+    msg_len: u32,
+}
+
+/// One region slot as the CSR window writes it.
+struct Region {
+    slot: u64,
+    rkey: u32,
+    base: u64,
+    len: u64,
+    write: bool,
+    conn: u16,
+}
+
+struct Checker(Sim);
+
+impl Checker {
+    fn new() -> Checker {
+        let mut s = Sim::new(&model());
+        s.clock("clock");
+        let mut c = Checker(s);
+        c.set("reset", 1);
+        c.0.tick();
+        c.set("reset", 0);
+        c
+    }
+
+    fn set(&mut self, n: &str, v: u64) {
+        let p = self.0.port(n);
+        self.0.set(p, v);
+    }
+
+    fn get(&self, n: &str) -> u64 {
+        self.0.get(self.0.port(n))
+    }
+
+    fn conn(&mut self, index: u64, peer: u32, paths: u64) {
+        for (n, v) in [
+            ("conn_wr", 1),
+            ("conn_wr_index", index),
+            ("conn_wr_valid_bit", 1),
+            ("conn_wr_peer_ip", peer as u64),
+            ("conn_wr_paths", paths),
+        ] {
+            self.set(n, v);
+        }
+        self.0.tick();
+        self.set("conn_wr", 0);
+    }
+
+    fn region(&mut self, r: &Region) {
+        for (n, v) in [
+            ("mr_wr", 1),
+            ("mr_wr_index", r.slot),
+            ("mr_wr_valid_bit", 1),
+            ("mr_wr_rkey", r.rkey as u64),
+            ("mr_wr_base", r.base),
+            ("mr_wr_len", r.len),
+            ("mr_wr_remote_write", r.write as u64),
+            ("mr_wr_conn", r.conn as u64),
+        ] {
+            self.set(n, v);
+        }
+        self.0.tick();
+        self.set("mr_wr", 0);
+    }
+
+    /// (connection ok, access ok) for `p`.
+    fn check(&mut self, p: Pkt) -> (bool, bool) {
+        for (n, v) in [
+            ("in_valid", 1),
+            ("in_conn", p.conn as u64),
+            ("in_path", p.path as u64),
+            ("in_src_ip", p.src as u64),
+            ("in_write", p.write as u64),
+            ("in_rkey", p.rkey as u64),
+            ("in_remote_addr", p.remote),
+            ("in_offset", p.offset as u64),
+            ("in_payload_len", p.payload as u64),
+            ("in_msg_len", p.msg_len as u64),
+        ] {
+            self.set(n, v);
+        }
+        self.0.tick();
+        self.set("in_valid", 0);
+        assert_eq!(self.get("out_valid"), 1);
+        assert_eq!(self.get("out_addr"), p.remote.wrapping_add(p.offset as u64), "{p:?}: address");
+        (self.get("out_conn_ok") == 1, self.get("out_access_ok") == 1)
+    }
+}
+
+const PEER: u32 = 0x0a00_0002;
+const TOP: u64 = u64::MAX;
+
+/// Connection 3 (peer PEER, 4 paths) with regions: rkey 0x11 writable at
+/// [0x1000, 0x2000); rkey 0x22 read-only (no remote write) at 0x8000;
+/// rkey 0x33 writable, owned by connection 4; rkey 0x44 writable, the last
+/// 0x100 bytes of the 64-bit space (its end, 2^64, does not fit in 64 bits).
+fn tables() -> Checker {
+    let mut c = Checker::new();
+    c.conn(3, PEER, 4);
+    c.conn(4, PEER, 1);
+    for r in [
+        Region { slot: 0, rkey: 0x11, base: 0x1000, len: 0x1000, write: true, conn: 3 },
+        Region { slot: 5, rkey: 0x22, base: 0x8000, len: 0x1000, write: false, conn: 3 },
+        Region { slot: 9, rkey: 0x33, base: 0x9000, len: 0x1000, write: true, conn: 4 },
+        Region { slot: 15, rkey: 0x44, base: TOP - 0xff, len: 0x100, write: true, conn: 3 },
+    ] {
+        c.region(&r);
+    }
+    c
+}
+
+/// A WRITE of one packet (the whole message) of connection 3 on path 0.
+fn write(rkey: u32, remote: u64, len: u32) -> Pkt {
+    Pkt { conn: 3, path: 0, src: PEER, write: true, rkey, remote, offset: 0, payload: len as u16, msg_len: len }
+}
+
+#[test]
+fn region_edges_are_exact() {
+    let mut c = tables();
+    let cases: &[(&str, Pkt, bool)] = &[
+        ("the whole region", write(0x11, 0x1000, 0x1000), true),
+        ("the last byte inside", write(0x11, 0x1fff, 1), true),
+        ("the first byte", write(0x11, 0x1000, 1), true),
+        ("one byte past the end", write(0x11, 0x1001, 0x1000), false),
+        ("the byte after the end", write(0x11, 0x2000, 1), false),
+        ("one byte before the base", write(0x11, 0xfff, 2), false),
+        ("below the base", write(0x11, 0xfff, 1), false),
+        // A message inside whose packet runs past the end, and a packet
+        // inside whose message runs past it: both refused.
+        (
+            "packet past the end",
+            Pkt { offset: 0xf00, payload: 0x101, msg_len: 0x1000, ..write(0x11, 0x1000, 0) },
+            false,
+        ),
+        ("message past the end", Pkt { offset: 0, payload: 0x10, msg_len: 0x1001, ..write(0x11, 0x1000, 0) }, false),
+        (
+            "last packet flush with the end",
+            Pkt { offset: 0xf00, payload: 0x100, msg_len: 0x1000, ..write(0x11, 0x1000, 0) },
+            true,
+        ),
+        ("zero-length packet at the end", Pkt { payload: 0, msg_len: 0, ..write(0x11, 0x2000, 0) }, true),
+        ("zero-length packet past the end", Pkt { payload: 0, msg_len: 0, ..write(0x11, 0x2001, 0) }, false),
+        ("read-only region", write(0x22, 0x8000, 1), false),
+        ("another connection's region", write(0x33, 0x9000, 1), false),
+        ("at the top, below the last byte", write(0x44, TOP - 0xff, 0xff), true),
+        ("at the top, reaching the last byte (2^64 end)", write(0x44, TOP - 0xff, 0x100), false),
+        ("at the top, wrapping to 0", write(0x44, TOP, 2), false),
+        (
+            "offset wrapping past 2^64",
+            Pkt { offset: 0x200, payload: 1, msg_len: 0x10, ..write(0x44, TOP - 0xff, 0) },
+            false,
+        ),
+    ];
+    for (what, p, want) in cases {
+        assert_eq!(c.check(*p), (true, *want), "{what}: {p:?}");
+    }
+}
+
+#[test]
+fn rkeys_matter_for_writes_only() {
+    let mut c = tables();
+    for write_op in [true, false] {
+        // A key no slot holds, a key one off the region's, the key of a
+        // read-only region, the key of another connection's region.
+        for rkey in [0x12, 0x10, 0x22, 0x33, 0] {
+            let p = Pkt { write: write_op, ..write(rkey, 0x1000, 0x100) };
+            // SENDs carry their receive sequence number in the rkey field:
+            // the region check does not apply to them.
+            assert_eq!(c.check(p), (true, !write_op), "write {write_op}, rkey {rkey:#x}");
+        }
+    }
+    // A region rewritten with another key answers to the new key only.
+    c.region(&Region { slot: 0, rkey: 0x55, base: 0x1000, len: 0x1000, write: true, conn: 3 });
+    assert_eq!(c.check(write(0x11, 0x1000, 1)), (true, false), "old key");
+    assert_eq!(c.check(write(0x55, 0x1000, 1)), (true, true), "new key");
+}
+
+#[test]
+fn connection_check_needs_the_peer_and_a_path_of_the_connection() {
+    let mut c = tables();
+    let p = write(0x11, 0x1000, 1);
+    assert_eq!(c.check(Pkt { path: 3, ..p }), (true, true), "the last path");
+    assert_eq!(c.check(Pkt { path: 4, ..p }).0, false, "one path beyond");
+    assert_eq!(c.check(Pkt { src: PEER + 1, ..p }).0, false, "another source address");
+    assert_eq!(c.check(Pkt { conn: 2, ..p }).0, false, "a connection not set up");
+    // Connection numbers above the table's alias no entry.
+    assert_eq!(c.check(Pkt { conn: 3 + CONNS as u16, ..p }).0, false, "beyond the table");
 }

@@ -327,9 +327,17 @@ fn need(what: &'static str, needed: usize, available: usize) -> Result<()> {
     }
 }
 
+/// Longest frame a receiver takes, in bytes without the FCS: the RTL's
+/// frame length counter and receive FIFO are sized for it (a 9000-byte
+/// jumbo payload fits with room to spare).
+pub const MAX_FRAME_LEN: usize = 16_383;
+
 /// Parse and validate a frame addressed to UDP port `port`. Every malformed
 /// input gives a typed error; nothing panics.
 pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
+    if frame.len() > MAX_FRAME_LEN {
+        return Err(Error::BadLength { what: "frame", declared: MAX_FRAME_LEN, actual: frame.len() });
+    }
     need("Ethernet header", ETH.len, frame.len())?;
     let eth = &frame[..ETH.len];
     let ethertype = ETH.field("ethertype").get(eth) as u16;
