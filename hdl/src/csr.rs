@@ -6,9 +6,11 @@
 //!   outstanding write and one outstanding read. A write is taken when
 //!   `awvalid` and `wvalid` are both high (`awready`/`wready` answer in the
 //!   same cycle), its response follows one cycle later; a read answers one
-//!   cycle after `arvalid`. Unmapped or misaligned addresses and writes to
-//!   read-only registers answer SLVERR and change nothing; write-only
-//!   registers read as 0. `wstrb` enables bytes.
+//!   cycle after `arvalid`. Unmapped or misaligned addresses, writes to
+//!   read-only registers and writes that would leave a register outside its
+//!   range (`Register::range`, judged on the value after `wstrb`) answer
+//!   SLVERR and change nothing; write-only registers read as 0. `wstrb`
+//!   enables bytes.
 //! * `regs` (out): every RW and WO register, register i of
 //!   `ferroce_proto::regs::stored()` at bits 32i..32i+31; `strobe` (out): bit
 //!   i pulses for one cycle after register i is written.
@@ -197,14 +199,33 @@ pub fn decoder_verilog() -> String {
         let _ = writeln!(s, "    {a}'h{addr:04x}: rd_value = {value}; // {}", r.name);
     }
     let _ = writeln!(s, "    default: rd_ok = 1'b0;\n  endcase\nend");
-    // Write decode: only RW and WO registers accept writes.
+    // Write decode: only RW and WO registers accept writes, and a ranged
+    // one only a value in its range once the byte enables are applied.
+    let mut accept = Vec::with_capacity(N_STORED);
+    for (i, (_, r)) in stored.iter().enumerate() {
+        let terms = range_terms(&format!("wr_value_{i}"), r);
+        if terms.is_empty() {
+            accept.push("1'b1".to_string());
+            continue;
+        }
+        let (hi, lo) = (32 * i + 31, 32 * i);
+        let _ = writeln!(
+            s,
+            "wire [31:0] wr_value_{i} = (regs_q[{hi}:{lo}] & ~wmask) | (s_axil_wdata & wmask); // {}\n\
+             wire wr_in_range_{i} = {};",
+            r.name,
+            terms.join(" & ")
+        );
+        accept.push(format!("wr_in_range_{i}"));
+    }
     let _ = writeln!(
         s,
         "reg wr_ok;\nreg [{}:0] wr_sel;\nalways @(*) begin\n  wr_ok = 1'b0;\n  wr_sel = {N_STORED}'d0;\n  case (s_axil_awaddr)",
         N_STORED - 1
     );
     for (i, (addr, r)) in stored.iter().enumerate() {
-        let _ = writeln!(s, "    {a}'h{addr:04x}: begin wr_ok = 1'b1; wr_sel[{i}] = 1'b1; end // {}", r.name);
+        let ok = &accept[i];
+        let _ = writeln!(s, "    {a}'h{addr:04x}: begin wr_ok = {ok}; wr_sel[{i}] = {ok}; end // {}", r.name);
     }
     let _ = writeln!(s, "    default: wr_ok = 1'b0;\n  endcase\nend");
     let mut reset = String::new();
@@ -232,4 +253,18 @@ pub fn decoder_verilog() -> String {
         "  if (reset) begin\n    bvalid_q <= 1'b0;\n    bresp_q <= 2'b00;\n    rvalid_q <= 1'b0;\n    rresp_q <= 2'b00;\n    rdata_q <= 32'd0;\n    strobe_q <= {N_STORED}'d0;\n{reset}  end\nend"
     );
     s
+}
+
+/// The compares that keep `value` in `r`'s range, leaving out those no
+/// 32-bit value fails (a lint would flag them as constant).
+fn range_terms(value: &str, r: &regs::Register) -> Vec<String> {
+    let Some(b) = r.range else { return Vec::new() };
+    let mut terms = Vec::new();
+    if b.min > 0 {
+        terms.push(format!("({value} >= 32'd{})", b.min));
+    }
+    if b.max < u32::MAX {
+        terms.push(format!("({value} <= 32'd{})", b.max));
+    }
+    terms
 }

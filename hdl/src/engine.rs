@@ -246,6 +246,7 @@ impl Logic for Engine {
             self.txp.ctl_mac,
             self.txp.ctl_ip,
             self.txp.ctl_paths,
+            self.txp.ctl_psn,
             self.txp.ctl_streams,
             self.txp.ctl_seed,
             self.txp.wr_valid,

@@ -273,7 +273,7 @@ always @(*) begin
   rxp$ctl_valid = (cst == C_LOAD) | (cst == C_CLEAR);
   rxp$ctl_op = cst == C_CLEAR;
   rxp$ctl_key = {c_index[CB-1:0], c_i[PB-1:0]};
-  rxp$ctl_psn = 24'd0;
+  rxp$ctl_psn = {{reg:conn_table.rx_psn}}[23:0];
   rxp$post_valid = rqf == F_OFFER & r_ok;
   rxp$post_key = {r_conn[CB-1:0], r_stream[2:0]};
   rxp$post_addr = rqe[127:64];
@@ -315,6 +315,7 @@ always @(*) begin
   txp$ctl_ip = {{reg:conn_table.peer_ip}};
   txp$ctl_paths = c_paths[PB:0];
   txp$ctl_streams = c_streams[3:0];
+  txp$ctl_psn = {{reg:conn_table.tx_psn}}[23:0];
   txp$ctl_seed = {{reg:control.port_seed}};
   txp$wr_valid = (sqf == F_OFFER) & w_ok;
   txp$wr_key = {w_conn[CB-1:0], w_stream[2:0]};

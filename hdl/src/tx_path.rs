@@ -50,7 +50,8 @@
 //! `max(2 srtt + 4 rttvar, cfg_rto_min)` (`cfg_rto_min` before the first
 //! sample), given in ps on `m_rto_base` with each arming.
 //! * `ctl_*`: op 0 sets up connection `ctl_conn` (remote number, peer MAC
-//!   and IPv4 address, paths, streams); op 1 seeds the source-port
+//!   and IPv4 address, paths, streams, the first PSN of every path,
+//!   `ctl_psn`); op 1 seeds the source-port
 //!   generator with `ctl_seed`.
 //! * `wr_*`: a work request for stream key `wr_key` (`wr_op` 1 WRITE, 2
 //!   WRITE with immediate, 3 SEND); `wr_ready` low while the stream has 16
@@ -120,6 +121,7 @@ pub struct TxPath {
     pub ctl_ip: Signal<In, Bits<32>>,
     pub ctl_paths: Signal<In, Bits<5>>,
     pub ctl_streams: Signal<In, Bits<4>>,
+    pub ctl_psn: Signal<In, Bits<24>>,
     pub ctl_seed: Signal<In, Bits<32>>,
     pub wr_valid: Signal<In, bool>,
     pub wr_ready: Signal<Out, bool>,

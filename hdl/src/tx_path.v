@@ -463,7 +463,8 @@ always @(*) begin
   m_cpl_id = m_id[front_slot];
   m_cpl_imm = m_imm[front_slot];
   m_cpl_has_imm = m_op[front_slot] == 2'd2;
-  pt_sport = p_sport[pt_key];
+  // A path of no connection (none since reset) has no source port.
+  pt_sport = c_valid[pt_key[KB-1:PB]] ? p_sport[pt_key] : 16'd0;
   pt_cwnd = p_cwnd[pt_key];
   pt_retired = p_retired[pt_key];
   pt_sent = p_sent[pt_key];
@@ -516,7 +517,7 @@ always @(posedge clock) begin
             s_rsn[{ctl_conn, ii[2:0]}] <= 32'd0;
           end
           pth <= {PB{1'b0}};
-          a_psn <= 24'd0;
+          a_psn <= ctl_psn;
           st <= S_SETUP0;
         end
       end else if (take_ack) begin
@@ -605,7 +606,7 @@ always @(posedge clock) begin
     S_SETUP: begin
       p_cwnd[pkey] <= cfg_max_cwnd;
       p_out[pkey] <= 9'd0;
-      p_next[pkey] <= 24'd0;
+      p_next[pkey] <= a_psn;
       p_can[pkey] <= 1'b1;
       p_queued[pkey] <= 1'b0;
       p_retired[pkey] <= 1'b0;

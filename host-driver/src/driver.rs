@@ -4,6 +4,7 @@
 //! the engine reaches by DMA (the simulator's buffer, or pinned memory on
 //! hardware). Every wait has a limit and ends in a typed error.
 
+use ferroce_proto::regs;
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 
 use crate::discover::Engine;
@@ -104,6 +105,19 @@ impl Ring {
     }
 }
 
+/// Whether `block.reg` takes `value`, from the register map: a value
+/// outside the register's range is refused here, naming the register and
+/// its range. The engine answers such a write with SLVERR and keeps the old
+/// value, but over PCIe a register write is posted and nobody sees the
+/// answer, so every write is checked before it leaves.
+pub fn check_value(block: &str, reg: &str, value: u32) -> Result<()> {
+    let (_, r) = regs::register(block, reg).map_err(|_| Error::NoRegister(format!("{block}.{reg}")))?;
+    match r.range {
+        Some(b) if !b.contains(value) => Err(Error::BadRequest(format!("{block}.{reg}: {value} is out of range {b}"))),
+        _ => Ok(()),
+    }
+}
+
 /// Polls of a command status before giving up.
 const CMD_POLLS: usize = 1_000;
 
@@ -133,8 +147,22 @@ impl<D: Device> Driver<D> {
     /// Find the engine's register blocks, write the settings and the rings,
     /// and enable it.
     pub fn bring_up(mut dev: D, cfg: &Config, sq: RingSpec, rq: RingSpec, cq: RingSpec) -> Result<Driver<D>> {
-        if cfg.mtu == 0 || cfg.mtu > 4096 {
-            return Err(Error::BadRequest(format!("mtu {} is not 1..=4096", cfg.mtu)));
+        let (lo, hi) = mac_words(cfg.mac);
+        let settings = [
+            ("mac_lo", lo),
+            ("mac_hi", hi),
+            ("ip", u32::from_be_bytes(cfg.ip)),
+            ("mtu", cfg.mtu),
+            ("ack_every", cfg.ack_every),
+            ("ack_delay_ns", cfg.ack_delay_ns),
+            ("rto_min_ns", cfg.rto_min_ns),
+            ("rnr_delay_ns", cfg.rnr_delay_ns),
+            ("port_seed", cfg.port_seed),
+            ("line_rate_mbps", cfg.line_rate_mbps),
+        ];
+        // All of them before anything is written.
+        for (reg, v) in settings {
+            check_value("control", reg, v)?;
         }
         for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
             if r.log_size == 0 || r.log_size > 16 || r.base % entry as u64 != 0 {
@@ -156,20 +184,9 @@ impl<D: Device> Driver<D> {
         };
         d.max_conns = d.get("engine_info", "max_conns")?;
         d.max_streams = d.get("engine_info", "max_streams")?;
-        let (lo, hi) = mac_words(cfg.mac);
-        d.set("control", "mac_lo", lo)?;
-        d.set("control", "mac_hi", hi)?;
-        d.set("control", "ip", u32::from_be_bytes(cfg.ip))?;
-        d.set("control", "mtu", cfg.mtu)?;
-        d.set("control", "ack_every", cfg.ack_every)?;
-        d.set("control", "ack_delay_ns", cfg.ack_delay_ns)?;
-        d.set("control", "rto_min_ns", cfg.rto_min_ns)?;
-        d.set("control", "rnr_delay_ns", cfg.rnr_delay_ns)?;
-        d.set("control", "port_seed", cfg.port_seed)?;
-        if cfg.line_rate_mbps == 0 {
-            return Err(Error::BadRequest("a line rate of 0 Mb/s".into()));
+        for (reg, v) in settings {
+            d.set("control", reg, v)?;
         }
-        d.set("control", "line_rate_mbps", cfg.line_rate_mbps)?;
         for (q, r) in [("sq", sq), ("rq", rq), ("cq", cq)] {
             d.set("queues", &format!("{q}_base_lo"), r.base as u32)?;
             d.set("queues", &format!("{q}_base_hi"), (r.base >> 32) as u32)?;
@@ -188,9 +205,11 @@ impl<D: Device> Driver<D> {
         Ok(d)
     }
 
-    /// Write `block.reg`.
+    /// Write `block.reg`; a value outside its range (see [`check_value`])
+    /// is refused without writing.
     pub fn set(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
         let off = self.map.offset_of(block, reg)?;
+        check_value(block, reg, v)?;
         self.dev.write32(off, v)
     }
 
@@ -214,6 +233,20 @@ impl<D: Device> Driver<D> {
 
     /// Open connection `c`.
     pub fn connect(&mut self, c: &ConnSpec) -> Result<()> {
+        self.connect_at(c, 0, 0)
+    }
+
+    /// As [`Driver::connect`], with every path's first PSN given: `tx_psn`
+    /// for what this side sends, `rx_psn` for what it expects from the peer
+    /// (the peer's `tx_psn`), as a connection manager exchanges them. Both
+    /// are 24-bit.
+    pub fn connect_at(&mut self, c: &ConnSpec, tx_psn: u32, rx_psn: u32) -> Result<()> {
+        if tx_psn >= 1 << 24 || rx_psn >= 1 << 24 {
+            return Err(Error::BadRequest(format!(
+                "connection {}: PSNs are 24-bit (got {tx_psn:#x} and {rx_psn:#x})",
+                c.index
+            )));
+        }
         let max_paths = self.get("engine_info", "max_paths")?;
         let max_streams = self.get("engine_info", "max_streams")?;
         let max_conns = self.get("engine_info", "max_conns")?;
@@ -233,6 +266,8 @@ impl<D: Device> Driver<D> {
         self.set("conn_table", "paths", c.paths)?;
         self.set("conn_table", "streams", c.streams)?;
         self.set("conn_table", "initial_rate_mbps", c.initial_rate_mbps)?;
+        self.set("conn_table", "tx_psn", tx_psn)?;
+        self.set("conn_table", "rx_psn", rx_psn)?;
         self.command("conn_table", 1, format!("connection {}", c.index))
     }
 
@@ -341,5 +376,113 @@ impl<D: Device> Driver<D> {
             self.set("queues", "cq_cons", self.cq.cons)?;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use ferroce_proto::regs::RegFile;
+
+    /// Registers as a PCIe BAR shows them: every write is posted and looks
+    /// taken, whatever the engine answers. The writes are recorded where the
+    /// test still sees them after the device has moved into the driver.
+    struct Posted {
+        file: RegFile,
+        writes: Writes,
+    }
+
+    /// (offset, value) of every write, in order.
+    type Writes = Rc<RefCell<Vec<(u32, u32)>>>;
+
+    impl RegisterAccess for Posted {
+        fn read32(&mut self, offset: u32) -> Result<u32> {
+            self.file.read(offset).map_err(|e| Error::Access { offset, what: format!("{e:?}") })
+        }
+        fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
+            self.writes.borrow_mut().push((offset, value));
+            let _ = self.file.write(offset, value);
+            Ok(())
+        }
+    }
+
+    impl Device for Posted {
+        fn write_mem(&mut self, _: u64, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+        fn read_mem(&mut self, _: u64, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn idle(&mut self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn posted() -> (Posted, Writes) {
+        let writes = Rc::default();
+        (Posted { file: RegFile::new(), writes: Rc::clone(&writes) }, writes)
+    }
+
+    fn rings() -> (RingSpec, RingSpec, RingSpec) {
+        (
+            RingSpec { base: 0, log_size: 2 },
+            RingSpec { base: 0x1000, log_size: 2 },
+            RingSpec { base: 0x2000, log_size: 2 },
+        )
+    }
+
+    fn cfg() -> Config {
+        Config::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1])
+    }
+
+    fn refusal(r: Result<()>) -> String {
+        match r {
+            Err(Error::BadRequest(m)) => m,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_out_of_range_value_is_refused_by_name_and_range_before_it_is_written() {
+        let (sq, rq, cq) = rings();
+        let (dev, writes) = posted();
+        let mut d = Driver::bring_up(dev, &cfg(), sq, rq, cq).unwrap();
+        let max_mtu = d.get("engine_info", "max_mtu").unwrap();
+        let mtu = regs::offset_of("control", "mtu").unwrap();
+        writes.borrow_mut().clear();
+        for bad in [0, max_mtu + 1] {
+            assert_eq!(
+                refusal(d.set("control", "mtu", bad)),
+                format!("control.mtu: {bad} is out of range 1..={max_mtu}")
+            );
+        }
+        assert_eq!(*writes.borrow(), [], "a refused value reached the bus");
+        assert_eq!(d.get("control", "mtu").unwrap(), cfg().mtu);
+        d.set("control", "mtu", max_mtu).unwrap();
+        assert_eq!(*writes.borrow(), [(mtu, max_mtu)]);
+        assert_eq!(d.get("control", "mtu").unwrap(), max_mtu);
+        let m = refusal(d.set("queues", "sq_log_size", 32));
+        assert!(m.starts_with("queues.sq_log_size: 32 is out of range 0..="), "{m}");
+        assert!(matches!(d.set("control", "nope", 1), Err(Error::NoRegister(_))));
+    }
+
+    #[test]
+    fn bring_up_refuses_a_setting_out_of_range_before_writing_any() {
+        let (sq, rq, cq) = rings();
+        for (reg, c) in [
+            ("mtu", Config { mtu: 0, ..cfg() }),
+            ("mtu", Config { mtu: regs::MAX_MTU + 1, ..cfg() }),
+            ("ack_every", Config { ack_every: 0, ..cfg() }),
+            ("line_rate_mbps", Config { line_rate_mbps: 0, ..cfg() }),
+            ("rto_min_ns", Config { rto_min_ns: u32::MAX, ..cfg() }),
+        ] {
+            let (dev, writes) = posted();
+            let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
+            assert!(m.starts_with(&format!("control.{reg}: ")) && m.contains(" is out of range "), "{m}");
+            assert_eq!(*writes.borrow(), [], "{reg}: written before the refusal");
+        }
     }
 }

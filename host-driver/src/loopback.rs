@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use ferroce_proto::regs::{MAX_MTU, MAX_PATHS, MAX_STREAMS};
 use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::Iova;
@@ -118,8 +119,11 @@ pub fn validate(o: &Opts) -> Result<()> {
     if o.size as u64 * o.count as u64 > MAX_BYTES {
         return bad(format!("{} x {} bytes is more than the simulator's {} MiB", o.count, o.size, MAX_BYTES >> 20));
     }
-    if !(1..=16).contains(&o.paths) || !(1..=8).contains(&o.streams) {
-        return bad(format!("--paths must be 1..=16 and --streams 1..=8 (got {} and {})", o.paths, o.streams));
+    if !(1..=MAX_PATHS).contains(&o.paths) || !(1..=MAX_STREAMS).contains(&o.streams) {
+        return bad(format!(
+            "--paths must be 1..={MAX_PATHS} and --streams 1..={MAX_STREAMS} (got {} and {})",
+            o.paths, o.streams
+        ));
     }
     if !(0.0..0.9).contains(&o.dma_stall) {
         return bad(format!("--dma-stall must be in [0, 0.9) (got {})", o.dma_stall));
@@ -130,10 +134,41 @@ pub fn validate(o: &Opts) -> Result<()> {
     if o.line_rate_mbps == 0 {
         return bad("--line-rate must be positive".into());
     }
-    if o.mtu == 0 || o.mtu > 4096 {
-        return bad(format!("--mtu must be 1..=4096 (got {})", o.mtu));
+    if o.mtu == 0 || o.mtu > MAX_MTU {
+        return bad(format!("--mtu must be 1..={MAX_MTU} (got {})", o.mtu));
     }
     Ok(())
+}
+
+/// Units a size may carry, as [`parse_size`] reads them: K and M are
+/// binary, as in `dd`; KB and MB decimal.
+pub const SIZE_UNITS: &[(&str, u64)] =
+    &[("", 1), ("K", 1 << 10), ("KiB", 1 << 10), ("KB", 1000), ("M", 1 << 20), ("MiB", 1 << 20), ("MB", 1_000_000)];
+
+/// A byte count given as whole digits with an optional unit from
+/// [`SIZE_UNITS`] (`4096`, `64KiB`, `1M`, `100KB`); fractions, other units
+/// and counts beyond 32 bits are refused with a message that says why.
+pub fn parse_size(s: &str) -> std::result::Result<u32, String> {
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let units = || {
+        SIZE_UNITS
+            .iter()
+            .filter(|(u, _)| !u.is_empty())
+            .map(|(u, k)| format!("{u} ({k})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let scale = SIZE_UNITS.iter().find(|(u, _)| *u == unit).map(|(_, k)| *k).filter(|_| !digits.is_empty());
+    let Some(scale) = scale else {
+        return Err(format!("{s:?} is not a size: a whole number of bytes, optionally followed by {}", units()));
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("{s} is more than {} bytes", u32::MAX))
 }
 
 fn op_of(o: &Opts, i: u32) -> WqeOp {
@@ -163,6 +198,12 @@ fn source_chunk(seed: u64, total: u64) -> impl Iterator<Item = Vec<u8>> {
 /// Run a loopback transfer on the simulated engine; `progress` is called
 /// with (bytes completed, total) as completions arrive.
 pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
+    Ok(run_sim_device(o, progress)?.0)
+}
+
+/// As [`run_sim`], and the simulated engine after the run, for checks of
+/// its memory and registers beyond the run's own.
+pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(Report, SimLoopback)> {
     validate(o)?;
     let total = o.size as u64 * o.count as u64;
     let l = Layout { sq: 0x1000_0000, rq: 0x1010_0000, cq: 0x1020_0000, src: 0x1_0000_0000, dst: 0x2_0000_0000 };
@@ -179,7 +220,7 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
     r.frames = dev.frames;
     r.frames_lost = dev.lost;
     r.wire_fraction = Some(dev.wire_bytes as f64 / (r.duration_cycles.max(1) as f64 * 8.0));
-    Ok(r)
+    Ok((r, dev))
 }
 
 /// Run a loopback transfer on a NIC: `regs` are the engine's registers and
@@ -374,4 +415,54 @@ fn verify<D: Device>(o: &Opts, d: &mut Driver<D>, cqes: &[Cqe], l: Layout) -> Re
         at += want.len() as u64;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_binary_and_decimal_units() {
+        for (s, want) in [
+            ("4096", 4096),
+            ("0", 0),
+            ("64KiB", 64 << 10),
+            ("64K", 64 << 10),
+            ("100KB", 100_000),
+            ("1MiB", 1 << 20),
+            ("3M", 3 << 20),
+            ("2MB", 2_000_000),
+            ("4294967295", u32::MAX),
+            ("4095MiB", 4095 << 20),
+        ] {
+            assert_eq!(parse_size(s), Ok(want), "{s}");
+        }
+    }
+
+    #[test]
+    fn sizes_refuse_fractions_unknown_units_and_overflow() {
+        for s in ["1.5MiB", "12XB", "", "KiB", "-1", "+4", "64 KiB", "64kib", "0x100", "1GiB2", "64KiBB"] {
+            let e = parse_size(s).expect_err(s);
+            assert!(e.contains("is not a size") && e.contains("KiB"), "{s}: {e}");
+        }
+        for s in ["4294967296", "4096MiB", "4294968KB", "99999999999999999999999"] {
+            let e = parse_size(s).expect_err(s);
+            assert!(e.contains(&format!("more than {} bytes", u32::MAX)), "{s}: {e}");
+        }
+    }
+
+    #[test]
+    fn validate_names_the_option_and_its_range() {
+        let check = |o: Opts| match validate(&o) {
+            Err(Error::BadRequest(m)) => m,
+            other => panic!("{o:?}: {other:?}"),
+        };
+        assert_eq!(check(Opts { loss: -0.1, ..Opts::default() }), "--loss must be in [0, 0.5) (got -0.1)");
+        assert!(check(Opts { dma_stall: -0.5, ..Opts::default() }).starts_with("--dma-stall must be in [0, 0.9)"));
+        assert_eq!(
+            check(Opts { mtu: MAX_MTU + 1, ..Opts::default() }),
+            format!("--mtu must be 1..={MAX_MTU} (got {})", MAX_MTU + 1)
+        );
+        assert!(validate(&Opts { mtu: MAX_MTU, ..Opts::default() }).is_ok());
+    }
 }

@@ -3,16 +3,37 @@
 //! a WRITE the region check refuses.
 
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
-use ferroce_driver::loopback::{run_sim, Op, Opts};
+use ferroce_driver::loopback::{run_sim, run_sim_device, Op, Opts};
 use ferroce_driver::sim::SimLoopback;
 use ferroce_proto::rings::{CqeKind, Wqe, WqeOp, CQE_BYTES, WQE_BYTES};
 use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
 
+/// A loopback run, checked here as well as by the run itself: the target
+/// memory equals the source byte for byte, DMA wrote every target byte
+/// exactly once (no packet placed twice, nothing placed outside), the
+/// engine counted exactly those bytes as placed, and it wrote as many
+/// completions as the operations call for.
 fn run(o: Opts) -> ferroce_driver::loopback::Report {
-    let r = run_sim(&o, &mut |_, _| {}).unwrap_or_else(|e| panic!("{o:?}: {e}"));
+    use ferroce_driver::RegisterAccess;
+    let (r, mut dev) = run_sim_device(&o, &mut |_, _| {}).unwrap_or_else(|e| panic!("{o:?}: {e}"));
     assert!(r.verified, "{o:?}");
-    assert_eq!(r.bytes, o.size as u64 * o.count as u64);
+    let total = o.size as u64 * o.count as u64;
+    assert_eq!(r.bytes, total);
+    let mem = &dev.engine.mem;
+    assert!(mem.region("dst") == mem.region("src"), "{o:?}: the target is the source");
+    assert_eq!(mem.dma_written("dst"), total, "{o:?}: every target byte written once");
+    let mut reg = |block: &str, name: &str| {
+        dev.read32(ferroce_proto::regs::offset_of(block, name).unwrap()).unwrap() as u64
+    };
+    let placed = reg("stats", "bytes_placed_lo") | reg("stats", "bytes_placed_hi") << 32;
+    assert_eq!(placed, total, "{o:?}: bytes the engine placed");
+    let receiving = match o.op {
+        Op::Write => 0,
+        Op::WriteImm | Op::Send => o.count,
+        Op::Mixed => o.count - o.count.div_ceil(3),
+    };
+    assert_eq!(reg("queues", "cq_prod"), (o.count + receiving) as u64, "{o:?}: completions written");
     r
 }
 

@@ -33,6 +33,25 @@ impl Access {
     }
 }
 
+/// The values a register takes, `min..=max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl Bounds {
+    pub const fn contains(self, value: u32) -> bool {
+        self.min <= value && value <= self.max
+    }
+}
+
+impl core::fmt::Display for Bounds {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}..={}", self.min, self.max)
+    }
+}
+
 /// One 32-bit register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Register {
@@ -42,6 +61,18 @@ pub struct Register {
     pub access: Access,
     pub reset: u32,
     pub doc: &'static str,
+    /// Values a write may leave in the register (`None`: any). A write that
+    /// would leave another is answered with an error and changes nothing:
+    /// these are values the hardware cannot use (a field narrower than 32
+    /// bits, a timer beyond its reach, a zero it would divide or loop by).
+    pub range: Option<Bounds>,
+}
+
+impl Register {
+    /// The register, taking only `min..=max`.
+    const fn within(self, min: u32, max: u32) -> Register {
+        Register { range: Some(Bounds { min, max }), ..self }
+    }
 }
 
 /// A register block.
@@ -64,8 +95,26 @@ pub const CORUNDUM_APP_INFO_TYPE: u32 = 0x0000_c005;
 /// APP_ID that ferroce reports in Corundum's app-info block ("FERO").
 pub const APP_ID: u32 = 0x4645_524f;
 
+/// Largest payload per packet (`engine_info.max_mtu`).
+pub const MAX_MTU: u32 = 4096;
+/// Connections of this build (`engine_info.max_conns`).
+pub const MAX_CONNS: u32 = 64;
+/// Paths per connection (`engine_info.max_paths`).
+pub const MAX_PATHS: u32 = 16;
+/// Streams per connection (`engine_info.max_streams`).
+pub const MAX_STREAMS: u32 = 8;
+/// Largest PSN (24 bits).
+const PSN_MAX: u32 = (1 << 24) - 1;
+/// Largest value of a 16-bit field.
+const U16: u32 = u16::MAX as u32;
+/// Longest delay of the engine's timers in ns: they compare 32-bit
+/// deadlines as signed differences, so one further ahead would look past.
+const TIMER_NS: u32 = i32::MAX as u32;
+/// Largest ring-size exponent: the engine keeps five bits of it.
+const RING_LOG: u32 = 31;
+
 const fn r(name: &'static str, offset: u32, access: Access, reset: u32, doc: &'static str) -> Register {
-    Register { name, offset, access, reset, doc }
+    Register { name, offset, access, reset, doc, range: None }
 }
 
 use Access::{Const, Ro, Rw, Wo};
@@ -80,10 +129,10 @@ pub const BLOCKS: &[Block] = &[
         regs: &[
             r("build_id", 0x0c, Const, 0, "build identifier (set at generation)"),
             r("data_width", 0x10, Const, 64, "MAC and DMA data width in bits"),
-            r("max_conns", 0x14, Const, 64, "connections supported"),
-            r("max_paths", 0x18, Const, 16, "paths per connection supported"),
-            r("max_streams", 0x1c, Const, 8, "streams per connection supported"),
-            r("max_mtu", 0x20, Const, 4096, "largest payload per packet in bytes"),
+            r("max_conns", 0x14, Const, MAX_CONNS, "connections supported"),
+            r("max_paths", 0x18, Const, MAX_PATHS, "paths per connection supported"),
+            r("max_streams", 0x1c, Const, MAX_STREAMS, "streams per connection supported"),
+            r("max_mtu", 0x20, Const, MAX_MTU, "largest payload per packet in bytes"),
         ],
     },
     Block {
@@ -95,15 +144,16 @@ pub const BLOCKS: &[Block] = &[
             r("ctrl", 0x0c, Rw, 0, "bit0 enable; bit1 clear statistics (self-clearing)"),
             r("status", 0x10, Ro, 0, "bit0 running; bit1 a DMA error was seen"),
             r("mac_lo", 0x14, Rw, 0, "local MAC address bytes 2-5 (byte 2 in bits 31:24)"),
-            r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0"),
+            r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0").within(0, U16),
             r("ip", 0x1c, Rw, 0, "local IPv4 address"),
-            r("udp_port", 0x20, Rw, 17989, "UDP destination port of ferroce"),
-            r("line_rate_mbps", 0x24, Rw, 10_000, "line rate used for pacing and the rate hint"),
-            r("mtu", 0x28, Rw, 1024, "payload bytes per packet"),
-            r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path"),
-            r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one"),
-            r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout"),
-            r("rnr_delay_ns", 0x38, Rw, 50_000, "retry delay after a SEND found no receive buffer"),
+            r("udp_port", 0x20, Rw, 17989, "UDP destination port of ferroce").within(0, U16),
+            r("line_rate_mbps", 0x24, Rw, 10_000, "line rate used for pacing and the rate hint").within(1, u32::MAX),
+            r("mtu", 0x28, Rw, 1024, "payload bytes per packet").within(1, MAX_MTU),
+            r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path").within(1, U16),
+            r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one")
+                .within(0, TIMER_NS),
+            r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout").within(0, TIMER_NS),
+            r("rnr_delay_ns", 0x38, Rw, 50_000, "retry delay after a SEND found no receive buffer").within(0, TIMER_NS),
             r("port_seed", 0x3c, Rw, 0, "seed of the source-port generator; writing it reseeds (0: a fixed seed)"),
         ],
     },
@@ -117,12 +167,14 @@ pub const BLOCKS: &[Block] = &[
             r("remote_id", 0x10, Rw, 0, "the peer's number for this connection"),
             r("peer_ip", 0x14, Rw, 0, "peer IPv4 address"),
             r("peer_mac_lo", 0x18, Rw, 0, "peer MAC bytes 2-5"),
-            r("peer_mac_hi", 0x1c, Rw, 0, "peer MAC bytes 0-1"),
-            r("paths", 0x20, Rw, 1, "paths, 1 to max_paths"),
-            r("streams", 0x24, Rw, 1, "streams, 1 to max_streams"),
+            r("peer_mac_hi", 0x1c, Rw, 0, "peer MAC bytes 0-1").within(0, U16),
+            r("paths", 0x20, Rw, 1, "paths, 1 to max_paths (checked by `cmd`)"),
+            r("streams", 0x24, Rw, 1, "streams, 1 to max_streams (checked by `cmd`)"),
             r("initial_rate_mbps", 0x28, Rw, 0, "rate before the first ACK (0: line rate)"),
             r("cmd", 0x2c, Wo, 0, "1 write the entry at index; 2 read it into the window; 3 close it"),
             r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad index or value"),
+            r("tx_psn", 0x34, Rw, 0, "first PSN this side sends on every path").within(0, PSN_MAX),
+            r("rx_psn", 0x38, Rw, 0, "first PSN expected from the peer on every path (its tx_psn)").within(0, PSN_MAX),
         ],
     },
     Block {
@@ -131,7 +183,7 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Per-path state, read through a window.",
         regs: &[
-            r("index", 0x0c, Rw, 0, "connection * 16 + path"),
+            r("index", 0x0c, Rw, 0, "connection * max_paths + path").within(0, MAX_CONNS * MAX_PATHS - 1),
             r("sport", 0x10, Ro, 0, "current UDP source port"),
             r("cwnd", 0x14, Ro, 0, "window in packets (16.16 fixed point)"),
             r("srtt_ns", 0x18, Ro, 0, "smoothed RTT"),
@@ -154,7 +206,7 @@ pub const BLOCKS: &[Block] = &[
             r("len_lo", 0x1c, Rw, 0, "region length, bits 31:0"),
             r("len_hi", 0x20, Rw, 0, "region length, bits 63:32"),
             r("access", 0x24, Rw, 0, "bit0 remote write"),
-            r("conn", 0x28, Rw, 0, "the only connection allowed to write"),
+            r("conn", 0x28, Rw, 0, "the only connection allowed to write").within(0, U16),
             r("cmd", 0x2c, Wo, 0, "1 write the slot; 2 read it into the window; 3 invalidate it"),
             r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad slot or value"),
         ],
@@ -167,17 +219,17 @@ pub const BLOCKS: &[Block] = &[
         regs: &[
             r("sq_base_lo", 0x0c, Rw, 0, "send queue ring address, bits 31:0"),
             r("sq_base_hi", 0x10, Rw, 0, "send queue ring address, bits 63:32"),
-            r("sq_log_size", 0x14, Rw, 0, "log2 of send queue entries"),
+            r("sq_log_size", 0x14, Rw, 0, "log2 of send queue entries (0: the ring is off)").within(0, RING_LOG),
             r("sq_prod", 0x18, Rw, 0, "send queue producer index: the doorbell"),
             r("sq_cons", 0x1c, Ro, 0, "send queue consumer index"),
             r("rq_base_lo", 0x20, Rw, 0, "receive queue ring address, bits 31:0"),
             r("rq_base_hi", 0x24, Rw, 0, "receive queue ring address, bits 63:32"),
-            r("rq_log_size", 0x28, Rw, 0, "log2 of receive queue entries"),
+            r("rq_log_size", 0x28, Rw, 0, "log2 of receive queue entries (0: the ring is off)").within(0, RING_LOG),
             r("rq_prod", 0x2c, Rw, 0, "receive queue producer index: the doorbell"),
             r("rq_cons", 0x30, Ro, 0, "receive queue consumer index"),
             r("cq_base_lo", 0x34, Rw, 0, "completion ring address, bits 31:0"),
             r("cq_base_hi", 0x38, Rw, 0, "completion ring address, bits 63:32"),
-            r("cq_log_size", 0x3c, Rw, 0, "log2 of completion ring entries"),
+            r("cq_log_size", 0x3c, Rw, 0, "log2 of completion ring entries").within(0, RING_LOG),
             r("cq_prod", 0x40, Ro, 0, "completion producer index"),
             r("cq_cons", 0x44, Rw, 0, "completion consumer index, written by the host"),
         ],
@@ -195,7 +247,7 @@ pub const BLOCKS: &[Block] = &[
             r("rx_data", 0x1c, Ro, 0, "data packets received"),
             r("rx_dup", 0x20, Ro, 0, "duplicate data packets"),
             r("rx_out_of_window", 0x24, Ro, 0, "data packets beyond the SACK window"),
-            r("rx_malformed", 0x28, Ro, 0, "frames dropped by the parser (length, CRC, opcode)"),
+            r("rx_malformed", 0x28, Ro, 0, "frames dropped by the parser (length, CRC, opcode, MAC-flagged)"),
             r("rx_bad_conn", 0x2c, Ro, 0, "frames for an unknown connection or from the wrong peer"),
             r("rx_access_violation", 0x30, Ro, 0, "WRITEs refused by the memory-region check"),
             r("rx_no_recv", 0x34, Ro, 0, "SENDs without a receive buffer"),
@@ -220,11 +272,16 @@ pub fn block(name: &str) -> Option<(u32, &'static Block)> {
 
 /// Absolute offset of `block.reg`.
 pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
+    register(block_name, reg).map(|(offset, _)| offset)
+}
+
+/// Register `block_name.reg` and its absolute offset.
+pub fn register(block_name: &str, reg: &str) -> Result<(u32, &'static Register)> {
     let (base, b) = block(block_name).ok_or_else(|| Error::RegisterMap(format!("no block {block_name}")))?;
     b.regs
         .iter()
         .find(|r| r.name == reg)
-        .map(|r| base + r.offset)
+        .map(|r| (base + r.offset, r))
         .ok_or_else(|| Error::RegisterMap(format!("no register {block_name}.{reg}")))
 }
 
@@ -282,6 +339,9 @@ pub enum BusError {
     Unmapped,
     /// Write to a read-only register (AXI SLVERR); nothing changes.
     ReadOnly,
+    /// Write that would leave a value outside the register's
+    /// [`Register::range`] (AXI SLVERR); nothing changes.
+    OutOfRange,
 }
 
 /// The register file as the RTL decoder must behave: the reference for the
@@ -314,7 +374,8 @@ impl RegFile {
         RegFile { values }
     }
 
-    fn lookup(addr: u32) -> Option<Access> {
+    /// The access type of the register at `addr` and its range, if any.
+    fn lookup(addr: u32) -> Option<(Access, Option<Bounds>)> {
         if addr % 4 != 0 {
             return None;
         }
@@ -322,16 +383,16 @@ impl RegFile {
         let off = addr % BLOCK_SPAN;
         let b = BLOCKS.get(i)?;
         if HEADER.iter().any(|&(_, o)| o == off) {
-            return Some(Access::Ro);
+            return Some((Access::Ro, None));
         }
-        b.regs.iter().find(|r| r.offset == off).map(|r| r.access)
+        b.regs.iter().find(|r| r.offset == off).map(|r| (r.access, r.range))
     }
 
     /// Bus read.
     pub fn read(&self, addr: u32) -> core::result::Result<u32, BusError> {
         match Self::lookup(addr) {
             None => Err(BusError::Unmapped),
-            Some(Access::Wo) => Ok(0),
+            Some((Access::Wo, _)) => Ok(0),
             Some(_) => Ok(self.values[addr as usize / 4]),
         }
     }
@@ -340,7 +401,8 @@ impl RegFile {
     pub fn write(&mut self, addr: u32, value: u32) -> core::result::Result<(), BusError> {
         match Self::lookup(addr) {
             None => Err(BusError::Unmapped),
-            Some(Access::Ro | Access::Const) => Err(BusError::ReadOnly),
+            Some((Access::Ro | Access::Const, _)) => Err(BusError::ReadOnly),
+            Some((_, Some(b))) if !b.contains(value) => Err(BusError::OutOfRange),
             Some(_) => {
                 self.values[addr as usize / 4] = value;
                 Ok(())
@@ -391,8 +453,9 @@ pub fn markdown() -> String {
          blocks, Corundum style: each starts with `type` (+0x00), `version` (+0x04) and \
          `next` (+0x08, offset of the next block from the start of the region, 0 for the \
          last). A driver walks the chain from offset 0. Reads or writes of unmapped or \
-         misaligned addresses, and writes to RO registers, answer SLVERR and change \
-         nothing; WO registers read as 0. Under Corundum the region is the application \
+         misaligned addresses, writes to RO registers, and writes that would leave a \
+         register outside its range (the `range` column, inclusive; empty: any 32-bit \
+         value) answer SLVERR and change nothing; WO registers read as 0. Under Corundum the region is the application \
          BAR (BAR2) and Corundum's app-info block (type {CORUNDUM_APP_INFO_TYPE:#06x}) in \
          BAR0 carries APP_ID {APP_ID:#010x}.\n"
     );
@@ -411,19 +474,20 @@ pub fn markdown() -> String {
     for (i, b) in BLOCKS.iter().enumerate() {
         let base = block_base(i);
         let _ = writeln!(s, "\n## {}\n\n{}\n", b.name, b.doc);
-        let _ = writeln!(s, "| offset | register | access | reset | meaning |\n|---|---|---|---|---|");
+        let _ = writeln!(s, "| offset | register | access | reset | range | meaning |\n|---|---|---|---|---|---|");
         let next = if i + 1 < BLOCKS.len() { block_base(i + 1) } else { 0 };
         for (name, off, reset, doc) in [
             ("type", 0, b.type_id, "block type"),
             ("version", 4, b.version, "block version"),
             ("next", 8, next, "offset of the next block, 0 for the last"),
         ] {
-            let _ = writeln!(s, "| {:#06x} | `{name}` | RO | {reset:#x} | {doc} |", base + off);
+            let _ = writeln!(s, "| {:#06x} | `{name}` | RO | {reset:#x} |  | {doc} |", base + off);
         }
         for reg in b.regs {
+            let range = reg.range.map(|b| format!("`{b}`")).unwrap_or_default();
             let _ = writeln!(
                 s,
-                "| {:#06x} | `{}` | {} | {:#x} | {} |",
+                "| {:#06x} | `{}` | {} | {:#x} | {range} | {} |",
                 base + reg.offset,
                 reg.name,
                 reg.access.as_str(),
@@ -487,5 +551,65 @@ mod tests {
         assert_eq!(rf.get(cmd), 1);
         assert_eq!(rf.write(port, 4000), Ok(()));
         assert_eq!(rf.read(port), Ok(4000));
+    }
+
+    fn ranged() -> Vec<(u32, &'static str, &'static Register, Bounds)> {
+        BLOCKS
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| b.regs.iter().map(move |r| (block_base(i) + r.offset, b.name, r)))
+            .filter_map(|(a, b, r)| r.range.map(|range| (a, b, r, range)))
+            .collect()
+    }
+
+    #[test]
+    fn ranges_sit_on_writable_registers_and_hold_their_reset_values() {
+        for (_, b, r, range) in ranged() {
+            assert!(matches!(r.access, Access::Rw | Access::Wo), "{b}.{}: a range on a register nobody writes", r.name);
+            assert!(range.min <= range.max, "{b}.{}: empty range {range}", r.name);
+            assert!(range.contains(r.reset), "{b}.{}: reset {} outside {range}", r.name, r.reset);
+        }
+        let rf = RegFile::new();
+        let max_mtu = rf.read(offset_of("engine_info", "max_mtu").unwrap()).unwrap();
+        let (_, mtu) = register("control", "mtu").unwrap();
+        assert_eq!(mtu.range, Some(Bounds { min: 1, max: max_mtu }), "control.mtu is 1..=engine_info.max_mtu");
+        for reg in ["ack_every", "line_rate_mbps"] {
+            let (_, r) = register("control", reg).unwrap();
+            assert!(r.range.is_some_and(|b| b.min >= 1), "control.{reg} refuses 0");
+        }
+    }
+
+    #[test]
+    fn ranged_registers_take_both_ends_and_refuse_one_beyond_either() {
+        let all = ranged();
+        assert!(all.len() >= 3, "control.mtu, ack_every and line_rate_mbps at least");
+        for (addr, b, r, range) in all {
+            let name = format!("{b}.{}", r.name);
+            let mut rf = RegFile::new();
+            for v in [range.min, range.max] {
+                assert_eq!(rf.write(addr, v), Ok(()), "{name} takes {v}");
+                assert_eq!(rf.get(addr), v, "{name} holds {v}");
+            }
+            let before = rf.clone();
+            for v in [range.min.checked_sub(1), range.max.checked_add(1)].into_iter().flatten() {
+                assert_eq!(rf.write(addr, v), Err(BusError::OutOfRange), "{name} refuses {v}");
+                assert_eq!(rf, before, "a refused write to {name} changed something");
+            }
+        }
+    }
+
+    #[test]
+    fn a_strobed_write_is_judged_by_the_value_it_would_leave() {
+        let mut rf = RegFile::new();
+        let mtu = offset_of("control", "mtu").unwrap();
+        assert_eq!(rf.read(mtu), Ok(1024));
+        // Clearing byte 1 of 0x400 would leave 0.
+        assert_eq!(rf.write_strobed(mtu, 0, 0b0010), Err(BusError::OutOfRange));
+        assert_eq!(rf.read(mtu), Ok(1024));
+        // Byte 1 of 0x1100 would leave 0x1100, beyond max_mtu.
+        assert_eq!(rf.write_strobed(mtu, 0x1100, 0b0010), Err(BusError::OutOfRange));
+        assert_eq!(rf.read(mtu), Ok(1024));
+        assert_eq!(rf.write_strobed(mtu, 0x0200_0010, 0b0001), Ok(()));
+        assert_eq!(rf.read(mtu), Ok(0x410));
     }
 }

@@ -75,6 +75,15 @@ pub struct EngineSim {
     axil_result: Option<std::result::Result<u32, u32>>,
     /// DMA accesses outside the registered regions (reads and writes).
     pub violations: Vec<String>,
+    /// Cycles for which the MAC holds `m_mac_tx_tready` low (back-pressure
+    /// from the wire side), counted down each cycle.
+    pub mac_tx_hold: u64,
+    /// Cycles for which every DMA port stalls (command and data readies
+    /// low, no read data), counted down each cycle.
+    pub dma_hold: u64,
+    /// DMA read and write commands the engine has issued.
+    pub dma_reads: u64,
+    pub dma_writes: u64,
 }
 
 macro_rules! ports {
@@ -166,12 +175,40 @@ impl EngineSim {
             axil: None,
             axil_result: None,
             violations: Vec::new(),
+            mac_tx_hold: 0,
+            dma_hold: 0,
+            dma_reads: 0,
+            dma_writes: 0,
         };
         // The keyed blocks clear their RAMs after reset (128 cycles).
         for _ in 0..300 {
             e.cycle();
         }
         Ok(e)
+    }
+
+    /// Reset the engine in the middle of whatever it is doing, as the shell
+    /// does with its reset line: the DMA engine and the MAC beside it are
+    /// reset too (reads and writes in flight are dropped, a frame half
+    /// sent or half received is lost); host memory and the frames still
+    /// waiting for the receive port stay. Then run until the engine's
+    /// stores have cleared, as after power-up.
+    pub fn reset(&mut self) {
+        self.sim.reset("reset", None, 0);
+        self.reads.clear();
+        self.reading = None;
+        self.writes.clear();
+        self.wdata.clear();
+        self.tx_frame.clear();
+        if self.rx_at > 0 {
+            self.rx.pop_front();
+            self.rx_at = 0;
+        }
+        self.axil = None;
+        self.axil_result = None;
+        for _ in 0..300 {
+            self.cycle();
+        }
     }
 
     /// Cycles run so far.
@@ -218,11 +255,14 @@ impl EngineSim {
             s.set(p.s_mac_rx_tlast, l as u64);
             s.set(p.s_mac_rx_tuser, bad as u64);
         }
-        // MAC transmit: always ready (the MAC paces at line rate).
-        s.set(p.m_mac_tx_tready, 1);
+        // MAC transmit: ready unless held (the MAC paces at line rate).
+        s.set(p.m_mac_tx_tready, (self.mac_tx_hold == 0) as u64);
+        self.mac_tx_hold = self.mac_tx_hold.saturating_sub(1);
+        let held = self.dma_hold > 0;
+        self.dma_hold = self.dma_hold.saturating_sub(1);
         // DMA reads: commands while fewer than max_reads are in flight;
         // data once the latency has passed.
-        let rd_cmd_ready = self.reads.len() + (self.reading.is_some() as usize) < self.dma.max_reads;
+        let rd_cmd_ready = self.reads.len() + (self.reading.is_some() as usize) < self.dma.max_reads && !held;
         s.set(p.m_dma_rd_cmd_ready, (rd_cmd_ready && !self.rng.chance(stall)) as u64);
         if self.reading.is_none() {
             if let Some(&(addr, len, at)) = self.reads.front() {
@@ -239,7 +279,7 @@ impl EngineSim {
             }
         }
         let rbeat = match &self.reading {
-            Some((d, at)) if !self.rng.chance(stall) => {
+            Some((d, at)) if !held && !self.rng.chance(stall) => {
                 let n = (d.len() - at).min(8);
                 Some((pack(&d[*at..at + n]), (1u64 << n) - 1, at + n == d.len(), n))
             }
@@ -252,8 +292,8 @@ impl EngineSim {
             s.set(p.s_dma_rd_tkeep, k);
             s.set(p.s_dma_rd_tlast, l as u64);
         }
-        s.set(p.m_dma_wr_cmd_ready, !self.rng.chance(stall) as u64);
-        s.set(p.m_dma_wr_tready, !self.rng.chance(stall) as u64);
+        s.set(p.m_dma_wr_cmd_ready, (!held && !self.rng.chance(stall)) as u64);
+        s.set(p.m_dma_wr_tready, (!held && !self.rng.chance(stall)) as u64);
         // AXI-Lite: the access in progress.
         match self.axil {
             Some((Axil::Write { addr, data }, false)) => {
@@ -301,6 +341,7 @@ impl EngineSim {
         if s.get(p.m_dma_rd_cmd_valid) == 1 && s.get(p.m_dma_rd_cmd_ready) == 1 {
             let (a, l) = (s.get(p.m_dma_rd_cmd_addr), s.get(p.m_dma_rd_cmd_len) as usize);
             self.reads.push_back((a, l, now + self.dma.read_latency));
+            self.dma_reads += 1;
         }
         if let Some((_, _, last, n)) = rbeat {
             if s.get(p.s_dma_rd_tready) == 1 {
@@ -313,6 +354,7 @@ impl EngineSim {
         }
         if s.get(p.m_dma_wr_cmd_valid) == 1 && s.get(p.m_dma_wr_cmd_ready) == 1 {
             self.writes.push_back((s.get(p.m_dma_wr_cmd_addr), s.get(p.m_dma_wr_cmd_len) as usize));
+            self.dma_writes += 1;
         }
         if s.get(p.m_dma_wr_tvalid) == 1 && s.get(p.m_dma_wr_tready) == 1 {
             let (d, k) = (s.get(p.m_dma_wr_tdata), s.get(p.m_dma_wr_tkeep));

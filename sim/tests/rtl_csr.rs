@@ -1,6 +1,7 @@
 //! The `csr` RTL block in Verilator against the register map's reference
 //! (`ferroce_proto::regs::RegFile`): reset values, access types, byte
-//! strobes, error responses for bad addresses, and the hardware-side buses,
+//! strobes, error responses for bad addresses and out-of-range values, and
+//! the hardware-side buses,
 //! driven through AXI-Lite with random stalls on both sides and a protocol
 //! checker on the responses.
 
@@ -202,8 +203,9 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
     let mut model = RegFile::new();
     let mapped: Vec<u32> = regs::all_regs().map(|(a, _)| a).chain((0..BLOCKS.len()).map(regs::block_base)).collect();
     let stored = regs::stored();
+    let ranged: Vec<u32> = stored.iter().filter(|(_, r)| r.range.is_some()).map(|(a, _)| *a).collect();
     let mut rng = Rng::new(99);
-    let (mut errors, mut writes_ok) = (0, 0);
+    let (mut errors, mut writes_ok, mut out_of_range, mut edges_taken) = (0, 0, 0, 0);
     for n in 0..4000 {
         if n % 500 == 0 {
             let hw: Vec<u32> = (0..regs::N_HARDWARE).map(|_| rng.next_u64() as u32).collect();
@@ -216,20 +218,39 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
             0 => mapped[rng.below(mapped.len() as u64) as usize] + 1 + rng.below(3) as u32, // misaligned
             1 => REGION_BYTES + (rng.below(0x1000) as u32 & !3),                            // beyond the map
             2 => rng.below(REGION_BYTES as u64) as u32 & !3,                                // anywhere inside
+            3 => ranged[rng.below(ranged.len() as u64) as usize],                           // a ranged register
             _ => mapped[rng.below(mapped.len() as u64) as usize],
         };
         if rng.chance(0.5) {
-            let (data, strb) = (rng.next_u64() as u32, rng.below(16) as u8);
+            let (mut data, mut strb) = (rng.next_u64() as u32, rng.below(16) as u8);
+            // Ranged registers mostly get a value at or just beyond an end
+            // of their range, all bytes enabled or not.
+            let range = stored.iter().find(|(a, _)| *a == addr).and_then(|(_, r)| r.range);
+            if let Some(b) = range.filter(|_| rng.chance(0.7)) {
+                let edges = [b.min.wrapping_sub(1), b.min, b.max, b.max.wrapping_add(1)];
+                data = edges[rng.below(4) as usize];
+                if rng.chance(0.75) {
+                    strb = 0xf;
+                }
+            }
             axi.strobes_seen.clear();
             let got = axi.write(addr, data, strb);
-            let want = resp(model.write_strobed(addr, data, strb));
-            assert_eq!(got, want, "write {addr:#x} response");
+            let r = model.write_strobed(addr, data, strb);
+            let want = resp(r);
+            assert_eq!(got, want, "write {data:#x} (strobe {strb:#x}) to {addr:#x} response");
             if want == OKAY {
                 writes_ok += 1;
+                if let Some(b) = range.filter(|b| strb == 0xf && (data == b.min || data == b.max)) {
+                    edges_taken += 1;
+                    assert_eq!(model.get(addr), data, "{b} edge");
+                }
                 let i = stored.iter().position(|(a, _)| *a == addr).expect("a writable register");
                 assert_eq!(axi.strobes_seen, vec![1u64 << i], "strobe of {addr:#x}");
             } else {
                 errors += 1;
+                if r == Err(BusError::OutOfRange) {
+                    out_of_range += 1;
+                }
                 assert!(axi.strobes_seen.is_empty(), "a refused write strobed");
             }
         } else {
@@ -248,4 +269,31 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
         }
     }
     assert!(errors > 500 && writes_ok > 500, "errors {errors}, good writes {writes_ok}");
+    assert!(
+        out_of_range > 100 && edges_taken > 60,
+        "writes refused for their value {out_of_range}, range ends taken {edges_taken}"
+    );
+}
+
+#[test]
+fn mtu_beyond_either_end_is_refused_and_max_mtu_taken() {
+    let mut axi = Axi::new(3, 0.3);
+    let mtu = regs::offset_of("control", "mtu").unwrap();
+    let (r, max_mtu) = axi.read(regs::offset_of("engine_info", "max_mtu").unwrap());
+    assert_eq!(r, OKAY);
+    let stored = regs::stored();
+    let i = stored.iter().position(|(a, _)| *a == mtu).expect("mtu is stored");
+    let (_, reset) = axi.read(mtu);
+    for bad in [0, max_mtu + 1] {
+        axi.strobes_seen.clear();
+        assert_eq!(axi.write(mtu, bad, 0xf), SLVERR, "mtu {bad}");
+        assert!(axi.strobes_seen.is_empty(), "refused mtu {bad} strobed");
+        assert_eq!(axi.read(mtu), (OKAY, reset), "mtu after refusing {bad}");
+        assert_eq!(axi.regs_bus()[i], reset, "regs bus after refusing mtu {bad}");
+    }
+    axi.strobes_seen.clear();
+    assert_eq!(axi.write(mtu, max_mtu, 0xf), OKAY, "mtu {max_mtu}");
+    assert_eq!(axi.strobes_seen, vec![1u64 << i]);
+    assert_eq!(axi.read(mtu), (OKAY, max_mtu));
+    assert_eq!(axi.regs_bus()[i], max_mtu);
 }

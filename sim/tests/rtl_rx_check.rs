@@ -294,6 +294,13 @@ fn region_edges_are_exact() {
         ("the byte after the end", write(0x11, 0x2000, 1), false),
         ("one byte before the base", write(0x11, 0xfff, 2), false),
         ("below the base", write(0x11, 0xfff, 1), false),
+        // A later packet inside the region of a message that starts a
+        // byte before it: the message check refuses it.
+        (
+            "message starting one byte before the base",
+            Pkt { offset: 1, payload: 0x10, msg_len: 0x100, ..write(0x11, 0xfff, 0) },
+            false,
+        ),
         // A message inside whose packet runs past the end, and a packet
         // inside whose message runs past it: both refused.
         (
@@ -314,6 +321,11 @@ fn region_edges_are_exact() {
         ("at the top, below the last byte", write(0x44, TOP - 0xff, 0xff), true),
         ("at the top, reaching the last byte (2^64 end)", write(0x44, TOP - 0xff, 0x100), false),
         ("at the top, wrapping to 0", write(0x44, TOP, 2), false),
+        (
+            "a packet below the top of a message reaching 2^64",
+            Pkt { offset: 0, payload: 0x10, msg_len: 0x100, ..write(0x44, TOP - 0xff, 0) },
+            false,
+        ),
         (
             "offset wrapping past 2^64",
             Pkt { offset: 0x200, payload: 1, msg_len: 0x10, ..write(0x44, TOP - 0xff, 0) },
@@ -349,9 +361,9 @@ fn connection_check_needs_the_peer_and_a_path_of_the_connection() {
     let mut c = tables();
     let p = write(0x11, 0x1000, 1);
     assert_eq!(c.check(Pkt { path: 3, ..p }), (true, true), "the last path");
-    assert_eq!(c.check(Pkt { path: 4, ..p }).0, false, "one path beyond");
-    assert_eq!(c.check(Pkt { src: PEER + 1, ..p }).0, false, "another source address");
-    assert_eq!(c.check(Pkt { conn: 2, ..p }).0, false, "a connection not set up");
+    assert!(!c.check(Pkt { path: 4, ..p }).0, "one path beyond");
+    assert!(!c.check(Pkt { src: PEER + 1, ..p }).0, "another source address");
+    assert!(!c.check(Pkt { conn: 2, ..p }).0, "a connection not set up");
     // Connection numbers above the table's alias no entry.
-    assert_eq!(c.check(Pkt { conn: 3 + CONNS as u16, ..p }).0, false, "beyond the table");
+    assert!(!c.check(Pkt { conn: 3 + CONNS as u16, ..p }).0, "beyond the table");
 }

@@ -5,6 +5,7 @@ mod bench_rtl;
 mod diff;
 mod docs;
 mod emit;
+mod mutants;
 mod plot;
 mod storage;
 mod synth;
@@ -49,6 +50,9 @@ Commands:
                         receiver and the RTL receive path on the same frames (default
                         both, 100000 frames each at 1 % loss); prints the first
                         divergence or a summary
+  mutants [--only N,M]  single-line mutants of the RTL (xtask/src/mutants.rs) against the
+                        tests that should catch them; prints and writes the table for
+                        docs/bench/mutants.md to target/mutants/rtl.md (about an hour)
   help                  this text
 ";
 
@@ -75,6 +79,7 @@ fn main() -> anyhow::Result<()> {
         "bench-model" => bench_model::run(rest),
         "bench-rtl" => bench_rtl::run(rest),
         "diff" => diff::run(rest),
+        "mutants" => mutants::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(())

@@ -35,33 +35,36 @@ pub struct Args {
     /// Message operation.
     #[arg(long, value_enum, default_value = "write")]
     op: OpArg,
-    /// Bytes per message (1 to 256 MiB in all).
-    #[arg(long, default_value_t = 64 << 10)]
+    /// Bytes per message (1 to 256 MiB in all): whole bytes, optionally
+    /// with a unit: K or KiB (1024), M or MiB (1024 x 1024), KB (1000), MB
+    /// (1000 x 1000); e.g. 4096, 64KiB, 1M.
+    #[arg(long, default_value = "64KiB", value_parser = loopback::parse_size)]
     size: u32,
     /// Messages.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true)]
     count: u32,
     /// Paths per connection (1-16).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, allow_negative_numbers = true)]
     paths: u32,
     /// Ordered streams per connection (1-8).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
     streams: u32,
-    /// Chance that the looped wire loses a frame.
-    #[arg(long, default_value_t = 0.01)]
+    /// Chance that the looped wire loses a frame, in [0, 0.5).
+    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
     loss: f64,
     /// Seed of the source data, the losses and the engine's port generator.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     seed: u64,
-    /// Payload bytes per packet.
-    #[arg(long, default_value_t = 1024)]
+    /// Payload bytes per packet (1 to engine_info.max_mtu, 4096).
+    #[arg(long, default_value_t = 1024, allow_negative_numbers = true)]
     mtu: u32,
-    /// Chance that the simulated DMA engine stalls a cycle (simulator only).
-    #[arg(long, default_value_t = 0.1)]
+    /// Chance that the simulated DMA engine stalls a cycle, in [0, 0.9)
+    /// (simulator only).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
     dma_stall: f64,
     /// The port's line rate in Mb/s: connections are paced at most at it
     /// (the simulated MAC interface's 16 000 by default).
-    #[arg(long, default_value_t = ferroce_driver::SIM_LINE_MBPS)]
+    #[arg(long, default_value_t = ferroce_driver::SIM_LINE_MBPS, allow_negative_numbers = true)]
     line_rate: u32,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]

@@ -1,6 +1,7 @@
 //! `ferroce regs`.
 
-use ferroce_proto::regs::{Access, BLOCKS};
+use ferroce_driver::driver::check_value;
+use ferroce_proto::regs::{self, Access, BLOCKS};
 
 /// Options of `regs`.
 #[derive(Debug, clap::Args)]
@@ -9,8 +10,14 @@ pub struct Args {
     target: crate::Target,
     /// Register to read (`block.register`); without it, dump every readable register.
     name: Option<String>,
-    /// Value to write to it (decimal or 0x hex).
+    /// Value to write to it (decimal or 0x hex); one outside the register's
+    /// range (docs/regmap.md) is refused and nothing is written.
+    #[arg(allow_negative_numbers = true)]
     value: Option<String>,
+}
+
+fn split(name: &str) -> anyhow::Result<(&str, &str)> {
+    name.split_once('.').ok_or_else(|| anyhow::anyhow!("name registers as block.register, e.g. control.mtu"))
 }
 
 fn parse_value(s: &str) -> anyhow::Result<u32> {
@@ -21,7 +28,29 @@ fn parse_value(s: &str) -> anyhow::Result<u32> {
     r.map_err(|_| anyhow::anyhow!("not a 32-bit value: {s}"))
 }
 
+/// The value to write to `block.reg`, if it is writable and takes it.
+fn value_to_write(block: &str, reg: &str, text: &str) -> anyhow::Result<u32> {
+    let value = parse_value(text)?;
+    if matches!(regs::register(block, reg), Ok((_, r)) if matches!(r.access, Access::Ro | Access::Const)) {
+        anyhow::bail!("{block}.{reg} is read-only; nothing written");
+    }
+    match check_value(block, reg, value) {
+        Err(ferroce_driver::Error::BadRequest(why)) => anyhow::bail!("{why}; nothing written"),
+        r => r?,
+    }
+    Ok(value)
+}
+
 pub fn run(a: Args) -> anyhow::Result<()> {
+    // A value is judged against the register map before the engine is
+    // reached: over PCIe a refused write would go unseen.
+    let write = match (&a.name, &a.value) {
+        (Some(name), Some(v)) => {
+            let (block, reg) = split(name)?;
+            Some(value_to_write(block, reg, v)?)
+        }
+        _ => None,
+    };
     let (mut bus, engine) = crate::connect(&a.target)?;
     let Some(name) = a.name else {
         let mut all = serde_json::Map::new();
@@ -40,19 +69,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     };
-    let (block, reg) =
-        name.split_once('.').ok_or_else(|| anyhow::anyhow!("name registers as block.register, e.g. control.mtu"))?;
+    let (block, reg) = split(&name)?;
     let off = engine.offset_of(block, reg)?;
-    if let Some(v) = a.value {
-        let value = parse_value(&v)?;
-        let access = BLOCKS
-            .iter()
-            .find(|b| b.name == block)
-            .and_then(|b| b.regs.iter().find(|r| r.name == reg))
-            .map(|r| r.access);
-        if matches!(access, Some(Access::Ro | Access::Const)) {
-            anyhow::bail!("{name} is read-only; nothing written");
-        }
+    if let Some(value) = write {
         bus.write32(off, value)?;
     }
     let v = bus.read32(off)?;

@@ -1,18 +1,28 @@
 //! `ferroce stats`: the engine's counters, and per-path state through the
 //! path-table window (write `path_table.index`, read its fields).
 
-use ferroce_proto::regs::BLOCKS;
+use ferroce_proto::regs::{BLOCKS, MAX_CONNS, MAX_PATHS};
 
 /// Options of `stats`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     target: crate::Target,
-    /// Connection whose paths to show.
-    #[arg(long, default_value_t = 0)]
+    /// Connection whose paths to show (0-63).
+    #[arg(
+        long,
+        default_value_t = 0,
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(0..MAX_CONNS as i64)
+    )]
     conn: u32,
     /// Paths of the connection to show (1-16).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(
+        long,
+        default_value_t = 8,
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..=MAX_PATHS as i64)
+    )]
     paths: u32,
 }
 
@@ -27,7 +37,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let index = engine.offset_of("path_table", "index")?;
     let mut paths = Vec::new();
     for p in 0..a.paths {
-        bus.write32(index, a.conn * 16 + p)?;
+        bus.write32(index, a.conn * MAX_PATHS + p)?;
         let mut row = Vec::new();
         for f in fields {
             row.push(bus.read32(engine.offset_of("path_table", f)?)?);

@@ -215,3 +215,62 @@ fn corundum_character_device_maps_regions_at_their_offsets() {
     std::fs::remove_dir_all(root).unwrap();
     std::fs::remove_dir_all(sysfs).unwrap();
 }
+
+/// The word at byte `offset` of a BAR file.
+fn bar_word(path: &Path, offset: u32) -> u32 {
+    let b = std::fs::read(path).unwrap();
+    let o = offset as usize;
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
+}
+
+#[test]
+fn cli_refuses_a_register_value_out_of_range_and_writes_nothing() {
+    let root = fake_sysfs("range", APP_ID, |_| {});
+    let sysfs = root.to_str().unwrap();
+    let bar2 = root.join("0000:01:00.0/resource2");
+    let (mtu_at, mtu) = regs::register("control", "mtu").unwrap();
+    let max_mtu = RegFile::new().read(regs::offset_of("engine_info", "max_mtu").unwrap()).unwrap();
+    assert_eq!(bar_word(&bar2, mtu_at), mtu.reset);
+    for bad in [0, max_mtu + 1] {
+        let value = bad.to_string();
+        let (ok, out, err) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.mtu", &value]);
+        assert!(!ok && out.is_empty(), "{out}");
+        assert!(err.contains(&format!("control.mtu: {bad} is out of range 1..={max_mtu}")), "{err}");
+        assert_eq!(bar_word(&bar2, mtu_at), mtu.reset, "mtu {bad} reached the BAR");
+        let (ok, out, err) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.mtu"]);
+        assert!(ok && out.contains(&format!("({})", mtu.reset)), "{out}{err}");
+    }
+    let (ok, out, err) = cli(&["regs", "--backend", "pci", "--sysfs", sysfs, "control.mtu", &max_mtu.to_string()]);
+    assert!(ok && out.contains(&format!("({max_mtu})")), "{out}{err}");
+    assert_eq!(bar_word(&bar2, mtu_at), max_mtu);
+    // The simulator starts a fresh engine per invocation: the refusal and its
+    // exit status.
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["regs", "control.mtu", "0"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("control.mtu: 0 is out of range 1..={max_mtu}")), "{err}");
+    assert!(out.stdout.is_empty());
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn loopback_options_reach_their_range_checks_and_sizes_take_units() {
+    for (opt, value, want) in
+        [("--loss", "-0.1", "--loss must be in [0, 0.5) (got -0.1)"), ("--dma-stall", "-0.5", "--dma-stall must be in")]
+    {
+        let (ok, _, err) = cli(&["loopback", opt, value]);
+        assert!(!ok && err.contains(want) && !err.contains("unexpected argument"), "{opt} {value}: {err}");
+    }
+    for (size, want) in [("1.5MiB", "not a size"), ("12XB", "not a size"), ("4096MiB", "more than 4294967295 bytes")] {
+        let (ok, _, err) = cli(&["loopback", "--size", size, "--count", "1"]);
+        assert!(!ok && err.contains("--size") && err.contains(want), "--size {size}: {err}");
+    }
+    let (ok, out, err) = cli(&["loopback", "--count", "1", "--size", "64KiB", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["bytes"].as_u64(), v["verified"].as_bool()), (Some(64 << 10), Some(true)));
+    let (ok, out, err) = cli(&["loopback", "--count", "2", "--size", "1KB", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["bytes"].as_u64(), Some(2000));
+}
