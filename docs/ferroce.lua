@@ -10,7 +10,7 @@ f.common_psn = ProtoField.uint24("ferroce.common_psn", "psn", base.DEC)
 f.common_timestamp = ProtoField.uint32("ferroce.common_timestamp", "timestamp", base.DEC)
 f.common_stream = ProtoField.uint16("ferroce.common_stream", "stream", base.DEC)
 f.common_flags = ProtoField.uint8("ferroce.common_flags", "flags", base.DEC)
-f.common_reserved1 = ProtoField.uint8("ferroce.common_reserved1", "reserved1", base.DEC)
+f.common_generation = ProtoField.uint8("ferroce.common_generation", "generation", base.DEC)
 f.data_msg_seq = ProtoField.uint32("ferroce.data_msg_seq", "msg_seq", base.DEC)
 f.data_msg_len = ProtoField.uint32("ferroce.data_msg_len", "msg_len", base.DEC)
 f.data_offset = ProtoField.uint32("ferroce.data_offset", "offset", base.DEC)
@@ -37,7 +37,7 @@ for _, v in pairs(f) do table.insert(p.fields, v) end
 local function add(tree, buf, fields, base)
   for _, e in ipairs(fields) do tree:add(e[1], buf(base + e[2], e[3])) end
 end
-local common = {{f.common_version, 0, 1}, {f.common_reserved0, 0, 1}, {f.common_opcode, 1, 1}, {f.common_conn, 2, 2}, {f.common_path, 4, 1}, {f.common_psn, 5, 3}, {f.common_timestamp, 8, 4}, {f.common_stream, 12, 2}, {f.common_flags, 14, 1}, {f.common_reserved1, 15, 1}}
+local common = {{f.common_version, 0, 1}, {f.common_reserved0, 0, 1}, {f.common_opcode, 1, 1}, {f.common_conn, 2, 2}, {f.common_path, 4, 1}, {f.common_psn, 5, 3}, {f.common_timestamp, 8, 4}, {f.common_stream, 12, 2}, {f.common_flags, 14, 1}, {f.common_generation, 15, 1}}
 local ext_data = {{f.data_msg_seq, 0, 4}, {f.data_msg_len, 4, 4}, {f.data_offset, 8, 4}, {f.data_payload_len, 12, 2}, {f.data_reserved, 14, 2}, {f.data_remote_addr, 16, 8}, {f.data_rkey, 24, 4}, {f.data_immediate, 28, 4}}
 local ext_ack = {{f.ack_sack, 0, 32}, {f.ack_ts_echo, 32, 4}, {f.ack_rate_hint, 36, 4}, {f.ack_ecn_ce, 40, 2}, {f.ack_acked_pkts, 42, 2}, {f.ack_reserved, 44, 4}}
 local ext_nak = {{f.nak_code, 0, 1}, {f.nak_reserved0, 1, 3}, {f.nak_msg_seq, 4, 4}, {f.nak_info, 8, 4}, {f.nak_reserved1, 12, 4}}

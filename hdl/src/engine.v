@@ -262,6 +262,7 @@ always @(*) begin
   rxp$conn_wr_valid_bit = c_cmd[1:0] == 2'd1;
   rxp$conn_wr_peer_ip = {{reg:conn_table.peer_ip}};
   rxp$conn_wr_paths = c_paths[4:0];
+  rxp$conn_wr_generation = {{reg:conn_table.generation}}[7:0];
   rxp$mr_wr = mr_w;
   rxp$mr_wr_index = m_index[3:0];
   rxp$mr_wr_valid_bit = mr_valid_bit;
@@ -316,6 +317,7 @@ always @(*) begin
   txp$ctl_paths = c_paths[PB:0];
   txp$ctl_streams = c_streams[3:0];
   txp$ctl_psn = {{reg:conn_table.tx_psn}}[23:0];
+  txp$ctl_generation = {{reg:conn_table.generation}}[7:0];
   txp$ctl_seed = {{reg:control.port_seed}};
   txp$wr_valid = (sqf == F_OFFER) & w_ok;
   txp$wr_key = {w_conn[CB-1:0], w_stream[2:0]};

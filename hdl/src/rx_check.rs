@@ -2,20 +2,21 @@
 //! packet, and its placement address.
 //! Reference: `ferroce_proto::model::mr::MrTable::check_write` and the
 //! endpoint's connection check (known connection, packet from its peer,
-//! path within its paths).
+//! path within its paths, of the connection's generation).
 //!
 //! Tables (written by the CSR windows): `CONNS` connections (valid, peer
-//! IPv4 address, path count) and `MRS` memory regions (valid, rkey, base,
+//! IPv4 address, path count, generation) and `MRS` memory regions (valid, rkey, base,
 //! length, remote-write permission, owning connection). The rkey is looked
 //! up in parallel in all regions (the lowest matching slot wins; the driver
 //! never registers an rkey twice).
 //!
 //! Ports (`clock`; `reset` clears both tables):
 //! * `conn_wr`: write connection `conn_wr_index` (`conn_wr_valid_bit`,
-//!   `conn_wr_peer_ip`, `conn_wr_paths`).
+//!   `conn_wr_peer_ip`, `conn_wr_paths`, `conn_wr_generation`).
 //! * `mr_wr`: write region `mr_wr_index` (`mr_wr_valid_bit`, `mr_wr_rkey`,
 //!   `mr_wr_base`, `mr_wr_len`, `mr_wr_remote_write`, `mr_wr_conn`).
 //! * `in_valid` with the packet's `in_conn`, `in_path`, `in_src_ip`,
+//!   `in_generation`,
 //!   `in_write` (WRITE or WRITE with immediate), `in_rkey`,
 //!   `in_remote_addr`, `in_offset`, `in_payload_len`, `in_msg_len`.
 //! * One cycle later: `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
@@ -41,6 +42,7 @@ pub struct RxCheck {
     pub conn_wr_valid_bit: Signal<In, bool>,
     pub conn_wr_peer_ip: Signal<In, Bits<32>>,
     pub conn_wr_paths: Signal<In, Bits<5>>,
+    pub conn_wr_generation: Signal<In, Bits<8>>,
     pub mr_wr: Signal<In, bool>,
     pub mr_wr_index: Signal<In, Bits<4>>,
     pub mr_wr_valid_bit: Signal<In, bool>,
@@ -53,6 +55,7 @@ pub struct RxCheck {
     pub in_conn: Signal<In, Bits<16>>,
     pub in_path: Signal<In, Bits<8>>,
     pub in_src_ip: Signal<In, Bits<32>>,
+    pub in_generation: Signal<In, Bits<8>>,
     pub in_write: Signal<In, bool>,
     pub in_rkey: Signal<In, Bits<32>>,
     pub in_remote_addr: Signal<In, Bits<64>>,
@@ -93,6 +96,7 @@ localparam NC = 1 << CB;
 reg [NC-1:0] c_valid;
 reg [31:0] c_peer [0:NC-1];
 reg [4:0] c_paths [0:NC-1];
+reg [7:0] c_gen [0:NC-1];
 reg [15:0] m_valid;
 reg [31:0] m_rkey [0:15];
 reg [63:0] m_base [0:15];
@@ -100,10 +104,11 @@ reg [63:0] m_len [0:15];
 reg [15:0] m_write;
 reg [15:0] m_conn [0:15];
 
-// Connection: known, from its peer, on one of its paths.
+// Connection: known, from its peer, on one of its paths, of its generation.
 wire conn_in_table = in_conn[15:CB] == {(16-CB){1'b0}};
 wire [CB-1:0] ci = in_conn[CB-1:0];
-wire conn_ok = conn_in_table & c_valid[ci] & (c_peer[ci] == in_src_ip) & ({3'd0, c_paths[ci]} > in_path);
+wire conn_ok = conn_in_table & c_valid[ci] & (c_peer[ci] == in_src_ip) & ({3'd0, c_paths[ci]} > in_path)
+  & (c_gen[ci] == in_generation);
 
 // Region: the lowest valid slot whose rkey matches.
 wire [15:0] hit;
@@ -151,6 +156,7 @@ always @(posedge clock) begin
     c_valid[conn_wr_index] <= conn_wr_valid_bit;
     c_peer[conn_wr_index] <= conn_wr_peer_ip;
     c_paths[conn_wr_index] <= conn_wr_paths;
+    c_gen[conn_wr_index] <= conn_wr_generation;
   end
   if (mr_wr) begin
     m_valid[mr_wr_index] <= mr_wr_valid_bit;

@@ -127,6 +127,7 @@ pub struct RxPath {
     pub conn_wr_valid_bit: Signal<In, bool>,
     pub conn_wr_peer_ip: Signal<In, Bits<32>>,
     pub conn_wr_paths: Signal<In, Bits<5>>,
+    pub conn_wr_generation: Signal<In, Bits<8>>,
     pub mr_wr: Signal<In, bool>,
     pub mr_wr_index: Signal<In, Bits<4>>,
     pub mr_wr_valid_bit: Signal<In, bool>,
@@ -340,6 +341,7 @@ impl Logic for RxPath {
         self.check.conn_wr_valid_bit.connect();
         self.check.conn_wr_peer_ip.connect();
         self.check.conn_wr_paths.connect();
+        self.check.conn_wr_generation.connect();
         self.check.mr_wr.connect();
         self.check.mr_wr_index.connect();
         self.check.mr_wr_valid_bit.connect();
@@ -351,6 +353,7 @@ impl Logic for RxPath {
         self.check.in_valid.connect();
         self.check.in_conn.connect();
         self.check.in_path.connect();
+        self.check.in_generation.connect();
         self.check.in_src_ip.connect();
         self.check.in_write.connect();
         self.check.in_rkey.connect();
@@ -419,6 +422,7 @@ const FIELDS: &[(&str, &Header, &str)] = &[
     ("h_ts", &COMMON, "timestamp"),
     ("h_stream", &COMMON, "stream"),
     ("h_flags", &COMMON, "flags"),
+    ("h_gen", &COMMON, "generation"),
     ("h_msg_seq", &DATA, "msg_seq"),
     ("h_msg_len", &DATA, "msg_len"),
     ("h_offset", &DATA, "offset"),
@@ -628,6 +632,7 @@ always @(*) begin
   check$conn_wr_valid_bit = conn_wr_valid_bit;
   check$conn_wr_peer_ip = conn_wr_peer_ip;
   check$conn_wr_paths = conn_wr_paths;
+  check$conn_wr_generation = conn_wr_generation;
   check$mr_wr = mr_wr;
   check$mr_wr_index = mr_wr_index;
   check$mr_wr_valid_bit = mr_wr_valid_bit;
@@ -639,6 +644,7 @@ always @(*) begin
   check$in_valid = st == S_CHK;
   check$in_conn = h_conn;
   check$in_path = h_path;
+  check$in_generation = h_gen;
   check$in_src_ip = h_src_ip;
   check$in_write = is_write;
   check$in_rkey = h_rkey;

@@ -51,6 +51,7 @@ pub const PORTS: &[(&str, &Header, &str)] = &[
     ("bth_timestamp", &COMMON, "timestamp"),
     ("bth_stream", &COMMON, "stream"),
     ("bth_flags", &COMMON, "flags"),
+    ("bth_generation", &COMMON, "generation"),
     ("data_msg_seq", &DATA, "msg_seq"),
     ("data_msg_len", &DATA, "msg_len"),
     ("data_offset", &DATA, "offset"),
@@ -92,6 +93,7 @@ pub struct TxBuild {
     pub bth_timestamp: Signal<In, Bits<32>>,
     pub bth_stream: Signal<In, Bits<16>>,
     pub bth_flags: Signal<In, Bits<8>>,
+    pub bth_generation: Signal<In, Bits<8>>,
     pub data_msg_seq: Signal<In, Bits<32>>,
     pub data_msg_len: Signal<In, Bits<32>>,
     pub data_offset: Signal<In, Bits<32>>,
@@ -142,6 +144,7 @@ impl TxBuild {
         self.bth_timestamp.connect();
         self.bth_stream.connect();
         self.bth_flags.connect();
+        self.bth_generation.connect();
         self.data_msg_seq.connect();
         self.data_msg_len.connect();
         self.data_offset.connect();
@@ -237,7 +240,6 @@ pub fn verilog() -> String {
         (&UDP, "checksum", "16'd0"),
         (&COMMON, "version", "4'd1"),
         (&COMMON, "reserved0", "4'd0"),
-        (&COMMON, "reserved1", "8'd0"),
     ];
     // Constants become named wires so that they can be sliced.
     let mut named = Vec::new();

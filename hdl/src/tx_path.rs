@@ -51,7 +51,8 @@
 //! sample), given in ps on `m_rto_base` with each arming.
 //! * `ctl_*`: op 0 sets up connection `ctl_conn` (remote number, peer MAC
 //!   and IPv4 address, paths, streams, the first PSN of every path,
-//!   `ctl_psn`); op 1 seeds the source-port
+//!   `ctl_psn`, and the generation its packets carry, `ctl_generation`);
+//!   op 1 seeds the source-port
 //!   generator with `ctl_seed`.
 //! * `wr_*`: a work request for stream key `wr_key` (`wr_op` 1 WRITE, 2
 //!   WRITE with immediate, 3 SEND); `wr_ready` low while the stream has 16
@@ -122,6 +123,7 @@ pub struct TxPath {
     pub ctl_paths: Signal<In, Bits<5>>,
     pub ctl_streams: Signal<In, Bits<4>>,
     pub ctl_psn: Signal<In, Bits<24>>,
+    pub ctl_generation: Signal<In, Bits<8>>,
     pub ctl_seed: Signal<In, Bits<32>>,
     pub wr_valid: Signal<In, bool>,
     pub wr_ready: Signal<Out, bool>,

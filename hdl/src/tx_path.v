@@ -29,6 +29,7 @@ reg [13:0] e_len_q;
 
 // ---- connections ----
 reg [NC-1:0] c_valid;
+reg [7:0] c_gen [0:NC-1];
 reg [15:0] c_remote [0:NC-1];
 reg [47:0] c_mac [0:NC-1];
 reg [31:0] c_ip [0:NC-1];
@@ -375,6 +376,7 @@ always @(*) begin
   build$bth_timestamp = now;
   build$bth_stream = h_stream;
   build$bth_flags = h_flags;
+  build$bth_generation = c_gen[cur];
   build$data_msg_seq = h_seq;
   build$data_msg_len = m_len[h_slot];
   build$data_offset = h_off;
@@ -506,6 +508,7 @@ always @(posedge clock) begin
           c_ip[ctl_conn] <= ctl_ip;
           c_paths[ctl_conn] <= ctl_paths;
           c_streams[ctl_conn] <= ctl_streams;
+          c_gen[ctl_conn] <= ctl_generation;
           c_prr[ctl_conn] <= {PB{1'b0}};
           c_rrr[ctl_conn] <= {PB{1'b0}};
           c_srr[ctl_conn] <= 3'd0;

@@ -6,6 +6,7 @@
 
 use ferroce_proto::regs;
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
+use ferroce_proto::transport::Life;
 
 use crate::discover::Engine;
 use crate::{Error, RegisterAccess, Result};
@@ -233,20 +234,15 @@ impl<D: Device> Driver<D> {
 
     /// Open connection `c`.
     pub fn connect(&mut self, c: &ConnSpec) -> Result<()> {
-        self.connect_at(c, 0, 0)
+        self.connect_life(c, Life::default())
     }
 
-    /// As [`Driver::connect`], with every path's first PSN given: `tx_psn`
-    /// for what this side sends, `rx_psn` for what it expects from the peer
-    /// (the peer's `tx_psn`), as a connection manager exchanges them. Both
-    /// are 24-bit.
-    pub fn connect_at(&mut self, c: &ConnSpec, tx_psn: u32, rx_psn: u32) -> Result<()> {
-        if tx_psn >= 1 << 24 || rx_psn >= 1 << 24 {
-            return Err(Error::BadRequest(format!(
-                "connection {}: PSNs are 24-bit (got {tx_psn:#x} and {rx_psn:#x})",
-                c.index
-            )));
-        }
+    /// As [`Driver::connect`], in the life both ends agreed (a connection
+    /// manager's exchange): the generation every packet of the connection
+    /// carries, and the first PSN of every path in each direction. Set a
+    /// connection up again with a new generation so that packets of its
+    /// earlier life, still on the fabric, are dropped.
+    pub fn connect_life(&mut self, c: &ConnSpec, life: Life) -> Result<()> {
         let max_paths = self.get("engine_info", "max_paths")?;
         let max_streams = self.get("engine_info", "max_streams")?;
         let max_conns = self.get("engine_info", "max_conns")?;
@@ -266,9 +262,17 @@ impl<D: Device> Driver<D> {
         self.set("conn_table", "paths", c.paths)?;
         self.set("conn_table", "streams", c.streams)?;
         self.set("conn_table", "initial_rate_mbps", c.initial_rate_mbps)?;
-        self.set("conn_table", "tx_psn", tx_psn)?;
-        self.set("conn_table", "rx_psn", rx_psn)?;
+        self.set("conn_table", "tx_psn", life.tx_psn.get())?;
+        self.set("conn_table", "rx_psn", life.rx_psn.get())?;
+        self.set("conn_table", "generation", life.generation as u32)?;
         self.command("conn_table", 1, format!("connection {}", c.index))
+    }
+
+    /// Close connection `index`: it sends and takes nothing more, and may be
+    /// set up again (in a new life, see [`Driver::connect_life`]).
+    pub fn close(&mut self, index: u32) -> Result<()> {
+        self.set("conn_table", "index", index)?;
+        self.command("conn_table", 3, format!("closing connection {index}"))
     }
 
     /// Open memory region `m` to remote WRITEs.

@@ -286,6 +286,7 @@ fn frame_shapes_on_receive_are_dropped_or_accepted_as_documented() {
                 timestamp: 0,
                 stream: StreamId(0),
                 flags: 0,
+                generation: 0,
             },
             body: Body::Data(DataRepr {
                 msg_seq: MsgSeq(n),
@@ -555,7 +556,9 @@ fn reset_in_the_middle_of_traffic() {
 /// message completes with its bytes in place.
 #[test]
 fn psns_wrap_at_two_to_the_24_end_to_end() {
+    use ferroce_proto::transport::Life;
     use ferroce_proto::wire::{self, Body};
+    use ferroce_proto::Psn;
     const N: u32 = 64;
     const LEN: u32 = 2048;
     const FIRST: u32 = (1 << 24) - 100;
@@ -574,7 +577,8 @@ fn psns_wrap_at_two_to_the_24_end_to_end() {
     let mut d = Driver::bring_up(dev, &cfg, ring(SQ, 4), ring(RQ, 4), ring(CQ, 6)).unwrap();
     for (index, remote) in [(0, 1), (1, 0)] {
         let spec = ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps: 0 };
-        d.connect_at(&spec, FIRST, FIRST).unwrap();
+        let life = Life { generation: 0, tx_psn: Psn::new(FIRST), rx_psn: Psn::new(FIRST) };
+        d.connect_life(&spec, life).unwrap();
     }
     region_for_conn_1(&mut d);
     let got = transfer(&mut d, N, LEN, &mut |_, _| {});
@@ -599,4 +603,53 @@ fn psns_wrap_at_two_to_the_24_end_to_end() {
         assert!(v.contains(&((1 << 24) - 1)) && v.contains(&0), "path {path} crosses the wrap: {v:?}");
         assert!(v.iter().all(|p| *p >= FIRST || *p < 200), "path {path}: PSNs stay near the wrap");
     }
+}
+
+/// A connection closed and set up again in a new generation while frames of
+/// its earlier life are still on the fabric (replayed here: every frame the
+/// first life sent, data and ACKs): none is placed or completes, each is
+/// counted as foreign, and the new life's transfer lands. PSNs start at 0 in
+/// both lives, so only the generation tells the lives apart.
+#[test]
+fn a_connection_set_up_again_drops_packets_of_its_earlier_life() {
+    use ferroce_proto::transport::Life;
+    const LEN: u32 = 1000;
+    let mut d = engine([4, 4, 6], 1, 0.0, 19);
+    let (mac, ip) = ([2, 0, 0, 0, 0, 3], [10, 0, 0, 3]);
+    let setup = |d: &mut Driver<SimLoopback>, generation: u8| {
+        for (index, remote) in [(0, 1), (1, 0)] {
+            let spec =
+                ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps: 0 };
+            d.connect_life(&spec, Life { generation, ..Life::default() }).unwrap();
+        }
+    };
+    setup(&mut d, 1);
+    region_for_conn_1(&mut d);
+    d.dev.tap = Some(Vec::new());
+    let first = transfer(&mut d, 8, LEN, &mut |_, _| {});
+    assert!(first.iter().all(|c| c.status == 0));
+    let old: Vec<Vec<u8>> = d.dev.tap.take().unwrap().into_iter().map(|(_, f)| f).collect();
+    assert!(old.len() >= 16, "{} frames of the first life", old.len());
+    for c in [0, 1] {
+        d.close(c).unwrap();
+    }
+    setup(&mut d, 2);
+    d.dev.engine.mem.region_mut("dst").fill(0);
+    let (bad, cq) = (d.get("stats", "rx_bad_conn").unwrap(), d.get("queues", "cq_prod").unwrap());
+    let placed = d.get("stats", "bytes_placed_lo").unwrap();
+    for f in &old {
+        d.dev.engine.give_frame(f.clone());
+    }
+    for _ in 0..100 {
+        d.dev.idle().unwrap();
+    }
+    assert!(d.dev.engine.mem.region("dst").iter().all(|b| *b == 0), "nothing of the earlier life placed");
+    assert_eq!(d.get("stats", "bytes_placed_lo").unwrap(), placed);
+    assert_eq!(d.get("stats", "rx_bad_conn").unwrap() - bad, old.len() as u32, "each frame counted as foreign");
+    assert_eq!(d.get("queues", "cq_prod").unwrap(), cq, "no completion from the earlier life");
+    let second = transfer(&mut d, 8, LEN, &mut |_, _| {});
+    assert_eq!(second.iter().map(|c| (c.id, c.status)).collect::<Vec<_>>(), (0..8).map(|i| (i, 0)).collect::<Vec<_>>());
+    let mem = &d.dev.engine.mem;
+    let n = (8 * LEN) as usize;
+    assert!(mem.region("dst")[..n] == mem.region("src")[..n], "the new life's bytes in place");
 }

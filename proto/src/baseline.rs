@@ -125,6 +125,7 @@ impl GbnEndpoint {
                 timestamp: (now / 1000) as u32,
                 stream: Default::default(),
                 flags: 0,
+                generation: 0,
             },
             body,
         };
@@ -263,7 +264,7 @@ impl GbnEndpoint {
             self.stats.tx_data += 1;
         }
         let payload = seg.payload(mem);
-        let t = seg.transport(conn.cfg.remote_id, PathId(0), psn, (now / 1000) as u32, fl);
+        let t = seg.transport(conn.cfg.remote_id, PathId(0), psn, (now / 1000) as u32, fl, 0);
         let frame = wire::encode(&self.addressing(&self.conns[&id]), &t, &payload);
         let rto = self.rto(&self.conns[&id]);
         let line = self.cfg.line_rate_mbps;

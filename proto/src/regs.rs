@@ -175,6 +175,8 @@ pub const BLOCKS: &[Block] = &[
             r("cmd_status", 0x30, Ro, 0, "0 done; 1 busy; 2 bad index or value"),
             r("tx_psn", 0x34, Rw, 0, "first PSN this side sends on every path").within(0, PSN_MAX),
             r("rx_psn", 0x38, Rw, 0, "first PSN expected from the peer on every path (its tx_psn)").within(0, PSN_MAX),
+            r("generation", 0x3c, Rw, 0, "generation of this life of the connection, the same at both ends")
+                .within(0, 255),
         ],
     },
     Block {

@@ -2,7 +2,7 @@
 //! tests and the benchmark drive, for ferroce and the go-back-N baseline
 //! alike.
 
-use crate::types::{ConnId, Iova, MsgSeq, Rkey, StreamId, Time, WrId};
+use crate::types::{ConnId, Iova, MsgSeq, Psn, Rkey, StreamId, Time, WrId};
 use crate::Result;
 
 /// Host memory as the NIC sees it through DMA. The harness implements it;
@@ -12,6 +12,20 @@ pub trait HostMemory {
     fn read(&self, addr: Iova, buf: &mut [u8]);
     /// DMA write of `data` at `addr`.
     fn write(&mut self, addr: Iova, data: &[u8]);
+}
+
+/// What a connection's two ends agree on at setup besides its settings
+/// (a connection manager's exchange): the generation every packet of this
+/// life of the connection carries, and the first PSN of every path in each
+/// direction. Setting a connection up again with a new generation makes
+/// the packets of its earlier life, still on the fabric, foreign to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Life {
+    pub generation: u8,
+    /// First PSN this end sends on every path.
+    pub tx_psn: Psn,
+    /// First PSN expected from the peer on every path (its `tx_psn`).
+    pub rx_psn: Psn,
 }
 
 /// A work request posted to a send queue.

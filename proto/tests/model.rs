@@ -241,6 +241,7 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
                 timestamp: 0,
                 stream: StreamId(0),
                 flags: wire::flags::ACK_REQ,
+                generation: 0,
             },
             body: Body::Data(wire::DataRepr {
                 msg_seq: ferroce_proto::MsgSeq(psn),
@@ -280,4 +281,73 @@ fn receiver_rate_hint_divides_the_line_among_active_senders() {
     assert_eq!(send(0, 3, us(34)), LINE / 5);
     assert_eq!(send(0, 4, us(45)), LINE);
     assert_eq!(mem.0[4 * 4096..4 * 4096 + 100], [6u8; 100]);
+}
+
+/// A connection torn down and set up again in generation 1 (PSNs and
+/// message numbers from 0 again) drops a data packet of its earlier life,
+/// generation 0, though its PSN and message number are exactly what the new
+/// life expects next; the same packet in generation 1 is placed.
+#[test]
+fn a_new_life_of_a_connection_drops_packets_of_the_earlier_one() {
+    use ferroce_proto::transport::Life;
+    use ferroce_proto::wire::{Addressing, CommonRepr, DataRepr, Ecn, Opcode, TransportRepr};
+    use ferroce_proto::MsgSeq;
+    let mut l = Link::new(2);
+    l.write(1, 4096);
+    assert_eq!(l.run(1, us(200), |_, _, _| false), 1, "the first life's WRITE completes");
+    l.mem[1].0[..4096].fill(0);
+    let peer = cfg(1);
+    l.ep[1].disconnect(ConnId(1)).unwrap();
+    let cc = ConnConfig {
+        id: ConnId(1),
+        remote_id: ConnId(1),
+        peer_mac: peer.mac,
+        peer_ip: peer.ip,
+        paths: 2,
+        streams: 2,
+        initial_rate_mbps: None,
+    };
+    l.ep[1].connect_life(cc, Life { generation: 1, ..Life::default() }).unwrap();
+    let frame = |generation: u8| {
+        let t = TransportRepr {
+            common: CommonRepr {
+                opcode: Opcode::Write,
+                conn: ConnId(1),
+                path: PathId(0),
+                psn: Psn::new(0),
+                timestamp: 0,
+                stream: StreamId(0),
+                flags: 0,
+                generation,
+            },
+            body: Body::Data(DataRepr {
+                msg_seq: MsgSeq(0),
+                msg_len: 100,
+                offset: 0,
+                payload_len: 100,
+                remote_addr: Iova(0),
+                rkey: Rkey(1),
+                immediate: 0,
+            }),
+        };
+        let a = Addressing {
+            src_mac: peer.mac,
+            dst_mac: cfg(2).mac,
+            src_ip: peer.ip,
+            dst_ip: cfg(2).ip,
+            sport: 50_000,
+            dport: wire::FERROCE_PORT,
+            dscp: 0,
+            ecn: Ecn::Ect0,
+            ttl: 64,
+        };
+        wire::encode(&a, &t, &[0xa5; 100])
+    };
+    let before = l.ep[1].stats();
+    l.ep[1].handle_frame(l.now, &frame(0), &mut l.mem[1]);
+    assert_eq!(l.ep[1].stats().rx_bad_conn, before.rx_bad_conn + 1, "counted as foreign");
+    assert_eq!(l.ep[1].stats().rx_data, before.rx_data, "not taken as data");
+    assert!(l.mem[1].0[..100].iter().all(|b| *b == 0), "nothing placed");
+    l.ep[1].handle_frame(l.now, &frame(1), &mut l.mem[1]);
+    assert_eq!(&l.mem[1].0[..100], &[0xa5; 100][..], "the new life's packet is placed");
 }

@@ -37,6 +37,7 @@ fn data_repr() -> TransportRepr {
             timestamp: 0xdead_beef,
             stream: StreamId(2),
             flags: wire::flags::RETX | wire::flags::ACK_REQ,
+            generation: 0,
         },
         body: Body::Data(DataRepr {
             msg_seq: MsgSeq(9),
@@ -64,6 +65,7 @@ fn ack_repr() -> TransportRepr {
             timestamp: 16,
             stream: StreamId(0),
             flags: 0,
+            generation: 0,
         },
         body: Body::Ack(a),
     }
@@ -101,6 +103,7 @@ fn nak_round_trips() {
             timestamp: 5,
             stream: StreamId(3),
             flags: 0,
+            generation: 0,
         },
         body: Body::Nak(wire::NakRepr { code: wire::NakCode::Access, msg_seq: MsgSeq(12), info: 0 }),
     };
@@ -174,10 +177,10 @@ proptest! {
     #[test]
     fn data_round_trips(conn: u16, path in 0u8..16, psn in 0u32..(1 << 24), stream: u16, msg_seq: u32,
                         payload in proptest::collection::vec(any::<u8>(), 1..300), off in 0u32..1000,
-                        remote: u64, rkey: u32, imm: u32, ts: u32) {
+                        remote: u64, rkey: u32, imm: u32, ts: u32, generation: u8) {
         let t = TransportRepr {
             common: CommonRepr { opcode: Opcode::Write, conn: ConnId(conn), path: PathId(path), psn: Psn::new(psn),
-                                 timestamp: ts, stream: StreamId(stream), flags: 0 },
+                                 timestamp: ts, stream: StreamId(stream), flags: 0, generation },
             body: Body::Data(DataRepr { msg_seq: MsgSeq(msg_seq), msg_len: off + payload.len() as u32, offset: off,
                                         payload_len: payload.len() as u16, remote_addr: Iova(remote), rkey: Rkey(rkey),
                                         immediate: imm }),

@@ -673,6 +673,7 @@ mod tests {
                 timestamp: 0,
                 stream: StreamId(0),
                 flags: 0,
+                generation: 0,
             },
             body: Body::Nak(NakRepr { code: NakCode::Access, msg_seq: Default::default(), info: 0 }),
         };

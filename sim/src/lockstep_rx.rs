@@ -921,6 +921,7 @@ fn feedback_frame(peer: &Peer, rng: &mut Rng) -> Vec<u8> {
         timestamp: rng.next_u64() as u32,
         stream: StreamId(if nak { rng.below(peer.streams as u64) as u16 } else { 0 }),
         flags: 0,
+        generation: 0,
     };
     let body = if nak {
         Body::Nak(NakRepr { code: NakCode::NoRecv, msg_seq: MsgSeq(rng.next_u64() as u32), info: 0 })

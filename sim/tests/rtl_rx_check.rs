@@ -16,6 +16,7 @@ struct Conn {
     valid: bool,
     peer: u32,
     paths: u8,
+    generation: u8,
 }
 
 fn model() -> std::sync::Arc<ModelLib> {
@@ -66,7 +67,10 @@ fn checks_match_the_model() {
         let offset = rng.below(msg_len as u64 + 3) as u32;
         let payload = 1 + rng.below(9000) as u16;
         let c = conns.get(conn as usize).copied().unwrap_or_default();
-        let want_conn = (conn as usize) < CONNS && c.valid && c.peer == src && path < c.paths;
+        // Mostly the connection's generation, else one of an earlier life.
+        let generation = if rng.chance(0.8) { c.generation } else { c.generation.wrapping_sub(1) };
+        let want_conn =
+            (conn as usize) < CONNS && c.valid && c.peer == src && path < c.paths && c.generation == generation;
         let addr = Iova(remote).checked_add(offset as u64);
         let want_access = !write
             || (addr.is_some()
@@ -77,6 +81,7 @@ fn checks_match_the_model() {
             ("in_conn", conn as u64),
             ("in_path", path as u64),
             ("in_src_ip", src as u64),
+            ("in_generation", generation as u64),
             ("in_write", write as u64),
             ("in_rkey", rkey as u64),
             ("in_remote_addr", remote),
@@ -90,13 +95,19 @@ fn checks_match_the_model() {
         set(&mut s, "mr_wr", 0);
         if rng.chance(0.05) {
             let i = rng.below(CONNS as u64) as usize;
-            let c = Conn { valid: !rng.chance(0.2), peer: rng.below(4) as u32, paths: 1 + rng.below(16) as u8 };
+            let c = Conn {
+                valid: !rng.chance(0.2),
+                peer: rng.below(4) as u32,
+                paths: 1 + rng.below(16) as u8,
+                generation: rng.below(2) as u8,
+            };
             conns[i] = c;
             set(&mut s, "conn_wr", 1);
             set(&mut s, "conn_wr_index", i as u64);
             set(&mut s, "conn_wr_valid_bit", c.valid as u64);
             set(&mut s, "conn_wr_peer_ip", c.peer as u64);
             set(&mut s, "conn_wr_paths", c.paths as u64);
+            set(&mut s, "conn_wr_generation", c.generation as u64);
         }
         if rng.chance(0.05) {
             let i = rng.below(16) as usize;
@@ -161,6 +172,7 @@ struct Pkt {
     conn: u16,
     path: u8,
     src: u32,
+    generation: u8,
     write: bool,
     rkey: u32,
     remote: u64,
@@ -201,13 +213,14 @@ impl Checker {
         self.0.get(self.0.port(n))
     }
 
-    fn conn(&mut self, index: u64, peer: u32, paths: u64) {
+    fn conn(&mut self, index: u64, peer: u32, paths: u64, generation: u8) {
         for (n, v) in [
             ("conn_wr", 1),
             ("conn_wr_index", index),
             ("conn_wr_valid_bit", 1),
             ("conn_wr_peer_ip", peer as u64),
             ("conn_wr_paths", paths),
+            ("conn_wr_generation", generation as u64),
         ] {
             self.set(n, v);
         }
@@ -239,6 +252,7 @@ impl Checker {
             ("in_conn", p.conn as u64),
             ("in_path", p.path as u64),
             ("in_src_ip", p.src as u64),
+            ("in_generation", p.generation as u64),
             ("in_write", p.write as u64),
             ("in_rkey", p.rkey as u64),
             ("in_remote_addr", p.remote),
@@ -265,8 +279,8 @@ const TOP: u64 = u64::MAX;
 /// 0x100 bytes of the 64-bit space (its end, 2^64, does not fit in 64 bits).
 fn tables() -> Checker {
     let mut c = Checker::new();
-    c.conn(3, PEER, 4);
-    c.conn(4, PEER, 1);
+    c.conn(3, PEER, 4, 0);
+    c.conn(4, PEER, 1, 0);
     for r in [
         Region { slot: 0, rkey: 0x11, base: 0x1000, len: 0x1000, write: true, conn: 3 },
         Region { slot: 5, rkey: 0x22, base: 0x8000, len: 0x1000, write: false, conn: 3 },
@@ -280,7 +294,18 @@ fn tables() -> Checker {
 
 /// A WRITE of one packet (the whole message) of connection 3 on path 0.
 fn write(rkey: u32, remote: u64, len: u32) -> Pkt {
-    Pkt { conn: 3, path: 0, src: PEER, write: true, rkey, remote, offset: 0, payload: len as u16, msg_len: len }
+    Pkt {
+        conn: 3,
+        path: 0,
+        src: PEER,
+        generation: 0,
+        write: true,
+        rkey,
+        remote,
+        offset: 0,
+        payload: len as u16,
+        msg_len: len,
+    }
 }
 
 #[test]
@@ -350,6 +375,11 @@ fn rkeys_matter_for_writes_only() {
             assert_eq!(c.check(p), (true, !write_op), "write {write_op}, rkey {rkey:#x}");
         }
     }
+    // Two slots holding the same key (the model refuses that, the table
+    // does not): the lower slot wins, so the upper one's range is closed.
+    c.region(&Region { slot: 3, rkey: 0x11, base: 0x5000, len: 0x1000, write: true, conn: 3 });
+    assert_eq!(c.check(write(0x11, 0x5000, 1)), (true, false), "the upper slot's range");
+    assert_eq!(c.check(write(0x11, 0x1000, 1)), (true, true), "the lower slot's range");
     // A region rewritten with another key answers to the new key only.
     c.region(&Region { slot: 0, rkey: 0x55, base: 0x1000, len: 0x1000, write: true, conn: 3 });
     assert_eq!(c.check(write(0x11, 0x1000, 1)), (true, false), "old key");
@@ -366,4 +396,10 @@ fn connection_check_needs_the_peer_and_a_path_of_the_connection() {
     assert!(!c.check(Pkt { conn: 2, ..p }).0, "a connection not set up");
     // Connection numbers above the table's alias no entry.
     assert!(!c.check(Pkt { conn: 3 + CONNS as u16, ..p }).0, "beyond the table");
+    // Set up again in generation 7: packets of generation 0 (its earlier
+    // life) no longer belong to it.
+    c.conn(3, PEER, 4, 7);
+    assert!(!c.check(p).0, "a packet of the earlier life");
+    assert!(!c.check(Pkt { generation: 6, ..p }).0, "another generation");
+    assert_eq!(c.check(Pkt { generation: 7, ..p }), (true, true), "the connection's generation");
 }

@@ -1,7 +1,8 @@
 //! The `rx_msgs` RTL block in Verilator against
 //! `ferroce_proto::model::msgwin::MsgWindow`: messages of random sizes
 //! arriving as out-of-order segments on many streams, failures, packets
-//! beyond the window or contradicting their message, check-only packets and
+//! beyond the window or contradicting their message (its length or its
+//! opcode), check-only packets and
 //! deliveries; every result equals the model's.
 
 use std::collections::{HashMap, VecDeque};
@@ -123,7 +124,19 @@ fn message_tracking_matches_the_model() {
                             (next.wrapping_add(MSG_WINDOW + rng.below(5) as u32), 10, Opcode::Write, 0, 10, None, true)
                         }
                         // A contradiction only once the message has begun.
-                        (_, Some(m)) if st.model.has(m.seq) => (m.seq, m.len + 1, m.opcode, m.imm, 1, None, true),
+                        // The length or the opcode contradicts the message's.
+                        (_, Some(m)) if st.model.has(m.seq) => {
+                            if rng.chance(0.5) {
+                                (m.seq, m.len + 1, m.opcode, m.imm, 1, None, true)
+                            } else {
+                                let other = match m.opcode {
+                                    Opcode::Write => Opcode::Send,
+                                    Opcode::WriteImm => Opcode::Write,
+                                    _ => Opcode::WriteImm,
+                                };
+                                (m.seq, m.len, other, m.imm, 1, None, true)
+                            }
+                        }
                         _ => (next.wrapping_add(MSG_WINDOW), 10, Opcode::Send, 0, 10, None, true),
                     }
                 } else {

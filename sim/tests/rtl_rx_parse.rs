@@ -39,6 +39,7 @@ fn valid_frame(rng: &mut Rng) -> Vec<u8> {
         timestamp: rng.next_u64() as u32,
         stream: StreamId(rng.next_u64() as u16),
         flags: rng.below(4) as u8,
+        generation: rng.next_u64() as u8,
     };
     match rng.below(5) {
         0..=2 => {

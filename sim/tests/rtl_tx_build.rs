@@ -34,6 +34,7 @@ fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
         timestamp: rng.next_u64() as u32,
         stream: StreamId(rng.next_u64() as u16),
         flags: rng.next_u64() as u8,
+        generation: rng.next_u64() as u8,
     };
     match rng.below(4) {
         0 | 1 => {
@@ -101,6 +102,7 @@ fn offer(s: &mut Sim, addr: &Addressing, t: &TransportRepr) {
     set(s, "bth_timestamp", c.timestamp as u64);
     set(s, "bth_stream", c.stream.0 as u64);
     set(s, "bth_flags", c.flags as u64);
+    set(s, "bth_generation", c.generation as u64);
     match t.body {
         Body::Data(d) => {
             set(s, "data_msg_seq", d.msg_seq.0 as u64);

@@ -149,6 +149,7 @@ fn ack_and_nak_frames_are_built_exactly() {
             timestamp: now,
             stream: t.1,
             flags: 0,
+            generation: 0,
         };
         let want = wire::encode(&addr, &wire::TransportRepr { common, body: t.2 }, &[]);
         rtl.settle(&mem);

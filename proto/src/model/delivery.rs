@@ -159,6 +159,14 @@ impl Delivery {
         self.partial.get(&conn).is_some_and(|&n| n > 0)
     }
 
+    /// Forget connection `conn`'s streams (message windows and receive
+    /// buffers not yet used): it is torn down, and a new life of it starts
+    /// every stream afresh.
+    pub fn forget(&mut self, conn: ConnId) {
+        self.streams.retain(|(c, _), _| *c != conn);
+        self.partial.remove(&conn);
+    }
+
     /// The next receive completion.
     pub fn poll_completion(&mut self) -> Option<Completion> {
         self.completions.pop_front()

@@ -15,7 +15,7 @@ use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
 use crate::rng::Rng;
-use crate::transport::{
+use crate::transport::{Life, 
     Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use crate::types::{ConnId, PathId, Psn, Time};
@@ -177,6 +177,7 @@ pub struct PathSnapshot {
 #[derive(Debug)]
 struct Conn {
     cfg: ConnConfig,
+    life: Life,
     sq: SendQueue,
     tx: Vec<TxPath>,
     rx: Vec<RxPath>,
@@ -241,8 +242,23 @@ impl Endpoint {
         self.ports.next_port(avoid)
     }
 
-    /// Establish a connection.
+    /// Establish a connection (generation 0, PSNs from 0).
     pub fn connect(&mut self, cc: ConnConfig) -> Result<()> {
+        self.connect_life(cc, Life::default())
+    }
+
+    /// Tear connection `id` down: it sends and takes nothing more, its
+    /// streams' receive state and unused receive buffers are dropped, and
+    /// its number may be set up again.
+    pub fn disconnect(&mut self, id: ConnId) -> Result<()> {
+        self.conns.remove(&id).ok_or_else(|| Error::BadConfig(format!("connection {id} does not exist")))?;
+        self.order.retain(|c| *c != id);
+        self.delivery.forget(id);
+        Ok(())
+    }
+
+    /// Establish a connection with what its ends agreed, `life`.
+    pub fn connect_life(&mut self, cc: ConnConfig, life: Life) -> Result<()> {
         if cc.paths == 0 || cc.paths > 16 {
             return Err(Error::BadConfig(format!("connection {}: paths must be 1..=16", cc.id)));
         }
@@ -257,7 +273,7 @@ impl Endpoint {
             let sport = self.fresh_sport(0);
             tx.push(TxPath {
                 sport,
-                log: PathLog::starting_at(Psn::new(0)),
+                log: PathLog::starting_at(life.tx_psn),
                 segs: vec![None; PATH_WINDOW as usize],
                 window: Window::new(self.cfg.max_cwnd),
                 srtt: None,
@@ -271,7 +287,7 @@ impl Endpoint {
         }
         let rx = (0..cc.paths)
             .map(|_| RxPath {
-                sack: SackTracker::default(),
+                sack: SackTracker::starting_at(life.rx_psn),
                 coalesce: AckState::default(),
                 ts: 0,
                 sport: 0,
@@ -283,6 +299,7 @@ impl Endpoint {
             cc.id,
             Conn {
                 cfg: cc,
+                life,
                 sq: SendQueue::new(cc.id, cc.streams),
                 tx,
                 rx,
@@ -368,6 +385,7 @@ impl Endpoint {
                 timestamp: (now / 1000) as u32,
                 stream: Default::default(),
                 flags: 0,
+                generation: conn.life.generation,
             },
             body: Body::Ack(ack),
         };
@@ -379,7 +397,7 @@ impl Endpoint {
     }
 
     fn queue_nak(&mut self, now: Time, id: ConnId, c: &CommonRepr, d: &DataRepr, code: NakCode, sport: u16) {
-        let cfg = self.conns[&id].cfg;
+        let (cfg, generation) = (self.conns[&id].cfg, self.conns[&id].life.generation);
         let t = TransportRepr {
             common: CommonRepr {
                 opcode: Opcode::Nak,
@@ -389,6 +407,7 @@ impl Endpoint {
                 timestamp: (now / 1000) as u32,
                 stream: c.stream,
                 flags: 0,
+                generation,
             },
             body: Body::Nak(NakRepr { code, msg_seq: d.msg_seq, info: 0 }),
         };
@@ -542,7 +561,7 @@ impl Endpoint {
         mem: &dyn HostMemory,
     ) -> Vec<u8> {
         let payload = seg.payload(mem);
-        let t = seg.transport(conn.cfg.remote_id, PathId(p as u8), psn, (now / 1000) as u32, fl);
+        let t = seg.transport(conn.cfg.remote_id, PathId(p as u8), psn, (now / 1000) as u32, fl, conn.life.generation);
         wire::encode(&self.addressing(&conn.cfg, conn.tx[p].sport), &t, &payload)
     }
 
@@ -656,7 +675,9 @@ impl Transport for Endpoint {
         };
         let c = f.transport.common;
         let id = c.conn;
-        let ok = self.conns.get(&id).is_some_and(|k| k.cfg.peer_ip == f.addr.src_ip && c.path.0 < k.cfg.paths);
+        let ok = self.conns.get(&id).is_some_and(|k| {
+            k.cfg.peer_ip == f.addr.src_ip && c.path.0 < k.cfg.paths && c.generation == k.life.generation
+        });
         if !ok {
             self.stats.rx_bad_conn += 1;
             return;

@@ -31,7 +31,7 @@ pub struct Segment {
 
 impl Segment {
     /// The transport header of this segment sent as `psn` on `path` of the
-    /// connection the peer calls `conn`.
+    /// connection the peer calls `conn`, in its life `generation`.
     pub fn transport(
         &self,
         conn: ConnId,
@@ -39,9 +39,19 @@ impl Segment {
         psn: crate::Psn,
         timestamp: u32,
         flags: u8,
+        generation: u8,
     ) -> TransportRepr {
         TransportRepr {
-            common: CommonRepr { opcode: self.opcode, conn, path, psn, timestamp, stream: self.stream, flags },
+            common: CommonRepr {
+                opcode: self.opcode,
+                conn,
+                path,
+                psn,
+                timestamp,
+                stream: self.stream,
+                flags,
+                generation,
+            },
             body: Body::Data(DataRepr {
                 msg_seq: self.msg_seq,
                 msg_len: self.msg_len,

@@ -64,7 +64,7 @@ pub const COMMON: Header = Header {
         f("timestamp", 64, 32, "sender's clock in ns (wrapping); echoed in ACKs for RTT"),
         f("stream", 96, 16, "ordered stream within the connection (data and NAK); 0 in ACKs"),
         f("flags", 112, 8, "bit0 RETX (retransmission), bit1 ACK_REQ (acknowledge at once), others 0"),
-        f("reserved1", 120, 8, "0 when sent, ignored when received"),
+        f("generation", 120, 8, "the connection's generation, the same at both ends; a receiver drops a packet of another generation (an earlier life of the connection)"),
     ],
 };
 

@@ -117,6 +117,8 @@ pub struct CommonRepr {
     pub timestamp: u32,
     pub stream: StreamId,
     pub flags: u8,
+    /// The connection's generation (see `docs/protocol.md`).
+    pub generation: u8,
 }
 
 /// Data extension fields.
@@ -267,7 +269,7 @@ pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &m
         ("timestamp", c.timestamp as u64),
         ("stream", c.stream.0 as u64),
         ("flags", c.flags as u64),
-        ("reserved1", 0),
+        ("generation", c.generation as u64),
     ] {
         COMMON.field(name).set(common, v);
     }
@@ -395,6 +397,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
         timestamp: cf("timestamp") as u32,
         stream: StreamId(cf("stream") as u16),
         flags: cf("flags") as u8,
+        generation: cf("generation") as u8,
     };
     let ext = &covered[COMMON.len..];
     let (body, payload) = match opcode {
