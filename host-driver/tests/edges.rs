@@ -8,6 +8,7 @@
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use ferroce_driver::sim::SimLoopback;
 use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
+use ferroce_proto::transport::Life;
 use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
 
@@ -26,9 +27,11 @@ fn src_byte(i: usize) -> u8 {
     (i * 13 + 7) as u8
 }
 
-/// One looped engine, connection 0 sending to connection 1 over two paths
-/// and `streams` streams; rings of 2^`log` entries each.
-fn engine(log: [u32; 3], streams: u32, loss: f64, seed: u64) -> Driver<SimLoopback> {
+const MAC: [u8; 6] = [2, 0, 0, 0, 0, 3];
+const IP: [u8; 4] = [10, 0, 0, 3];
+
+/// Host memory with rings of 2^`log` entries, the source and the target.
+fn memory(log: [u32; 3]) -> Memory {
     let mut mem = Memory::default();
     mem.add_region("sq", Iova(SQ), WQE_BYTES << log[0], false);
     mem.add_region("rq", Iova(RQ), RQE_BYTES << log[1], false);
@@ -36,15 +39,30 @@ fn engine(log: [u32; 3], streams: u32, loss: f64, seed: u64) -> Driver<SimLoopba
     mem.add_region("src", Iova(SRC), SRC_BYTES, false);
     mem.add_region("dst", Iova(DST), DST_BYTES, true);
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = src_byte(i));
-    let dev = SimLoopback::new(mem, loss, seed, None).unwrap();
-    let (mac, ip) = ([2, 0, 0, 0, 0, 3], [10, 0, 0, 3]);
-    let cfg = Config { mtu: 512, port_seed: seed as u32, ..Config::new(mac, ip) };
+    mem
+}
+
+/// The driver brought up on `dev` (MTU 512) with the rings of [`memory`].
+fn bring_up(dev: SimLoopback, log: [u32; 3], seed: u64) -> Driver<SimLoopback> {
+    let cfg = Config { mtu: 512, port_seed: seed as u32, ..Config::new(MAC, IP) };
     let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(SQ, log[0]), ring(RQ, log[1]), ring(CQ, log[2])).unwrap();
+    Driver::bring_up(dev, &cfg, ring(SQ, log[0]), ring(RQ, log[1]), ring(CQ, log[2])).unwrap()
+}
+
+/// Connections 0 and 1 of the looped engine, each the other's peer, over
+/// two paths and `streams` streams, in `life`.
+fn connect_pair(d: &mut Driver<SimLoopback>, streams: u32, life: Life) {
     for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams, initial_rate_mbps: 0 })
-            .unwrap();
+        let spec = ConnSpec { index, remote, peer_mac: MAC, peer_ip: IP, paths: 2, streams, initial_rate_mbps: 0 };
+        d.connect_life(&spec, life).unwrap();
     }
+}
+
+/// One looped engine, connection 0 sending to connection 1 over two paths
+/// and `streams` streams; rings of 2^`log` entries each.
+fn engine(log: [u32; 3], streams: u32, loss: f64, seed: u64) -> Driver<SimLoopback> {
+    let mut d = bring_up(SimLoopback::new(memory(log), loss, seed, None).unwrap(), log, seed);
+    connect_pair(&mut d, streams, Life::default());
     d
 }
 
@@ -148,7 +166,7 @@ fn rings_of_two_entries_wrap_many_times() {
     const N: u32 = 48;
     const LEN: u32 = 300;
     let mut d = engine([1, 1, 1], 2, 0.05, 12);
-    d.register_mr(&MrSpec { slot: 0, rkey: 9, base: DST, len: DST_BYTES as u64, remote_write: true, conn: 1 }).unwrap();
+    region_for_conn_1(&mut d);
     let ops = [WqeOp::Write, WqeOp::Send, WqeOp::WriteImm];
     let msgs: Vec<Wqe> = (0..N)
         .map(|i| {
@@ -224,7 +242,7 @@ fn rings_of_two_entries_wrap_many_times() {
 fn a_full_completion_ring_holds_completions_back() {
     const N: u32 = 10;
     let mut d = engine([4, 4, 1], 1, 0.0, 13);
-    d.register_mr(&MrSpec { slot: 0, rkey: 9, base: DST, len: DST_BYTES as u64, remote_write: true, conn: 1 }).unwrap();
+    region_for_conn_1(&mut d);
     for i in 0..N {
         let at = (i * 1000) as usize;
         assert!(d.post_send(&wqe(i, WqeOp::Write, at, DST + at as u64, 1000, 9)).unwrap());
@@ -261,12 +279,12 @@ fn frame_shapes_on_receive_are_dropped_or_accepted_as_documented() {
     use ferroce_proto::wire::{self, Addressing, Body, CommonRepr, DataRepr, Ecn, Opcode, TransportRepr};
     use ferroce_proto::{ConnId, MsgSeq, PathId, Psn, Rkey, StreamId};
     let mut d = engine([4, 4, 6], 1, 0.0, 14);
-    d.register_mr(&MrSpec { slot: 0, rkey: 9, base: DST, len: DST_BYTES as u64, remote_write: true, conn: 1 }).unwrap();
+    region_for_conn_1(&mut d);
     let addr = Addressing {
-        src_mac: [2, 0, 0, 0, 0, 3],
-        dst_mac: [2, 0, 0, 0, 0, 3],
-        src_ip: [10, 0, 0, 3],
-        dst_ip: [10, 0, 0, 3],
+        src_mac: MAC,
+        dst_mac: MAC,
+        src_ip: IP,
+        dst_ip: IP,
         sport: 50_000,
         dport: wire::FERROCE_PORT,
         dscp: 0,
@@ -459,6 +477,7 @@ fn transfer(d: &mut Driver<SimLoopback>, n: u32, len: u32, during: &mut dyn FnMu
     got
 }
 
+/// The whole target memory open to connection 1 (slot 0, rkey 9): the WRITEs of connection 0 land there.
 fn region_for_conn_1(d: &mut Driver<SimLoopback>) {
     d.register_mr(&MrSpec { slot: 0, rkey: 9, base: DST, len: DST_BYTES as u64, remote_write: true, conn: 1 }).unwrap();
 }
@@ -533,14 +552,8 @@ fn reset_in_the_middle_of_traffic() {
     assert!(wrong.is_empty(), "registers after reset: {wrong:?}");
     // Brought up again: a fresh transfer over the same memory.
     dev.engine.mem.region_mut("dst").fill(0);
-    let (mac, ip) = ([2, 0, 0, 0, 0, 3], [10, 0, 0, 3]);
-    let cfg = Config { mtu: 512, port_seed: 17, ..Config::new(mac, ip) };
-    let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(SQ, 4), ring(RQ, 4), ring(CQ, 6)).unwrap();
-    for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps: 0 })
-            .unwrap();
-    }
+    let mut d = bring_up(dev, [4, 4, 6], 17);
+    connect_pair(&mut d, 1, Life::default());
     region_for_conn_1(&mut d);
     let got = transfer(&mut d, 8, LEN, &mut |_, _| {});
     assert!(got.iter().all(|c| c.status == 0), "{got:?}");
@@ -556,30 +569,14 @@ fn reset_in_the_middle_of_traffic() {
 /// message completes with its bytes in place.
 #[test]
 fn psns_wrap_at_two_to_the_24_end_to_end() {
-    use ferroce_proto::transport::Life;
     use ferroce_proto::wire::{self, Body};
     use ferroce_proto::Psn;
     const N: u32 = 64;
     const LEN: u32 = 2048;
     const FIRST: u32 = (1 << 24) - 100;
-    let mut mem = Memory::default();
-    mem.add_region("sq", Iova(SQ), WQE_BYTES << 4, false);
-    mem.add_region("rq", Iova(RQ), RQE_BYTES << 4, false);
-    mem.add_region("cq", Iova(CQ), CQE_BYTES << 6, true);
-    mem.add_region("src", Iova(SRC), SRC_BYTES, false);
-    mem.add_region("dst", Iova(DST), DST_BYTES, true);
-    mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = src_byte(i));
-    let mut dev = SimLoopback::new(mem, 0.02, 18, None).unwrap();
-    dev.tap = Some(Vec::new());
-    let (mac, ip) = ([2, 0, 0, 0, 0, 3], [10, 0, 0, 3]);
-    let cfg = Config { mtu: 512, port_seed: 18, ..Config::new(mac, ip) };
-    let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(SQ, 4), ring(RQ, 4), ring(CQ, 6)).unwrap();
-    for (index, remote) in [(0, 1), (1, 0)] {
-        let spec = ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps: 0 };
-        let life = Life { generation: 0, tx_psn: Psn::new(FIRST), rx_psn: Psn::new(FIRST) };
-        d.connect_life(&spec, life).unwrap();
-    }
+    let mut d = bring_up(SimLoopback::new(memory([4, 4, 6]), 0.02, 18, None).unwrap(), [4, 4, 6], 18);
+    d.dev.tap = Some(Vec::new());
+    connect_pair(&mut d, 1, Life { generation: 0, tx_psn: Psn::new(FIRST), rx_psn: Psn::new(FIRST) });
     region_for_conn_1(&mut d);
     let got = transfer(&mut d, N, LEN, &mut |_, _| {});
     let ids: Vec<u32> = got.iter().map(|c| c.id).collect();
@@ -612,17 +609,10 @@ fn psns_wrap_at_two_to_the_24_end_to_end() {
 /// both lives, so only the generation tells the lives apart.
 #[test]
 fn a_connection_set_up_again_drops_packets_of_its_earlier_life() {
-    use ferroce_proto::transport::Life;
     const LEN: u32 = 1000;
     let mut d = engine([4, 4, 6], 1, 0.0, 19);
-    let (mac, ip) = ([2, 0, 0, 0, 0, 3], [10, 0, 0, 3]);
-    let setup = |d: &mut Driver<SimLoopback>, generation: u8| {
-        for (index, remote) in [(0, 1), (1, 0)] {
-            let spec =
-                ConnSpec { index, remote, peer_mac: mac, peer_ip: ip, paths: 2, streams: 1, initial_rate_mbps: 0 };
-            d.connect_life(&spec, Life { generation, ..Life::default() }).unwrap();
-        }
-    };
+    let setup =
+        |d: &mut Driver<SimLoopback>, generation: u8| connect_pair(d, 1, Life { generation, ..Life::default() });
     setup(&mut d, 1);
     region_for_conn_1(&mut d);
     d.dev.tap = Some(Vec::new());
