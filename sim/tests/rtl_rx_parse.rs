@@ -83,6 +83,53 @@ fn valid_frame(rng: &mut Rng) -> Vec<u8> {
     }
 }
 
+/// A data frame whose headers all describe a frame of `MAX_FRAME_LEN`
+/// bytes, with 1-16 bytes more before its CRC trailer (and the CRC over
+/// them all): only the frame's real length gives it away.
+fn over_long(rng: &mut Rng) -> Vec<u8> {
+    let payload: Vec<u8> = (0..wire::MAX_FRAME_LEN - wire::DATA_FRAME_OVERHEAD).map(|_| rng.next_u64() as u8).collect();
+    let addr = Addressing {
+        src_mac: [2, 0, 0, 0, 0, 1],
+        dst_mac: [2, 0, 0, 0, 1, 1],
+        src_ip: [10, 0, 0, 1],
+        dst_ip: [10, 0, 1, 1],
+        sport: 50_000,
+        dport: PORT,
+        dscp: 0,
+        ecn: Ecn::Ect0,
+        ttl: 64,
+    };
+    let t = TransportRepr {
+        common: CommonRepr {
+            opcode: Opcode::Write,
+            conn: ConnId(1),
+            path: PathId(0),
+            psn: Psn::new(0),
+            timestamp: 0,
+            stream: StreamId(0),
+            flags: 0,
+            generation: 0,
+        },
+        body: Body::Data(DataRepr {
+            msg_seq: MsgSeq(0),
+            msg_len: payload.len() as u32,
+            offset: 0,
+            payload_len: payload.len() as u16,
+            remote_addr: Iova(0),
+            rkey: Rkey(1),
+            immediate: 0,
+        }),
+    };
+    let mut f = wire::encode(&addr, &t, &payload);
+    assert_eq!(f.len(), wire::MAX_FRAME_LEN);
+    let n = f.len();
+    f.splice(n - 4..n - 4, (0..1 + rng.below(16)).map(|_| rng.next_u64() as u8));
+    let n = f.len();
+    let crc = wire::crc32(&f[42..n - 4]);
+    f[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    f
+}
+
 fn frame(rng: &mut Rng) -> Vec<u8> {
     let mut f = valid_frame(rng);
     match rng.below(11) {
@@ -106,6 +153,7 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
             }
         }
         7 if rng.chance(0.02) => f.resize(wire::MAX_FRAME_LEN + 1 + rng.below(100) as usize, 0x5a),
+        7 if rng.chance(0.02) => f = over_long(rng),
         7 => f.truncate(1 + rng.below(f.len() as u64) as usize),
         8 => f.extend((0..1 + rng.below(20)).map(|_| rng.next_u64() as u8)),
         _ => f = (0..1 + rng.below(200)).map(|_| rng.next_u64() as u8).collect(),
