@@ -687,6 +687,23 @@ fn dma_memory_takes_its_last_byte_refuses_the_next_and_reads_the_page_frame_bits
     std::fs::remove_dir_all(root).unwrap();
 }
 
+/// What the stand-in kernel answers an ioctl with.
+type Answer = Box<dyn FnMut(&std::path::Path, u64, &mut [u8]) -> std::result::Result<i32, i32>>;
+
+/// The stand-in kernel's answers for a VFIO group that is viable and hands
+/// out device descriptor 9.
+fn viable_group() -> Answer {
+    Box::new(|_, req, buf| match req {
+        vfio::VFIO_CHECK_EXTENSION => Ok(1),
+        vfio::VFIO_GROUP_GET_STATUS => {
+            buf[4] = 1;
+            Ok(0)
+        }
+        vfio::VFIO_GROUP_GET_DEVICE_FD => Ok(9),
+        _ => Ok(0),
+    })
+}
+
 #[test]
 fn vfio_refuses_another_api_version_and_empty_dma_memory() {
     let root = scratch("vfio-api");
@@ -699,15 +716,7 @@ fn vfio_refuses_another_api_version_and_empty_dma_memory() {
     std::fs::write(root.join("dev/vfio/7"), b"").unwrap();
     std::fs::create_dir_all(root.join("fd")).unwrap();
     std::fs::write(root.join("fd/9"), b"").unwrap();
-    os.answer = Box::new(|_, req, buf| match req {
-        vfio::VFIO_CHECK_EXTENSION => Ok(1),
-        vfio::VFIO_GROUP_GET_STATUS => {
-            buf[4] = 1;
-            Ok(0)
-        }
-        vfio::VFIO_GROUP_GET_DEVICE_FD => Ok(9),
-        _ => Ok(0),
-    });
+    os.answer = viable_group();
     let mut v = Vfio::open(&mut os, 7, "0000:01:00.0").unwrap();
     assert!(matches!(DmaMemory::vfio(&mut os, &mut v, 0), Err(Error::BadRequest(_))));
     let a = DmaMemory::vfio(&mut os, &mut v, (2 << 20) + 1).unwrap();
@@ -796,15 +805,7 @@ fn dma_memory_of_a_huge_page_or_more_asks_for_huge_pages() {
         std::fs::write(root.join(f), b"").unwrap();
     }
     let mut os = Allocs { os: FakeOs::new(&root), allocs: Vec::new() };
-    os.os.answer = Box::new(|_, req, buf| match req {
-        vfio::VFIO_CHECK_EXTENSION => Ok(1),
-        vfio::VFIO_GROUP_GET_STATUS => {
-            buf[4] = 1;
-            Ok(0)
-        }
-        vfio::VFIO_GROUP_GET_DEVICE_FD => Ok(9),
-        _ => Ok(0),
-    });
+    os.os.answer = viable_group();
     let mut v = Vfio::open(&mut os, 7, "0000:01:00.0").unwrap();
     for len in [(2 << 20) - 1, 2 << 20, 3 << 20] {
         DmaMemory::vfio(&mut os, &mut v, len).unwrap();
