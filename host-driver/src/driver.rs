@@ -268,8 +268,10 @@ impl<D: Device> Driver<D> {
         self.command("conn_table", 1, format!("connection {}", c.index))
     }
 
-    /// Close connection `index`: it sends and takes nothing more, and may be
-    /// set up again (in a new life, see [`Driver::connect_life`]).
+    /// Close connection `index`: its receive side takes nothing more and its
+    /// new work requests fail; what its send side still has outstanding may
+    /// go out again until it is set up again (in a new life, see
+    /// [`Driver::connect_life`], whose generation the peer tells apart).
     pub fn close(&mut self, index: u32) -> Result<()> {
         self.set("conn_table", "index", index)?;
         self.command("conn_table", 3, format!("closing connection {index}"))

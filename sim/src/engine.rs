@@ -157,7 +157,6 @@ impl EngineSim {
         let mut sim = Sim::new(&lib);
         sim.clock("clock");
         let p = Ports::new(&sim);
-        sim.reset("reset", None, 0);
         let mut e = EngineSim {
             sim,
             p,
@@ -180,10 +179,7 @@ impl EngineSim {
             dma_reads: 0,
             dma_writes: 0,
         };
-        // The keyed blocks clear their RAMs after reset (128 cycles).
-        for _ in 0..300 {
-            e.cycle();
-        }
+        e.reset();
         Ok(e)
     }
 
@@ -192,7 +188,8 @@ impl EngineSim {
     /// reset too (reads and writes in flight are dropped, a frame half
     /// sent or half received is lost); host memory and the frames still
     /// waiting for the receive port stay. Then run until the engine's
-    /// stores have cleared, as after power-up.
+    /// stores have cleared (the keyed blocks clear their RAMs after reset,
+    /// 128 cycles). [`EngineSim::new`] starts an engine the same way.
     pub fn reset(&mut self) {
         self.sim.reset("reset", None, 0);
         self.reads.clear();
