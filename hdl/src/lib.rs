@@ -1,34 +1,24 @@
 //! ferroce-hdl: the transport engine's RTL blocks in rust-hdl, emitted as
 //! Verilog (see [`emit`]).
+//!
+//! * [`blocks`]: the building-block library every block is written with
+//!   (sized constants, keyed block-RAM state, trees over 256-bit vectors,
+//!   register arrays);
+//! * [`rx`]: the receive path, from MAC frames to DMA writes, ACKs and NAKs;
+//! * [`tx`]: the send path, from work requests to frames;
+//! * [`csr`]: the register file, generated from the register map;
+//! * [`engine`]: the engine top (both paths, the register file, timers and
+//!   pacing).
 
 // rust-hdl block types carry no Debug.
 #![allow(missing_debug_implementations)]
 
 pub use rust_hdl;
 
-pub mod ack_gen;
-pub mod cc;
+pub mod blocks;
 pub mod csr;
 pub mod emit;
 pub mod engine;
-pub mod frame_fifo;
-pub mod health;
-pub mod keyed;
 pub mod layout;
-pub mod lit;
-pub mod pacer;
-pub mod rate_div;
-pub mod retx;
-pub mod rto_timer;
-pub mod rx_check;
-pub mod rx_msgs;
-pub mod rx_parse;
-pub mod rx_path;
-pub mod rx_place;
-pub mod sack;
-pub mod seg_log;
-pub mod segmenter;
-pub mod spray;
-pub mod trees;
-pub mod tx_build;
-pub mod tx_path;
+pub mod rx;
+pub mod tx;

@@ -221,7 +221,7 @@ fn all_connections_and_streams_at_once() {
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(sq, 7), ring(rq, 7), ring(cq, 10)).unwrap();
     assert_eq!(d.get("engine_info", "max_conns").unwrap(), CONNS, "the register says what the build has");
-    assert_eq!(ferroce_hdl::rx_check::CONNS, CONNS as usize, "the build's connections");
+    assert_eq!(ferroce_hdl::rx::rx_check::CONNS, CONNS as usize, "the build's connections");
     // Connections 2k and 2k + 1 send to each other; region slot s belongs
     // to connection s (the WRITEs of connection s ^ 1 land there).
     for c in 0..CONNS {

@@ -186,7 +186,7 @@ impl Rtl {
         for n in INPUTS.iter().chain(STREAMS.iter().flat_map(|(v, r, d)| [v, r].into_iter().chain(d.iter()))) {
             ports.insert(*n, s.port(n));
         }
-        for c in ferroce_hdl::rx_path::COUNTERS {
+        for c in ferroce_hdl::rx::rx_path::COUNTERS {
             ports.insert(*c, s.port(c));
         }
         let mut r = Rtl {
@@ -368,7 +368,7 @@ impl Rtl {
     }
 
     fn counters(&self) -> HashMap<&'static str, u64> {
-        ferroce_hdl::rx_path::COUNTERS.iter().map(|c| (*c, self.get(c))).collect()
+        ferroce_hdl::rx::rx_path::COUNTERS.iter().map(|c| (*c, self.get(c))).collect()
     }
 }
 
@@ -454,7 +454,7 @@ pub struct Seen {
 
 /// The `rx_path` model, built once per process.
 pub fn model_lib() -> Arc<ModelLib> {
-    ModelLib::of_block("rx_path", || ferroce_hdl::emit::verilog(ferroce_hdl::rx_path::RxPath::default()))
+    ModelLib::of_block("rx_path", || ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_path::RxPath::default()))
         .expect("rx_path model builds")
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ferroce_hdl::ack_gen::action;
+use ferroce_hdl::rx::ack_gen::action;
 use ferroce_proto::model::ackgen::{AckAction, AckState};
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Sim};
@@ -13,7 +13,7 @@ const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 #[test]
 fn coalescing_matches_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::ack_gen::AckGen::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::ack_gen::AckGen::<KEY_BITS>::default());
     let lib = ModelLib::build("ack_gen", &v).expect("ack_gen model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

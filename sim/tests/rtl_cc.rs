@@ -13,7 +13,7 @@ const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 #[test]
 fn windows_match_the_model_on_random_acks() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::cc::Cc::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::cc::Cc::<KEY_BITS>::default());
     let lib = ModelLib::build("cc", &v).expect("cc model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

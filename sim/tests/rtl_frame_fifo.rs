@@ -10,7 +10,7 @@ use ferroce_sim::verilator::{ModelLib, Sim};
 
 #[test]
 fn only_good_frames_come_out_intact() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::frame_fifo::FrameFifo::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::frame_fifo::FrameFifo::default());
     let lib = ModelLib::build("frame_fifo", &v).expect("frame_fifo model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

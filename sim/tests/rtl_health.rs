@@ -12,7 +12,7 @@ const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 #[test]
 fn health_matches_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::health::PathHealth::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::health::PathHealth::<KEY_BITS>::default());
     let lib = ModelLib::build("health", &v).expect("health model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -12,7 +12,7 @@ const KEY_BITS: usize = ferroce_hdl::emit::CONN_KEY_BITS;
 
 #[test]
 fn pacing_matches_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::pacer::Pacer::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::engine::pacer::Pacer::<KEY_BITS>::default());
     let lib = ModelLib::build("pacer", &v).expect("pacer model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -7,7 +7,7 @@ use ferroce_sim::verilator::{ModelLib, Sim};
 
 #[test]
 fn costs_match_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rate_div::RateDiv::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::engine::rate_div::RateDiv::default());
     let lib = ModelLib::build("rate_div", &v).expect("rate_div model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ferroce_hdl::retx::op;
+use ferroce_hdl::tx::retx::op;
 use ferroce_proto::model::retx::PathLog;
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::rng::Rng;
@@ -46,7 +46,7 @@ fn deliver(p: &mut Path, psn: Psn) {
 
 #[test]
 fn retransmit_state_matches_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::retx::Retx::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::retx::Retx::<KEY_BITS>::default());
     let lib = ModelLib::build("retx", &v).expect("retx model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

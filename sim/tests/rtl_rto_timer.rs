@@ -19,7 +19,7 @@ struct Armed {
 
 #[test]
 fn timers_fire_once_after_their_deadline_within_a_round() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rto_timer::RtoTimer::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::engine::rto_timer::RtoTimer::<KEY_BITS>::default());
     let lib = ModelLib::build("rto_timer", &v).expect("rto_timer model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

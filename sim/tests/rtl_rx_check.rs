@@ -4,7 +4,7 @@
 //! addresses aimed at region edges and at 64-bit wrap-around; and directed
 //! edges with literal expectations (no model involved).
 
-use ferroce_hdl::rx_check::CONNS;
+use ferroce_hdl::rx::rx_check::CONNS;
 use ferroce_proto::model::mr::MrTable;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{Access, MemoryRegion};
@@ -20,7 +20,7 @@ struct Conn {
 }
 
 fn model() -> std::sync::Arc<ModelLib> {
-    ModelLib::of_block("rx_check", || ferroce_hdl::emit::verilog(ferroce_hdl::rx_check::RxCheck::default()))
+    ModelLib::of_block("rx_check", || ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_check::RxCheck::default()))
         .expect("rx_check model builds")
 }
 

@@ -48,7 +48,7 @@ fn fail_code(f: Option<CompletionStatus>) -> u64 {
 
 #[test]
 fn message_tracking_matches_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_msgs::RxMsgs::<KEY_BITS>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_msgs::RxMsgs::<KEY_BITS>::default());
     let lib = ModelLib::build("rx_msgs", &v).expect("rx_msgs model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use ferroce_hdl::rx_parse::{ErrorCode, HDR_BYTES};
+use ferroce_hdl::rx::rx_parse::{ErrorCode, HDR_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::wire::{
     self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
@@ -163,7 +163,7 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_parse::RxParse::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::default());
     let lib = ModelLib::build("rx_parse", &v).expect("rx_parse model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");
@@ -273,7 +273,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
 
 #[test]
 fn header_bytes_of_a_good_frame_are_presented() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_parse::RxParse::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::default());
     let lib = ModelLib::build("rx_parse", &v).expect("rx_parse model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -6,13 +6,13 @@
 
 use std::collections::VecDeque;
 
-use ferroce_hdl::rx_place::PAYLOAD_OFFSET;
+use ferroce_hdl::rx::rx_place::PAYLOAD_OFFSET;
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
 #[test]
 fn payloads_reach_their_addresses_exactly() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx_place::RxPlace::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_place::RxPlace::default());
     let lib = ModelLib::build("rx_place", &v).expect("rx_place model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ferroce_hdl::sack::{VERDICT_DUP, VERDICT_NEW, VERDICT_OOW};
+use ferroce_hdl::rx::sack::{VERDICT_DUP, VERDICT_NEW, VERDICT_OOW};
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::Psn;
@@ -14,7 +14,7 @@ use ferroce_sim::verilator::{ModelLib, Sim};
 const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 fn model() -> std::sync::Arc<ModelLib> {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::sack::Sack::<KEY_BITS>::new());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::sack::Sack::<KEY_BITS>::new());
     ModelLib::build("sack", &v).expect("sack model builds")
 }
 

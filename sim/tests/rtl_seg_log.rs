@@ -10,7 +10,7 @@ const A: usize = ferroce_hdl::emit::PATH_KEY_BITS + 8;
 
 #[test]
 fn entries_read_back_as_written() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::seg_log::SegLog::<A>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::seg_log::SegLog::<A>::default());
     let lib = ModelLib::build("seg_log", &v).expect("seg_log model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -25,7 +25,7 @@ struct Head {
 
 #[test]
 fn packets_match_the_model() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::segmenter::Segmenter::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::segmenter::Segmenter::default());
     let lib = ModelLib::build("segmenter", &v).expect("segmenter model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -7,7 +7,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
 fn sim() -> Sim {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::spray::Spray::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::spray::Spray::default());
     let lib = ModelLib::build("spray", &v).expect("spray model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

@@ -138,7 +138,7 @@ fn offer(s: &mut Sim, addr: &Addressing, t: &TransportRepr) {
 
 #[test]
 fn frames_equal_the_model_byte_for_byte() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx_build::TxBuild::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::tx_build::TxBuild::default());
     let lib = ModelLib::build("tx_build", &v).expect("tx_build model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

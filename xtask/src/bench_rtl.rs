@@ -142,7 +142,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         "sim_speed": {"cycles_per_second": line.cycles_per_second,
             "blocks_alone": blocks_speed.iter().map(|(n, v)| json!({"block": n, "cycles_per_second": v}))
                 .collect::<Vec<_>>()},
-        "resources": {"connections": ferroce_hdl::rx_check::CONNS, "paths": 1 << ferroce_hdl::emit::PATH_BITS, "lut4": logic.map(|c| c.lut4), "ccu2c": logic.map(|c| c.ccu2c),
+        "resources": {"connections": ferroce_hdl::rx::rx_check::CONNS, "paths": 1 << ferroce_hdl::emit::PATH_BITS, "lut4": logic.map(|c| c.lut4), "ccu2c": logic.map(|c| c.ccu2c),
             "lut4_equivalent": logic.map(|c| c.lut4_equivalent()), "ff": logic.map(|c| c.ff),
             "mult18x18d": logic.map(|c| c.mult18), "dp16kd": blocks, "arrays_as_memory_cells": logic.map(|c| c.mems),
             "synthesis": synth.as_ref().map(|s| json!({"commit": s.commit, "minutes": s.minutes, "of_this_verilog": s.current})),

@@ -132,7 +132,7 @@ pub fn markdown(mems: &[Mem]) -> String {
          could take (the best of the block's shapes, 16K x 1 to 512 x 36). Arrays yosys keeps as registers are \
          not counted (`cargo xtask storage` names them; here the send path's per-stream base and count, 512 x 37 \
          bits).\n",
-        ferroce_hdl::rx_check::CONNS,
+        ferroce_hdl::rx::rx_check::CONNS,
         1 << ferroce_hdl::emit::PATH_BITS,
         tools::YOSYS.spec
     );

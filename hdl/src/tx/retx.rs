@@ -29,8 +29,8 @@ use rust_hdl::prelude::*;
 use ferroce_proto::model::retx::PathLog;
 use ferroce_proto::Psn;
 
-use crate::keyed::KeyedState;
-use crate::trees::{first_set, last_set, popcount, thermometer};
+use crate::blocks::keyed::KeyedState;
+use crate::tx::verilog_trees::{first_set, last_set, popcount, thermometer};
 
 /// Operation codes on `in_op`.
 pub mod op {

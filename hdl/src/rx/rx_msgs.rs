@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 /// Bits of one slot: {imm, recv, len, fail[1:0], opcode[1:0], valid}.
 pub const SLOT_BITS: usize = 1 + 2 + 2 + 32 + 32 + 32;

@@ -25,7 +25,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::Psn;

@@ -12,7 +12,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 /// Bits of one path's state: {armed, ce[15:0], pending[15:0]}.
 pub const STATE_BITS: usize = 33;

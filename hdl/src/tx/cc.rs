@@ -16,7 +16,7 @@ use rust_hdl::prelude::*;
 
 use ferroce_proto::model::cc::Window;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 /// Bits of one key's state: {last_cut[31:0], credit[8:0], cwnd[8:0]}.
 pub const STATE_BITS: usize = 32 + 9 + 9;

@@ -83,15 +83,15 @@ use rust_hdl::prelude::*;
 use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
-use crate::ack_gen::AckGen;
+use crate::rx::ack_gen::AckGen;
 use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
-use crate::frame_fifo::FrameFifo;
+use crate::rx::frame_fifo::FrameFifo;
 use crate::layout::{extract, frame_offset, HDR_BYTES};
-use crate::rx_check::RxCheck;
-use crate::rx_msgs::RxMsgs;
-use crate::rx_parse::RxParse;
-use crate::rx_place::RxPlace;
-use crate::sack::Sack;
+use crate::rx::rx_check::RxCheck;
+use crate::rx::rx_msgs::RxMsgs;
+use crate::rx::rx_parse::RxParse;
+use crate::rx::rx_place::RxPlace;
+use crate::rx::sack::Sack;
 
 /// Receive buffers waiting per stream.
 pub const RING: usize = 16;
@@ -236,7 +236,7 @@ pub struct RxPath {
 
 // The key layout below assumes the default build.
 const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
-const _: () = assert!(crate::rx_check::CONNS == 1 << CONN_KEY_BITS);
+const _: () = assert!(crate::rx::rx_check::CONNS == 1 << CONN_KEY_BITS);
 
 impl Logic for RxPath {
     // Verified in Verilator against the model; rust-hdl's simulator is not

@@ -12,7 +12,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 /// Bits of one path's state: {retired, rtos[7:0], lost[15:0], sent[15:0]}.
 pub const STATE_BITS: usize = 41;

@@ -26,6 +26,10 @@
 //!
 //! The time base counts `NS_PER_CYCLE` ns per clock cycle.
 
+pub mod pacer;
+pub mod rate_div;
+pub mod rto_timer;
+
 use rust_hdl::prelude::*;
 
 use ferroce_proto::regs::{self, N_STORED};
@@ -33,12 +37,12 @@ use ferroce_proto::wire;
 
 use crate::csr::{Csr, ADDR_BITS, HW_BITS};
 use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS};
-use crate::pacer::Pacer;
-use crate::rate_div::RateDiv;
-use crate::rto_timer::RtoTimer;
-use crate::rx_path::RxPath;
-use crate::trees::first_set_of;
-use crate::tx_path::TxPath;
+use crate::engine::pacer::Pacer;
+use crate::engine::rate_div::RateDiv;
+use crate::engine::rto_timer::RtoTimer;
+use crate::rx::rx_path::RxPath;
+use crate::tx::verilog_trees::first_set_of;
+use crate::tx::tx_path::TxPath;
 
 /// Nanoseconds per clock cycle (250 MHz).
 pub const NS_PER_CYCLE: u32 = 4;

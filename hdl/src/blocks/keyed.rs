@@ -11,7 +11,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::lit::Lit;
+use crate::blocks::lit::Lit;
 
 /// Keyed state store.
 #[derive(LogicBlock, Default)]

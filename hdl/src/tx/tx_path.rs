@@ -80,14 +80,14 @@
 
 use rust_hdl::prelude::*;
 
-use crate::cc::Cc;
+use crate::tx::cc::Cc;
 use crate::emit::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
-use crate::health::PathHealth;
-use crate::retx::Retx;
-use crate::seg_log::SegLog;
-use crate::spray::Spray;
-use crate::trees::{first_set, thermometer};
-use crate::tx_build::TxBuild;
+use crate::tx::health::PathHealth;
+use crate::tx::retx::Retx;
+use crate::tx::seg_log::SegLog;
+use crate::tx::spray::Spray;
+use crate::tx::verilog_trees::{first_set, thermometer};
+use crate::tx::tx_build::TxBuild;
 
 // `spray` chooses among 16 paths, so the path field is 4 bits.
 const _: () = assert!(PATH_BITS == 4 && PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS);
@@ -357,7 +357,7 @@ pub fn verilog() -> String {
     ]
     .concat();
     let cbuild: String =
-        crate::tx_build::PORTS.iter().map(|(p, _, _)| format!("  cbuild${p} = build${p};\n")).collect();
+        crate::tx::tx_build::PORTS.iter().map(|(p, _, _)| format!("  cbuild${p} = build${p};\n")).collect();
     include_str!("tx_path.v")
         .replace("@CB@", &CONN_KEY_BITS.to_string())
         .replace("@PB@", &PATH_BITS.to_string())

@@ -31,7 +31,7 @@ use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::Header;
 
 use crate::layout::{frame_offset, slices, HDR_BYTES, L2L4};
-use crate::rx_parse::crc_update_verilog;
+use crate::rx::rx_parse::crc_update_verilog;
 
 /// Field ports: (port, header, field).
 pub const PORTS: &[(&str, &Header, &str)] = &[

@@ -15,7 +15,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::keyed::KeyedState;
+use crate::blocks::keyed::KeyedState;
 
 /// Bits of one connection's state: {cost[31:0], next[63:0]}.
 pub const STATE_BITS: usize = 96;
