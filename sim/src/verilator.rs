@@ -341,6 +341,8 @@ pub struct Sim {
     dump: DumpFn,
     time: u64,
     clock: Option<Port>,
+    /// With `FERROCE_SIM_STATS=file`: time spent in `eval()`, in ns.
+    stats: Option<u128>,
 }
 
 impl Sim {
@@ -392,6 +394,7 @@ impl Sim {
             dump: lib.sym(b"ferroce_dump\0"),
             time: 0,
             clock: None,
+            stats: std::env::var_os("FERROCE_SIM_STATS").map(|_| 0),
         }
     }
 
@@ -492,8 +495,12 @@ impl Sim {
 
     /// Settle combinational logic.
     pub fn eval(&mut self) {
+        let start = self.stats.map(|_| std::time::Instant::now());
         // SAFETY: the handle is live until Drop.
         unsafe { (self.eval)(self.handle) }
+        if let (Some(ns), Some(t)) = (&mut self.stats, start) {
+            *ns += t.elapsed().as_nanos();
+        }
     }
 
     /// Use `name` as the clock for [`Sim::tick`].
@@ -543,6 +550,15 @@ impl Sim {
 
 impl Drop for Sim {
     fn drop(&mut self) {
+        // With `FERROCE_SIM_STATS=file`, one line per instance is appended:
+        // model name, clock cycles, ns spent in eval() (`cargo xtask
+        // block-speed` sums them per block).
+        if let (Some(ns), Some(path)) = (self.stats, std::env::var_os("FERROCE_SIM_STATS")) {
+            use std::io::Write as _;
+            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                let _ = writeln!(f, "{}\t{}\t{}", self.lib.name, self.cycles(), ns);
+            }
+        }
         let del: HandleFn = self.lib.sym(b"ferroce_delete\0");
         // SAFETY: the handle came from ferroce_new and is freed once here.
         unsafe { del(self.handle) }

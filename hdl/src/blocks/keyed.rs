@@ -11,10 +11,10 @@
 
 use rust_hdl::prelude::*;
 
-use crate::blocks::lit::Lit;
+use crate::blocks::HdlDefault;
 
 /// Keyed state store.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct KeyedState<const K: usize, const S: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -34,9 +34,12 @@ pub struct KeyedState<const K: usize, const S: usize> {
     fw_state: DFF<Bits<S>>,
     init_busy: DFF<bool>,
     init_addr: DFF<Bits<K>>,
-    one: Lit<K, 1>,
-    zero_key: Lit<K, 0>,
-    zero_state: Lit<S, 0>,
+    #[constant(1u64)]
+    one: Constant<Bits<K>>,
+    #[constant(0u64)]
+    zero_key: Constant<Bits<K>>,
+    #[constant(0u64)]
+    zero_state: Constant<Bits<S>>,
 }
 
 impl<const K: usize, const S: usize> Logic for KeyedState<K, S> {
@@ -64,9 +67,9 @@ impl<const K: usize, const S: usize> Logic for KeyedState<K, S> {
 
         if self.init_busy.q.val() {
             self.ram.write_address.next = self.init_addr.q.val();
-            self.ram.write_data.next = self.zero_state.value.val();
+            self.ram.write_data.next = self.zero_state.val();
             self.ram.write_enable.next = true;
-            self.init_addr.d.next = self.init_addr.q.val() + self.one.value.val();
+            self.init_addr.d.next = self.init_addr.q.val() + self.one.val();
             if self.init_addr.q.val().all() {
                 self.init_busy.d.next = false;
             }
@@ -78,7 +81,7 @@ impl<const K: usize, const S: usize> Logic for KeyedState<K, S> {
 
         if self.reset.val() {
             self.init_busy.d.next = true;
-            self.init_addr.d.next = self.zero_key.value.val();
+            self.init_addr.d.next = self.zero_key.val();
             self.valid.d.next = false;
             self.fw_valid.d.next = false;
         }

@@ -2,4 +2,5 @@
 //! the engine's blocks are written with (see docs/rtl.md).
 
 pub mod keyed;
-pub mod lit;
+
+pub use ferroce_hdl_macros::{HdlDefault, HdlStruct};
