@@ -10,13 +10,13 @@ pub fn verilog<B: Block>(mut block: B) -> String {
 }
 
 /// Connection-key width of the default build: 64 connections.
-pub const CONN_KEY_BITS: usize = 6;
-
-/// Stream-key width of the default build: 64 connections x 8 streams.
-pub const STREAM_KEY_BITS: usize = CONN_KEY_BITS + 3;
+pub use ferroce_proto::params::CONN_KEY_BITS;
 
 /// Path-field width: up to 16 paths per connection.
-pub const PATH_BITS: usize = 4;
+pub use ferroce_proto::params::PATH_BITS;
+
+/// Stream-key width of the default build: 64 connections x 8 streams.
+pub const STREAM_KEY_BITS: usize = CONN_KEY_BITS + ferroce_proto::params::STREAM_BITS;
 
 /// Path-key width of the default build: 64 connections x 16 paths.
 pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;

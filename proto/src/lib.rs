@@ -13,6 +13,7 @@
 pub mod baseline;
 pub mod error;
 pub mod model;
+pub mod params;
 pub mod regs;
 pub mod rings;
 pub mod rng;

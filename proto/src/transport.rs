@@ -112,6 +112,20 @@ pub enum CompletionStatus {
     RecvTooSmall,
 }
 
+impl CompletionStatus {
+    /// Every status, in code order.
+    pub const ALL: [CompletionStatus; 3] =
+        [CompletionStatus::Success, CompletionStatus::RemoteAccessError, CompletionStatus::RecvTooSmall];
+    /// The status code in completion-queue entries and the RTL's ports.
+    pub const fn code(self) -> u8 {
+        match self {
+            CompletionStatus::Success => 0,
+            CompletionStatus::RemoteAccessError => 1,
+            CompletionStatus::RecvTooSmall => 2,
+        }
+    }
+}
+
 /// One completion, delivered in message order per (connection, stream).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {

@@ -13,7 +13,7 @@ use crate::wire::{CommonRepr, DataRepr, NakCode, Opcode};
 /// Messages of one stream that may be in flight at once: a sender starts
 /// message n + MSG_WINDOW only after message n has completed, so the
 /// receiver tracks at most this many per stream (the RTL keeps one slot each).
-pub const MSG_WINDOW: u32 = 16;
+pub const MSG_WINDOW: u32 = crate::params::MSG_WINDOW as u32;
 
 /// Result of offering one (new, never seen) data packet for placement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,7 @@ use crate::wire::{
 use crate::{Error, Result};
 
 /// Packets a path may have between its oldest unacknowledged PSN and the next.
-pub const PATH_WINDOW: u32 = 256;
+pub const PATH_WINDOW: u32 = crate::params::SACK_WINDOW as u32;
 
 /// Endpoint-wide settings.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 use crate::types::Psn;
 
 /// Packets a path may have between its cumulative PSN and the highest.
-pub const WINDOW: i32 = 256;
+pub const WINDOW: i32 = crate::params::SACK_WINDOW as i32;
 
 /// What a data packet's PSN means to the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

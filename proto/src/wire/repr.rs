@@ -21,6 +21,12 @@ pub enum Opcode {
 }
 
 impl Opcode {
+    /// Every opcode, in code order.
+    pub const ALL: [Opcode; 5] = [Opcode::Write, Opcode::WriteImm, Opcode::Send, Opcode::Ack, Opcode::Nak];
+    /// The opcode byte.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
     /// Decode an opcode byte.
     pub fn from_u8(v: u8) -> Result<Opcode> {
         Ok(match v {
@@ -72,6 +78,12 @@ pub enum NakCode {
 }
 
 impl NakCode {
+    /// Every NAK code, in code order.
+    pub const ALL: [NakCode; 4] = [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr];
+    /// The code byte on the wire.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
     fn from_u8(v: u8) -> Result<NakCode> {
         Ok(match v {
             1 => NakCode::Access,
