@@ -34,16 +34,14 @@ struct Stream {
     next_seq: u32,
 }
 
+/// The block's 2-bit opcode: the low bits of the wire code.
 fn opcode_code(o: Opcode) -> u64 {
-    o as u64 & 3
+    o.code() as u64 & 3
 }
 
+/// The block's failure code: the completion status's code, none = success.
 fn fail_code(f: Option<CompletionStatus>) -> u64 {
-    match f {
-        None | Some(CompletionStatus::Success) => 0,
-        Some(CompletionStatus::RemoteAccessError) => 1,
-        Some(CompletionStatus::RecvTooSmall) => 2,
-    }
+    f.unwrap_or(CompletionStatus::Success).code() as u64
 }
 
 #[test]
@@ -78,6 +76,9 @@ fn message_tracking_matches_the_model() {
     ];
     let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
     s.reset("reset", Some("ready"), 1 << 12);
+    let data_opcodes: Vec<Opcode> = Opcode::ALL.into_iter().filter(|o| o.is_data()).collect();
+    let failures: Vec<CompletionStatus> =
+        CompletionStatus::ALL.into_iter().filter(|s| *s != CompletionStatus::Success).collect();
     let mut rng = Rng::new(44);
     let mut streams: HashMap<u64, Stream> = HashMap::new();
     let mut expected: VecDeque<(u64, bool, Option<Delivered>, bool)> = VecDeque::new();
@@ -99,7 +100,7 @@ fn message_tracking_matches_the_model() {
                     segments.push(n);
                     left -= n;
                 }
-                let opcode = [Opcode::Write, Opcode::WriteImm, Opcode::Send][rng.below(3) as usize];
+                let opcode = data_opcodes[rng.below(data_opcodes.len() as u64) as usize];
                 st.active.push(Msg { seq: st.next_seq, len, opcode, imm: rng.next_u64() as u32, segments });
                 st.next_seq = st.next_seq.wrapping_add(1);
             }
@@ -143,10 +144,7 @@ fn message_tracking_matches_the_model() {
                     let i = rng.below(st.active.len() as u64) as usize;
                     let m = &mut st.active[i];
                     let fail = if rng.chance(0.03) {
-                        Some(
-                            [CompletionStatus::RemoteAccessError, CompletionStatus::RecvTooSmall]
-                                [rng.below(2) as usize],
-                        )
+                        Some(failures[rng.below(failures.len() as u64) as usize])
                     } else {
                         None
                     };

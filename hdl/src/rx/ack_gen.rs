@@ -9,13 +9,29 @@
 //! * Two cycles later: `out_valid`, `out_key`, `out_action` (0 wait, 1 arm
 //!   the ACK timer, 2 send an ACK now) with `out_pending` and `out_ce` for
 //!   the ACK.
+//!
+//! Each path's state ([`AckSlot`]) lives in a `KeyedState`: read in the
+//! cycle after the event, updated and written back in the same cycle, the
+//! outputs registered once more.
 
 use rust_hdl::prelude::*;
 
 use crate::blocks::keyed::KeyedState;
+use crate::blocks::{HdlDefault, HdlStruct};
+
+/// One path's coalescing state (packed from bit 0: pending, ce, armed).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct AckSlot {
+    /// Packets not yet acknowledged (saturating).
+    pub pending: Bits<16>,
+    /// CE-marked packets among them (saturating).
+    pub ce: Bits<16>,
+    /// The ACK timer is armed.
+    pub armed: bool,
+}
 
 /// Bits of one path's state: {armed, ce[15:0], pending[15:0]}.
-pub const STATE_BITS: usize = 33;
+pub const STATE_BITS: usize = <AckSlot as Synth>::BITS;
 
 /// `out_action` codes.
 pub mod action {
@@ -24,75 +40,8 @@ pub mod action {
     pub const NOW: u64 = 2;
 }
 
-/// Combinational core.
-#[derive(LogicBlock, Default)]
-pub struct AckCore {
-    pub state: Signal<In, Bits<STATE_BITS>>,
-    pub timer: Signal<In, bool>,
-    pub urgent: Signal<In, bool>,
-    pub ce: Signal<In, bool>,
-    pub ack_every: Signal<In, Bits<16>>,
-    pub new_state: Signal<Out, Bits<STATE_BITS>>,
-    pub action: Signal<Out, Bits<2>>,
-    pub pending: Signal<Out, Bits<16>>,
-    pub ce_count: Signal<Out, Bits<16>>,
-}
-
-impl Logic for AckCore {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
-    fn update(&mut self) {
-        self.new_state.next = self.state.val();
-        self.action.next = 0.into();
-        self.pending.next = 0.into();
-        self.ce_count.next = 0.into();
-    }
-
-    fn connect(&mut self) {
-        self.new_state.connect();
-        self.action.connect();
-        self.pending.connect();
-        self.ce_count.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            r#"
-wire [15:0] pend = state[15:0];
-wire [15:0] ces = state[31:16];
-wire armed = state[32];
-wire [15:0] pend1 = (pend == 16'hffff) ? pend : pend + 16'd1;
-wire [15:0] ces1 = (ce & (ces != 16'hffff)) ? ces + 16'd1 : ces;
-always @(*) begin
-  new_state = state;
-  action = 2'd0;
-  pending = 16'd0;
-  ce_count = 16'd0;
-  if (timer) begin
-    if (armed) begin
-      action = 2'd2;
-      pending = pend;
-      ce_count = ces;
-      new_state = 33'd0;
-    end
-  end else if (urgent | (pend1 >= ack_every)) begin
-    action = 2'd2;
-    pending = pend1;
-    ce_count = ces1;
-    new_state = 33'd0;
-  end else begin
-    action = armed ? 2'd0 : 2'd1;
-    new_state = {1'b1, ces1, pend1};
-  end
-end
-"#
-            .into(),
-        )
-    }
-}
-
 /// Coalescing state for 2^K paths.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct AckGen<const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -108,7 +57,6 @@ pub struct AckGen<const K: usize> {
     pub out_action: Signal<Out, Bits<2>>,
     pub out_pending: Signal<Out, Bits<16>>,
     pub out_ce: Signal<Out, Bits<16>>,
-    core: AckCore,
     store: KeyedState<K, STATE_BITS>,
     s1_timer: DFF<bool>,
     s1_urgent: DFF<bool>,
@@ -119,6 +67,30 @@ pub struct AckGen<const K: usize> {
     o_action: DFF<Bits<2>>,
     o_pending: DFF<Bits<16>>,
     o_ce: DFF<Bits<16>>,
+    pending: Signal<Local, Bits<16>>,
+    ce: Signal<Local, Bits<16>>,
+    armed: Signal<Local, bool>,
+    /// `pending` and `ce` counting this packet.
+    pending1: Signal<Local, Bits<16>>,
+    ce1: Signal<Local, Bits<16>>,
+    new_state: Signal<Local, AckSlot>,
+    // Field offsets of AckSlot in the stored word.
+    #[constant(AckSlot::default().get_my_offset_pending() as u64)]
+    pending_at: Constant<Bits<6>>,
+    #[constant(AckSlot::default().get_my_offset_ce() as u64)]
+    ce_at: Constant<Bits<6>>,
+    #[constant(AckSlot::default().get_my_offset_armed() as u64)]
+    armed_at: Constant<Bits<6>>,
+    #[constant(1u64)]
+    one16: Constant<Bits<16>>,
+    #[constant(0u64)]
+    zero16: Constant<Bits<16>>,
+    #[constant(action::WAIT)]
+    act_wait: Constant<Bits<2>>,
+    #[constant(action::ARM)]
+    act_arm: Constant<Bits<2>>,
+    #[constant(action::NOW)]
+    act_now: Constant<Bits<2>>,
 }
 
 impl<const K: usize> Logic for AckGen<K> {
@@ -133,18 +105,56 @@ impl<const K: usize> Logic for AckGen<K> {
         self.s1_urgent.d.next = self.in_urgent.val();
         self.s1_ce.d.next = self.in_ce.val();
         self.s1_every.d.next = self.in_ack_every.val();
-        self.core.state.next = self.store.state.val();
-        self.core.timer.next = self.s1_timer.q.val();
-        self.core.urgent.next = self.s1_urgent.q.val();
-        self.core.ce.next = self.s1_ce.q.val();
-        self.core.ack_every.next = self.s1_every.q.val();
+
+        // The event, one cycle later, against the path's state.
+        self.pending.next = self.store.state.val().get_bits::<16>(self.pending_at.val().index());
+        self.ce.next = self.store.state.val().get_bits::<16>(self.ce_at.val().index());
+        self.armed.next = self.store.state.val().get_bit(self.armed_at.val().index());
+        if self.pending.val().all() {
+            self.pending1.next = self.pending.val();
+        } else {
+            self.pending1.next = self.pending.val() + self.one16.val();
+        }
+        if self.s1_ce.q.val() & !self.ce.val().all() {
+            self.ce1.next = self.ce.val() + self.one16.val();
+        } else {
+            self.ce1.next = self.ce.val();
+        }
+        self.o_action.d.next = self.act_wait.val();
+        self.o_pending.d.next = self.zero16.val();
+        self.o_ce.d.next = self.zero16.val();
+        self.new_state.next.pending = self.pending.val();
+        self.new_state.next.ce = self.ce.val();
+        self.new_state.next.armed = self.armed.val();
+        if self.s1_timer.q.val() {
+            if self.armed.val() {
+                self.o_action.d.next = self.act_now.val();
+                self.o_pending.d.next = self.pending.val();
+                self.o_ce.d.next = self.ce.val();
+                self.new_state.next.pending = self.zero16.val();
+                self.new_state.next.ce = self.zero16.val();
+                self.new_state.next.armed = false;
+            }
+        } else if self.s1_urgent.q.val() | (self.pending1.val() >= self.s1_every.q.val()) {
+            self.o_action.d.next = self.act_now.val();
+            self.o_pending.d.next = self.pending1.val();
+            self.o_ce.d.next = self.ce1.val();
+            self.new_state.next.pending = self.zero16.val();
+            self.new_state.next.ce = self.zero16.val();
+            self.new_state.next.armed = false;
+        } else {
+            if !self.armed.val() {
+                self.o_action.d.next = self.act_arm.val();
+            }
+            self.new_state.next.pending = self.pending1.val();
+            self.new_state.next.ce = self.ce1.val();
+            self.new_state.next.armed = true;
+        }
         self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.core.new_state.val();
+        self.store.wr_state.next = self.new_state.val().into();
+
         self.o_valid.d.next = self.store.s1_valid.val();
         self.o_key.d.next = self.store.s1_key.val();
-        self.o_action.d.next = self.core.action.val();
-        self.o_pending.d.next = self.core.pending.val();
-        self.o_ce.d.next = self.core.ce_count.val();
         if self.reset.val() {
             self.o_valid.d.next = false;
         }

@@ -10,6 +10,14 @@
 //! up in parallel in all regions (the lowest matching slot wins; the driver
 //! never registers an rkey twice).
 //!
+//! Storage: the valid bits and the rkeys are registers (cleared by reset,
+//! and matched in parallel); the other fields are in two rust-hdl `RAM`s
+//! with a registered read: the connection's entry is read at `in_conn`,
+//! the region's at the matching slot, and both checks finish in the next
+//! cycle from the RAMs' outputs and the packet's registered fields. A
+//! table write lands at the clock edge, so a packet is judged by the
+//! tables as they were before that cycle's writes.
+//!
 //! Ports (`clock`; `reset` clears both tables):
 //! * `conn_wr`: write connection `conn_wr_index` (`conn_wr_valid_bit`,
 //!   `conn_wr_peer_ip`, `conn_wr_paths`, `conn_wr_generation`).
@@ -23,17 +31,56 @@
 //!   the region check of both the whole message and this packet; SENDs:
 //!   true) and `out_addr` (`remote_addr + offset`).
 
+use ferroce_proto::params::{GENERATION_BITS, MEMORY_REGIONS, RKEY_BITS};
 use rust_hdl::prelude::*;
 
+use crate::blocks::{HdlDefault, HdlStruct};
 use crate::emit::CONN_KEY_BITS;
 
 /// Connections in the table.
 pub const CONNS: usize = 1 << CONN_KEY_BITS;
 /// Memory regions in the table.
-pub const MRS: usize = 16;
+pub const MRS: usize = MEMORY_REGIONS;
+/// Bits of a region index.
+const MR_BITS: usize = 4;
+const _: () = assert!(1 << MR_BITS == MRS);
+
+/// A connection's entry, less its valid bit.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct ConnEntry {
+    pub peer_ip: Bits<32>,
+    pub paths: Bits<5>,
+    pub generation: Bits<GENERATION_BITS>,
+}
+
+/// A region's entry, less its valid bit and its rkey.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct MrEntry {
+    pub base: Bits<64>,
+    pub len: Bits<64>,
+    pub conn: Bits<16>,
+    pub remote_write: bool,
+}
+
+/// Zero-extensions to 65 bits, for sums with their carry.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Ext64 {
+    pub lo: Bits<64>,
+    pub hi: Bits<1>,
+}
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Ext32 {
+    pub lo: Bits<32>,
+    pub hi: Bits<33>,
+}
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Ext16 {
+    pub lo: Bits<16>,
+    pub hi: Bits<49>,
+}
 
 /// The checker.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct RxCheck {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -42,11 +89,11 @@ pub struct RxCheck {
     pub conn_wr_valid_bit: Signal<In, bool>,
     pub conn_wr_peer_ip: Signal<In, Bits<32>>,
     pub conn_wr_paths: Signal<In, Bits<5>>,
-    pub conn_wr_generation: Signal<In, Bits<8>>,
+    pub conn_wr_generation: Signal<In, Bits<GENERATION_BITS>>,
     pub mr_wr: Signal<In, bool>,
-    pub mr_wr_index: Signal<In, Bits<4>>,
+    pub mr_wr_index: Signal<In, Bits<MR_BITS>>,
     pub mr_wr_valid_bit: Signal<In, bool>,
-    pub mr_wr_rkey: Signal<In, Bits<32>>,
+    pub mr_wr_rkey: Signal<In, Bits<RKEY_BITS>>,
     pub mr_wr_base: Signal<In, Bits<64>>,
     pub mr_wr_len: Signal<In, Bits<64>>,
     pub mr_wr_remote_write: Signal<In, bool>,
@@ -55,9 +102,9 @@ pub struct RxCheck {
     pub in_conn: Signal<In, Bits<16>>,
     pub in_path: Signal<In, Bits<8>>,
     pub in_src_ip: Signal<In, Bits<32>>,
-    pub in_generation: Signal<In, Bits<8>>,
+    pub in_generation: Signal<In, Bits<GENERATION_BITS>>,
     pub in_write: Signal<In, bool>,
-    pub in_rkey: Signal<In, Bits<32>>,
+    pub in_rkey: Signal<In, Bits<RKEY_BITS>>,
     pub in_remote_addr: Signal<In, Bits<64>>,
     pub in_offset: Signal<In, Bits<32>>,
     pub in_payload_len: Signal<In, Bits<16>>,
@@ -66,116 +113,196 @@ pub struct RxCheck {
     pub out_conn_ok: Signal<Out, bool>,
     pub out_access_ok: Signal<Out, bool>,
     pub out_addr: Signal<Out, Bits<64>>,
+    // Tables.
+    conn_valid: DFF<Bits<CONNS>>,
+    conn_ram: RAM<ConnEntry, CONN_KEY_BITS>,
+    mr_valid: [DFF<bool>; MRS],
+    mr_rkey: [DFF<Bits<RKEY_BITS>>; MRS],
+    mr_ram: RAM<MrEntry, MR_BITS>,
+    // The packet, registered for the second half of the checks.
+    valid: DFF<bool>,
+    known: DFF<bool>,
+    path_lo: DFF<Bits<5>>,
+    path_hi_zero: DFF<bool>,
+    src_ip: DFF<Bits<32>>,
+    generation: DFF<Bits<GENERATION_BITS>>,
+    conn: DFF<Bits<16>>,
+    write: DFF<bool>,
+    found: DFF<bool>,
+    remote_addr: DFF<Bits<64>>,
+    offset: DFF<Bits<32>>,
+    payload_len: DFF<Bits<16>>,
+    msg_len: DFF<Bits<32>>,
+    conn_in_table: Signal<Local, bool>,
+    hit: [Signal<Local, bool>; MRS],
+    any_hit: Signal<Local, bool>,
+    mr_index: Signal<Local, Bits<MR_BITS>>,
+    x_remote: Signal<Local, Ext64>,
+    x_offset: Signal<Local, Ext32>,
+    x_msg_len: Signal<Local, Ext32>,
+    x_payload: Signal<Local, Ext16>,
+    x_base: Signal<Local, Ext64>,
+    x_len: Signal<Local, Ext64>,
+    remote65: Signal<Local, Bits<65>>,
+    offset65: Signal<Local, Bits<65>>,
+    msg_len65: Signal<Local, Bits<65>>,
+    payload65: Signal<Local, Bits<65>>,
+    len65: Signal<Local, Bits<65>>,
+    base65: Signal<Local, Bits<65>>,
+    msg_end: Signal<Local, Bits<65>>,
+    pkt_addr: Signal<Local, Bits<65>>,
+    pkt_end: Signal<Local, Bits<65>>,
+    region_end: Signal<Local, Bits<65>>,
+    in_region_msg: Signal<Local, bool>,
+    in_region_pkt: Signal<Local, bool>,
+    #[constants(|i: usize| i as u64)]
+    slot_id: [Constant<Bits<MR_BITS>>; MRS],
+    #[constant(CONNS as u64)]
+    conns: Constant<Bits<16>>,
+    /// Paths beyond a 5-bit path count.
+    #[constant(32u64)]
+    path_limit: Constant<Bits<8>>,
+    #[constant(1u64)]
+    one_conn: Constant<Bits<CONNS>>,
+    #[constant(0u64)]
+    zero_conns: Constant<Bits<CONNS>>,
+    #[constant(0u64)]
+    zero1: Constant<Bits<1>>,
+    #[constant(0u64)]
+    zero33: Constant<Bits<33>>,
+    #[constant(0u64)]
+    zero49: Constant<Bits<49>>,
 }
 
 impl Logic for RxCheck {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
+    #[hdl_gen]
     fn update(&mut self) {
-        self.out_valid.next = false;
-        self.out_conn_ok.next = false;
-        self.out_access_ok.next = false;
-        self.out_addr.next = 0.into();
-    }
+        dff_setup!(
+            self, clock, conn_valid, valid, known, path_lo, path_hi_zero, src_ip, generation, conn, write, found,
+            remote_addr, offset, payload_len, msg_len
+        );
+        for i in 0..MRS {
+            self.mr_valid[i].clock.next = self.clock.val();
+            self.mr_valid[i].d.next = self.mr_valid[i].q.val();
+            self.mr_rkey[i].clock.next = self.clock.val();
+            self.mr_rkey[i].d.next = self.mr_rkey[i].q.val();
+        }
+        self.conn_ram.read_clock.next = self.clock.val();
+        self.conn_ram.write_clock.next = self.clock.val();
+        self.mr_ram.read_clock.next = self.clock.val();
+        self.mr_ram.write_clock.next = self.clock.val();
 
-    fn connect(&mut self) {
-        self.out_valid.connect();
-        self.out_conn_ok.connect();
-        self.out_access_ok.connect();
-        self.out_addr.connect();
-    }
+        // First cycle: the connection's entry and the region's slot.
+        self.conn_in_table.next = self.in_conn.val() < self.conns.val();
+        self.conn_ram.read_address.next = self.in_conn.val().get_bits::<CONN_KEY_BITS>(0);
+        self.known.d.next = self.conn_in_table.val()
+            & self.conn_valid.q.val().get_bit(self.in_conn.val().get_bits::<CONN_KEY_BITS>(0).index());
+        // The lowest valid slot whose rkey matches.
+        self.any_hit.next = false;
+        self.mr_index.next = self.slot_id[0].val();
+        for i in 0..MRS {
+            self.hit[i].next = self.mr_valid[i].q.val() & (self.mr_rkey[i].q.val() == self.in_rkey.val());
+        }
+        for i in 0..MRS {
+            if self.hit[i].val() & !self.any_hit.val() {
+                self.any_hit.next = true;
+                self.mr_index.next = self.slot_id[i].val();
+            }
+        }
+        self.mr_ram.read_address.next = self.mr_index.val();
+        self.found.d.next = self.any_hit.val();
+        self.valid.d.next = self.in_valid.val();
+        self.path_lo.d.next = self.in_path.val().get_bits::<5>(0);
+        self.path_hi_zero.d.next = self.in_path.val() < self.path_limit.val();
+        self.src_ip.d.next = self.in_src_ip.val();
+        self.generation.d.next = self.in_generation.val();
+        self.conn.d.next = self.in_conn.val();
+        self.write.d.next = self.in_write.val();
+        self.remote_addr.d.next = self.in_remote_addr.val();
+        self.offset.d.next = self.in_offset.val();
+        self.payload_len.d.next = self.in_payload_len.val();
+        self.msg_len.d.next = self.in_msg_len.val();
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(VERILOG.replace("@CB@", &CONN_KEY_BITS.to_string()))
+        // Second cycle. Connection: known, from its peer, on one of its
+        // paths, of its generation.
+        self.out_valid.next = self.valid.q.val();
+        self.out_conn_ok.next = self.known.q.val()
+            & (self.conn_ram.read_data.val().peer_ip == self.src_ip.q.val())
+            & self.path_hi_zero.q.val()
+            & (self.conn_ram.read_data.val().paths > self.path_lo.q.val())
+            & (self.conn_ram.read_data.val().generation == self.generation.q.val());
+        // Region: both checks of the model, the whole message and then this
+        // packet, each inside [base, base + len) with no wrap of addr + len.
+        self.x_remote.next.lo = self.remote_addr.q.val();
+        self.x_remote.next.hi = self.zero1.val();
+        self.x_offset.next.lo = self.offset.q.val();
+        self.x_offset.next.hi = self.zero33.val();
+        self.x_msg_len.next.lo = self.msg_len.q.val();
+        self.x_msg_len.next.hi = self.zero33.val();
+        self.x_payload.next.lo = self.payload_len.q.val();
+        self.x_payload.next.hi = self.zero49.val();
+        self.x_base.next.lo = self.mr_ram.read_data.val().base;
+        self.x_base.next.hi = self.zero1.val();
+        self.x_len.next.lo = self.mr_ram.read_data.val().len;
+        self.x_len.next.hi = self.zero1.val();
+        self.remote65.next = self.x_remote.val().into();
+        self.base65.next = self.x_base.val().into();
+        self.offset65.next = self.x_offset.val().into();
+        self.msg_len65.next = self.x_msg_len.val().into();
+        self.payload65.next = self.x_payload.val().into();
+        self.len65.next = self.x_len.val().into();
+        self.msg_end.next = self.remote65.val() + self.msg_len65.val();
+        self.pkt_addr.next = self.remote65.val() + self.offset65.val();
+        self.pkt_end.next = self.pkt_addr.val() + self.payload65.val();
+        self.region_end.next = self.base65.val() + self.len65.val();
+        self.in_region_msg.next = (self.remote65.val() >= self.base65.val())
+            & (self.msg_end.val() <= self.region_end.val())
+            & !self.msg_end.val().get_bit(64);
+        self.in_region_pkt.next = !self.pkt_addr.val().get_bit(64)
+            & (self.pkt_addr.val() >= self.base65.val())
+            & (self.pkt_end.val() <= self.region_end.val())
+            & !self.pkt_end.val().get_bit(64);
+        self.out_access_ok.next = !self.write.q.val()
+            | (self.found.q.val()
+                & self.mr_ram.read_data.val().remote_write
+                & (self.mr_ram.read_data.val().conn == self.conn.q.val())
+                & self.in_region_msg.val()
+                & self.in_region_pkt.val());
+        self.out_addr.next = self.pkt_addr.val().get_bits::<64>(0);
+
+        // Table writes.
+        self.conn_ram.write_address.next = self.conn_wr_index.val();
+        self.conn_ram.write_data.next.peer_ip = self.conn_wr_peer_ip.val();
+        self.conn_ram.write_data.next.paths = self.conn_wr_paths.val();
+        self.conn_ram.write_data.next.generation = self.conn_wr_generation.val();
+        self.conn_ram.write_enable.next = self.conn_wr.val();
+        if self.conn_wr.val() {
+            if self.conn_wr_valid_bit.val() {
+                self.conn_valid.d.next =
+                    self.conn_valid.q.val() | (self.one_conn.val() << self.conn_wr_index.val());
+            } else {
+                self.conn_valid.d.next =
+                    self.conn_valid.q.val() & !(self.one_conn.val() << self.conn_wr_index.val());
+            }
+        }
+        self.mr_ram.write_address.next = self.mr_wr_index.val();
+        self.mr_ram.write_data.next.base = self.mr_wr_base.val();
+        self.mr_ram.write_data.next.len = self.mr_wr_len.val();
+        self.mr_ram.write_data.next.conn = self.mr_wr_conn.val();
+        self.mr_ram.write_data.next.remote_write = self.mr_wr_remote_write.val();
+        self.mr_ram.write_enable.next = self.mr_wr.val();
+        for i in 0..MRS {
+            if self.mr_wr.val() & (self.mr_wr_index.val() == self.slot_id[i].val()) {
+                self.mr_valid[i].d.next = self.mr_wr_valid_bit.val();
+                self.mr_rkey[i].d.next = self.mr_wr_rkey.val();
+            }
+        }
+        if self.reset.val() {
+            self.valid.d.next = false;
+            self.conn_valid.d.next = self.zero_conns.val();
+            for i in 0..MRS {
+                self.mr_valid[i].d.next = false;
+            }
+        }
     }
 }
-
-const VERILOG: &str = r#"
-localparam CB = @CB@; // connection key bits
-localparam NC = 1 << CB;
-reg [NC-1:0] c_valid;
-reg [31:0] c_peer [0:NC-1];
-reg [4:0] c_paths [0:NC-1];
-reg [7:0] c_gen [0:NC-1];
-reg [15:0] m_valid;
-reg [31:0] m_rkey [0:15];
-reg [63:0] m_base [0:15];
-reg [63:0] m_len [0:15];
-reg [15:0] m_write;
-reg [15:0] m_conn [0:15];
-
-// Connection: known, from its peer, on one of its paths, of its generation.
-wire conn_in_table = in_conn[15:CB] == {(16-CB){1'b0}};
-wire [CB-1:0] ci = in_conn[CB-1:0];
-wire conn_ok = conn_in_table & c_valid[ci] & (c_peer[ci] == in_src_ip) & ({3'd0, c_paths[ci]} > in_path)
-  & (c_gen[ci] == in_generation);
-
-// Region: the lowest valid slot whose rkey matches.
-wire [15:0] hit;
-genvar gi;
-generate
-  for (gi = 0; gi < 16; gi = gi + 1) begin : match_rkey
-    assign hit[gi] = m_valid[gi] & (m_rkey[gi] == in_rkey);
-  end
-endgenerate
-// Lowest set bit of hit: a balanced tree (heap order, leaves 16..31).
-wire [31:1] v;
-wire [127:4] x;
-generate
-  for (gi = 0; gi < 16; gi = gi + 1) begin : leaf
-    assign v[16 + gi] = hit[gi];
-    assign x[(16 + gi) * 4 +: 4] = gi[3:0];
-  end
-  for (gi = 1; gi < 16; gi = gi + 1) begin : node
-    assign v[gi] = v[2 * gi] | v[2 * gi + 1];
-    assign x[gi * 4 +: 4] = v[2 * gi] ? x[2 * gi * 4 +: 4] : x[(2 * gi + 1) * 4 +: 4];
-  end
-endgenerate
-wire found = v[1];
-wire [3:0] mi = x[7:4];
-// Both checks of the model: the whole message, then this packet, each
-// inside [base, base + len) with no wrap of addr + len.
-wire [64:0] msg_end = {1'b0, in_remote_addr} + {33'd0, in_msg_len};
-wire [64:0] pkt_addr = {1'b0, in_remote_addr} + {33'd0, in_offset};
-wire [64:0] pkt_end = pkt_addr + {49'd0, in_payload_len};
-wire [64:0] region_end = {1'b0, m_base[mi]} + {1'b0, m_len[mi]};
-wire in_region_msg = ({1'b0, in_remote_addr} >= {1'b0, m_base[mi]}) & (msg_end <= region_end) & ~msg_end[64];
-wire in_region_pkt = ~pkt_addr[64] & (pkt_addr >= {1'b0, m_base[mi]}) & (pkt_end <= region_end) & ~pkt_end[64];
-wire access_ok = found & m_write[mi] & (m_conn[mi] == in_conn) & in_region_msg & in_region_pkt;
-
-reg valid_q;
-reg conn_ok_q;
-reg access_ok_q;
-reg [63:0] addr_q;
-always @(posedge clock) begin
-  valid_q <= in_valid;
-  conn_ok_q <= conn_ok;
-  access_ok_q <= ~in_write | access_ok;
-  addr_q <= pkt_addr[63:0];
-  if (conn_wr) begin
-    c_valid[conn_wr_index] <= conn_wr_valid_bit;
-    c_peer[conn_wr_index] <= conn_wr_peer_ip;
-    c_paths[conn_wr_index] <= conn_wr_paths;
-    c_gen[conn_wr_index] <= conn_wr_generation;
-  end
-  if (mr_wr) begin
-    m_valid[mr_wr_index] <= mr_wr_valid_bit;
-    m_rkey[mr_wr_index] <= mr_wr_rkey;
-    m_base[mr_wr_index] <= mr_wr_base;
-    m_len[mr_wr_index] <= mr_wr_len;
-    m_write[mr_wr_index] <= mr_wr_remote_write;
-    m_conn[mr_wr_index] <= mr_wr_conn;
-  end
-  if (reset) begin
-    valid_q <= 1'b0;
-    c_valid <= {NC{1'b0}};
-    m_valid <= 16'd0;
-  end
-end
-always @(*) begin
-  out_valid = valid_q;
-  out_conn_ok = conn_ok_q;
-  out_access_ok = access_ok_q;
-  out_addr = addr_q;
-end
-"#;

@@ -2,10 +2,10 @@
 //! Reference: `ferroce_proto::model::msgwin::MsgWindow`.
 //!
 //! For each of 2^K stream keys, block RAM holds the next message to deliver
-//! and 16 slots (`MSG_WINDOW`), one per message after it: valid, opcode
-//! (1 WRITE, 2 WRITE with immediate, 3 SEND), failure (0 none, 1 remote
-//! access error, 2 receive buffer too small), length, bytes received
-//! (saturating) and immediate.
+//! and `MSG_WINDOW` slots ([`MsgSlot`]), one per message after it: valid,
+//! opcode (the low two bits of the wire opcode: WRITE, WRITE with
+//! immediate, SEND), failure (a `CompletionStatus` code), length, bytes
+//! received (saturating) and immediate.
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `in_valid`, `in_op` (0 packet, 1 pop, 2 clear), `in_key`. A packet
@@ -17,153 +17,98 @@
 //!   free slot, the first packet seen of its message), `out_popped` (pop: the next message
 //!   was complete and is delivered) with `out_seq`, `out_opcode`, `out_len`,
 //!   `out_imm`, `out_fail`.
+//!
+//! The stream's state is one `KeyedState` word ([`MsgState`]), read in the
+//! cycle after the operation and written back in the same cycle; the slot
+//! of the packet and the slot of the next message are selected by mux
+//! loops, and only the slot an operation changes is rebuilt.
 
-use std::fmt::Write as _;
-
+use ferroce_proto::params::MSG_WINDOW;
+use ferroce_proto::transport::CompletionStatus;
 use rust_hdl::prelude::*;
 
 use crate::blocks::keyed::KeyedState;
+use crate::blocks::{HdlDefault, HdlStruct};
+
+/// One message slot (packed from bit 0).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct MsgSlot {
+    pub valid: bool,
+    pub opcode: Bits<2>,
+    pub fail: Bits<2>,
+    pub len: Bits<32>,
+    pub recv: Bits<32>,
+    pub imm: Bits<32>,
+}
 
 /// Bits of one slot: {imm, recv, len, fail[1:0], opcode[1:0], valid}.
-pub const SLOT_BITS: usize = 1 + 2 + 2 + 32 + 32 + 32;
+pub const SLOT_BITS: usize = <MsgSlot as Synth>::BITS;
 /// Slots per stream.
-pub const SLOTS: usize = 16;
+pub const SLOTS: usize = MSG_WINDOW;
+/// Bits of a slot index (`seq mod SLOTS`).
+pub const SLOT_INDEX_BITS: usize = SLOTS.trailing_zeros() as usize;
+const _: () = assert!(1 << SLOT_INDEX_BITS == SLOTS);
+
+/// One stream's state: the next message to deliver, then the slots.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct MsgState {
+    pub next_seq: Bits<32>,
+    pub s0: Bits<SLOT_BITS>,
+    pub s1: Bits<SLOT_BITS>,
+    pub s2: Bits<SLOT_BITS>,
+    pub s3: Bits<SLOT_BITS>,
+    pub s4: Bits<SLOT_BITS>,
+    pub s5: Bits<SLOT_BITS>,
+    pub s6: Bits<SLOT_BITS>,
+    pub s7: Bits<SLOT_BITS>,
+    pub s8: Bits<SLOT_BITS>,
+    pub s9: Bits<SLOT_BITS>,
+    pub s10: Bits<SLOT_BITS>,
+    pub s11: Bits<SLOT_BITS>,
+    pub s12: Bits<SLOT_BITS>,
+    pub s13: Bits<SLOT_BITS>,
+    pub s14: Bits<SLOT_BITS>,
+    pub s15: Bits<SLOT_BITS>,
+}
+// MsgState lists one field per slot.
+const _: () = assert!(SLOTS == 16);
+
 /// Bits of one stream's state: {slots, next[31:0]}.
-pub const STATE_BITS: usize = 32 + SLOTS * SLOT_BITS;
+pub const STATE_BITS: usize = <MsgState as Synth>::BITS;
 
-/// Combinational core.
-#[derive(LogicBlock, Default)]
-pub struct MsgCore {
-    pub state: Signal<In, Bits<STATE_BITS>>,
-    pub op: Signal<In, Bits<2>>,
-    pub seq: Signal<In, Bits<32>>,
-    pub len: Signal<In, Bits<32>>,
-    pub opcode: Signal<In, Bits<2>>,
-    pub imm: Signal<In, Bits<32>>,
-    pub payload: Signal<In, Bits<16>>,
-    pub fail: Signal<In, Bits<2>>,
-    pub apply: Signal<In, bool>,
-    pub new_state: Signal<Out, Bits<STATE_BITS>>,
-    pub ok: Signal<Out, bool>,
-    pub popped: Signal<Out, bool>,
-    /// A packet recorded into a free slot: a message begun.
-    pub began: Signal<Out, bool>,
-    pub p_seq: Signal<Out, Bits<32>>,
-    pub p_opcode: Signal<Out, Bits<2>>,
-    pub p_len: Signal<Out, Bits<32>>,
-    pub p_imm: Signal<Out, Bits<32>>,
-    pub p_fail: Signal<Out, Bits<2>>,
+/// Bits of a bit index into `n` bits (Verilator wants index constants of
+/// exactly this width).
+const fn index_bits(n: usize) -> usize {
+    (usize::BITS - (n - 1).leading_zeros()) as usize
+}
+const STATE_AT_BITS: usize = index_bits(STATE_BITS);
+const SLOT_AT_BITS: usize = index_bits(SLOT_BITS);
+
+/// Zero-extensions to 33 bits, for the saturating byte count.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Ext32 {
+    pub lo: Bits<32>,
+    pub hi: Bits<1>,
+}
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Ext16 {
+    pub lo: Bits<16>,
+    pub hi: Bits<17>,
 }
 
-impl Logic for MsgCore {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
-    fn update(&mut self) {
-        self.new_state.next = self.state.val();
-        self.ok.next = false;
-        self.popped.next = false;
-        self.began.next = false;
-        self.p_seq.next = 0.into();
-        self.p_opcode.next = 0.into();
-        self.p_len.next = 0.into();
-        self.p_imm.next = 0.into();
-        self.p_fail.next = 0.into();
-    }
-
-    fn connect(&mut self) {
-        self.new_state.connect();
-        self.ok.connect();
-        self.popped.connect();
-        self.p_seq.connect();
-        self.p_opcode.connect();
-        self.p_len.connect();
-        self.began.connect();
-        self.p_imm.connect();
-        self.p_fail.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(core_verilog())
-    }
+/// `in_op` codes.
+pub mod op {
+    pub const PACKET: u64 = 0;
+    pub const POP: u64 = 1;
+    pub const CLEAR: u64 = 2;
 }
 
-fn core_verilog() -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "localparam SB = {SLOT_BITS};");
-    s.push_str(
-        r#"wire [31:0] next = state[31:0];
-wire [15:0] s_valid;
-wire [31:0] s_len [0:15];
-wire [31:0] s_recv [0:15];
-wire [1:0] s_op [0:15];
-wire [1:0] s_fail [0:15];
-wire [31:0] s_imm [0:15];
-genvar gi;
-generate
-  for (gi = 0; gi < 16; gi = gi + 1) begin : slot
-    assign s_valid[gi] = state[32 + SB * gi];
-    assign s_op[gi] = state[32 + SB * gi + 1 +: 2];
-    assign s_fail[gi] = state[32 + SB * gi + 3 +: 2];
-    assign s_len[gi] = state[32 + SB * gi + 5 +: 32];
-    assign s_recv[gi] = state[32 + SB * gi + 37 +: 32];
-    assign s_imm[gi] = state[32 + SB * gi + 69 +: 32];
-  end
-endgenerate
-wire [31:0] ahead = seq - next;
-wire [3:0] si = seq[3:0];
-wire fresh = ~s_valid[si];
-wire check_ok = (ahead < 32'd16) & (fresh | ((s_len[si] == len) & (s_op[si] == opcode)));
-// The slot after recording this packet.
-wire [31:0] base_recv = fresh ? 32'd0 : s_recv[si];
-wire [32:0] sum = {1'b0, base_recv} + {17'd0, payload};
-wire [31:0] recv1 = sum[32] ? 32'hffffffff : sum[31:0];
-wire [1:0] base_fail = fresh ? 2'd0 : s_fail[si];
-wire [1:0] fail1 = (base_fail != 2'd0) ? base_fail : fail;
-wire [31:0] len1 = fresh ? len : s_len[si];
-wire [31:0] imm1 = fresh ? imm : s_imm[si];
-wire [1:0] op1 = fresh ? opcode : s_op[si];
-wire [SB-1:0] slot_rec = {imm1, (fail != 2'd0) ? len1 : recv1, len1, fail1, op1, 1'b1};
-// The next message, if complete.
-wire [3:0] ni = next[3:0];
-wire can_pop = s_valid[ni] & (s_recv[ni] >= s_len[ni]);
-reg [31:32+16*SB] unused_top;
-always @(*) begin
-  new_state = state;
-  ok = 1'b0;
-  popped = 1'b0;
-  began = 1'b0;
-  p_seq = 32'd0;
-  p_opcode = 2'd0;
-  p_len = 32'd0;
-  p_imm = 32'd0;
-  p_fail = 2'd0;
-  case (op)
-    2'd0: begin
-      ok = check_ok;
-      began = check_ok & apply & fresh;
-      if (check_ok & apply) new_state[32 + SB * si +: SB] = slot_rec;
-    end
-    2'd1: if (can_pop) begin
-      popped = 1'b1;
-      p_seq = next;
-      p_opcode = s_op[ni];
-      p_len = s_len[ni];
-      p_imm = s_imm[ni];
-      p_fail = s_fail[ni];
-      new_state[31:0] = next + 32'd1;
-      new_state[32 + SB * ni] = 1'b0;
-    end
-    2'd2: new_state = 0;
-    default: ;
-  endcase
-end
-"#,
-    );
-    s.replace("reg [31:32+16*SB] unused_top;\n", "")
+fn slot_offset(i: usize) -> u64 {
+    (MsgState::default().get_my_offset_s0() as usize + SLOT_BITS * i) as u64
 }
 
 /// Message tracking for 2^K streams.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct RxMsgs<const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -188,7 +133,6 @@ pub struct RxMsgs<const K: usize> {
     pub out_len: Signal<Out, Bits<32>>,
     pub out_imm: Signal<Out, Bits<32>>,
     pub out_fail: Signal<Out, Bits<2>>,
-    core: MsgCore,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<2>>,
     s1_seq: DFF<Bits<32>>,
@@ -208,6 +152,82 @@ pub struct RxMsgs<const K: usize> {
     o_len: DFF<Bits<32>>,
     o_imm: DFF<Bits<32>>,
     o_fail: DFF<Bits<2>>,
+    next_seq: Signal<Local, Bits<32>>,
+    /// The packet's slot and the next message's slot.
+    si: Signal<Local, Bits<SLOT_INDEX_BITS>>,
+    ni: Signal<Local, Bits<SLOT_INDEX_BITS>>,
+    cur: Signal<Local, Bits<SLOT_BITS>>,
+    head: Signal<Local, Bits<SLOT_BITS>>,
+    cur_opcode: Signal<Local, Bits<2>>,
+    cur_fail: Signal<Local, Bits<2>>,
+    cur_len: Signal<Local, Bits<32>>,
+    cur_recv: Signal<Local, Bits<32>>,
+    cur_imm: Signal<Local, Bits<32>>,
+    head_len: Signal<Local, Bits<32>>,
+    head_recv: Signal<Local, Bits<32>>,
+    ahead: Signal<Local, Bits<32>>,
+    fresh: Signal<Local, bool>,
+    check_ok: Signal<Local, bool>,
+    can_pop: Signal<Local, bool>,
+    x_recv: Signal<Local, Ext32>,
+    x_payload: Signal<Local, Ext16>,
+    recv33: Signal<Local, Bits<33>>,
+    payload33: Signal<Local, Bits<33>>,
+    sum: Signal<Local, Bits<33>>,
+    recv1: Signal<Local, Bits<32>>,
+    /// The packet's slot after recording it.
+    rec: Signal<Local, MsgSlot>,
+    len1: Signal<Local, Bits<32>>,
+    rec_now: Signal<Local, bool>,
+    pop_now: Signal<Local, bool>,
+    clear_now: Signal<Local, bool>,
+    slot_new: [Signal<Local, Bits<SLOT_BITS>>; SLOTS],
+    new_state: Signal<Local, MsgState>,
+    #[constants(|i: usize| i as u64)]
+    slot_id: [Constant<Bits<SLOT_INDEX_BITS>>; SLOTS],
+    #[constants(slot_offset)]
+    slot_at: [Constant<Bits<STATE_AT_BITS>>; SLOTS],
+    #[constant(MsgSlot::default().get_my_offset_valid() as u64)]
+    valid_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgSlot::default().get_my_offset_opcode() as u64)]
+    opcode_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgSlot::default().get_my_offset_fail() as u64)]
+    fail_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgSlot::default().get_my_offset_len() as u64)]
+    len_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgSlot::default().get_my_offset_recv() as u64)]
+    recv_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgSlot::default().get_my_offset_imm() as u64)]
+    imm_at: Constant<Bits<SLOT_AT_BITS>>,
+    #[constant(MsgState::default().get_my_offset_next_seq() as u64)]
+    next_at: Constant<Bits<STATE_AT_BITS>>,
+    #[constant(SLOTS as u64)]
+    window: Constant<Bits<32>>,
+    #[constant(op::PACKET)]
+    op_packet: Constant<Bits<2>>,
+    #[constant(op::POP)]
+    op_pop: Constant<Bits<2>>,
+    #[constant(op::CLEAR)]
+    op_clear: Constant<Bits<2>>,
+    #[constant(CompletionStatus::Success.code() as u64)]
+    fail_none: Constant<Bits<2>>,
+    /// A slot with its valid bit cleared.
+    #[constant(!Bits::<SLOT_BITS>::from(1u64 << MsgSlot::default().get_my_offset_valid()))]
+    clear_valid: Constant<Bits<SLOT_BITS>>,
+    #[constant(0u64)]
+    zero2: Constant<Bits<2>>,
+    #[constant(0u64)]
+    zero1: Constant<Bits<1>>,
+    #[constant(0u64)]
+    zero17: Constant<Bits<17>>,
+    #[constant(0u64)]
+    zero32: Constant<Bits<32>>,
+    #[constant(1u64)]
+    one32: Constant<Bits<32>>,
+    #[constant(0xffff_ffffu64)]
+    all32: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero_slot: Constant<Bits<SLOT_BITS>>,
 }
 
 impl<const K: usize> Logic for RxMsgs<K> {
@@ -229,27 +249,151 @@ impl<const K: usize> Logic for RxMsgs<K> {
         self.s1_payload.d.next = self.in_payload.val();
         self.s1_fail.d.next = self.in_fail.val();
         self.s1_apply.d.next = self.in_apply.val();
-        self.core.state.next = self.store.state.val();
-        self.core.op.next = self.s1_op.q.val();
-        self.core.seq.next = self.s1_seq.q.val();
-        self.core.len.next = self.s1_len.q.val();
-        self.core.opcode.next = self.s1_opcode.q.val();
-        self.core.imm.next = self.s1_imm.q.val();
-        self.core.payload.next = self.s1_payload.q.val();
-        self.core.fail.next = self.s1_fail.q.val();
-        self.core.apply.next = self.s1_apply.q.val();
+
+        // The stream's state, one cycle later: the packet's slot and the
+        // next message's slot.
+        self.next_seq.next = self.store.state.val().get_bits::<32>(self.next_at.val().index());
+        self.si.next = self.s1_seq.q.val().get_bits::<SLOT_INDEX_BITS>(0);
+        self.ni.next = self.next_seq.val().get_bits::<SLOT_INDEX_BITS>(0);
+        self.cur.next = self.zero_slot.val();
+        self.head.next = self.zero_slot.val();
+        for i in 0..SLOTS {
+            if self.si.val() == self.slot_id[i].val() {
+                self.cur.next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+            }
+            if self.ni.val() == self.slot_id[i].val() {
+                self.head.next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+            }
+        }
+        self.fresh.next = !self.cur.val().get_bit(self.valid_at.val().index());
+        self.cur_opcode.next = self.cur.val().get_bits::<2>(self.opcode_at.val().index());
+        self.cur_fail.next = self.cur.val().get_bits::<2>(self.fail_at.val().index());
+        self.cur_len.next = self.cur.val().get_bits::<32>(self.len_at.val().index());
+        self.cur_recv.next = self.cur.val().get_bits::<32>(self.recv_at.val().index());
+        self.cur_imm.next = self.cur.val().get_bits::<32>(self.imm_at.val().index());
+        self.head_len.next = self.head.val().get_bits::<32>(self.len_at.val().index());
+        self.head_recv.next = self.head.val().get_bits::<32>(self.recv_at.val().index());
+
+        self.ahead.next = self.s1_seq.q.val() - self.next_seq.val();
+        self.check_ok.next = (self.ahead.val() < self.window.val())
+            & (self.fresh.val()
+                | ((self.cur_len.val() == self.s1_len.q.val()) & (self.cur_opcode.val() == self.s1_opcode.q.val())));
+
+        // The slot after recording this packet.
+        if self.fresh.val() {
+            self.x_recv.next.lo = self.zero32.val();
+        } else {
+            self.x_recv.next.lo = self.cur_recv.val();
+        }
+        self.x_recv.next.hi = self.zero1.val();
+        self.x_payload.next.lo = self.s1_payload.q.val();
+        self.x_payload.next.hi = self.zero17.val();
+        self.recv33.next = self.x_recv.val().into();
+        self.payload33.next = self.x_payload.val().into();
+        self.sum.next = self.recv33.val() + self.payload33.val();
+        if self.sum.val().get_bit(32) {
+            self.recv1.next = self.all32.val();
+        } else {
+            self.recv1.next = self.sum.val().get_bits::<32>(0);
+        }
+        self.rec.next.valid = true;
+        if self.fresh.val() {
+            self.rec.next.opcode = self.s1_opcode.q.val();
+            self.rec.next.fail = self.s1_fail.q.val();
+            self.len1.next = self.s1_len.q.val();
+            self.rec.next.imm = self.s1_imm.q.val();
+        } else {
+            self.rec.next.opcode = self.cur_opcode.val();
+            if self.cur_fail.val() != self.fail_none.val() {
+                self.rec.next.fail = self.cur_fail.val();
+            } else {
+                self.rec.next.fail = self.s1_fail.q.val();
+            }
+            self.len1.next = self.cur_len.val();
+            self.rec.next.imm = self.cur_imm.val();
+        }
+        self.rec.next.len = self.len1.val();
+        // A failed packet completes its message (nothing more will land).
+        if self.s1_fail.q.val() != self.fail_none.val() {
+            self.rec.next.recv = self.len1.val();
+        } else {
+            self.rec.next.recv = self.recv1.val();
+        }
+
+        // The next message, if complete.
+        self.can_pop.next =
+            self.head.val().get_bit(self.valid_at.val().index()) & (self.head_recv.val() >= self.head_len.val());
+
+        self.o_ok.d.next = false;
+        self.o_popped.d.next = false;
+        self.o_began.d.next = false;
+        self.o_seq.d.next = self.zero32.val();
+        self.o_opcode.d.next = self.zero2.val();
+        self.o_len.d.next = self.zero32.val();
+        self.o_imm.d.next = self.zero32.val();
+        self.o_fail.d.next = self.fail_none.val();
+        self.rec_now.next = false;
+        self.pop_now.next = false;
+        self.clear_now.next = false;
+        if self.s1_op.q.val() == self.op_packet.val() {
+            self.o_ok.d.next = self.check_ok.val();
+            self.o_began.d.next = self.check_ok.val() & self.s1_apply.q.val() & self.fresh.val();
+            self.rec_now.next = self.check_ok.val() & self.s1_apply.q.val();
+        }
+        if (self.s1_op.q.val() == self.op_pop.val()) & self.can_pop.val() {
+            self.pop_now.next = true;
+            self.o_popped.d.next = true;
+            self.o_seq.d.next = self.next_seq.val();
+            self.o_opcode.d.next = self.head.val().get_bits::<2>(self.opcode_at.val().index());
+            self.o_len.d.next = self.head_len.val();
+            self.o_imm.d.next = self.head.val().get_bits::<32>(self.imm_at.val().index());
+            self.o_fail.d.next = self.head.val().get_bits::<2>(self.fail_at.val().index());
+        }
+        if self.s1_op.q.val() == self.op_clear.val() {
+            self.clear_now.next = true;
+        }
+
+        // The new state: only the slot the operation changes differs.
+        for i in 0..SLOTS {
+            if self.clear_now.val() {
+                self.slot_new[i].next = self.zero_slot.val();
+            } else if self.rec_now.val() & (self.si.val() == self.slot_id[i].val()) {
+                self.slot_new[i].next = self.rec.val().into();
+            } else if self.pop_now.val() & (self.ni.val() == self.slot_id[i].val()) {
+                self.slot_new[i].next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index())
+                    & self.clear_valid.val();
+            } else {
+                self.slot_new[i].next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+            }
+        }
+        if self.clear_now.val() {
+            self.new_state.next.next_seq = self.zero32.val();
+        } else if self.pop_now.val() {
+            self.new_state.next.next_seq = self.next_seq.val() + self.one32.val();
+        } else {
+            self.new_state.next.next_seq = self.next_seq.val();
+        }
+        self.new_state.next.s0 = self.slot_new[0].val();
+        self.new_state.next.s1 = self.slot_new[1].val();
+        self.new_state.next.s2 = self.slot_new[2].val();
+        self.new_state.next.s3 = self.slot_new[3].val();
+        self.new_state.next.s4 = self.slot_new[4].val();
+        self.new_state.next.s5 = self.slot_new[5].val();
+        self.new_state.next.s6 = self.slot_new[6].val();
+        self.new_state.next.s7 = self.slot_new[7].val();
+        self.new_state.next.s8 = self.slot_new[8].val();
+        self.new_state.next.s9 = self.slot_new[9].val();
+        self.new_state.next.s10 = self.slot_new[10].val();
+        self.new_state.next.s11 = self.slot_new[11].val();
+        self.new_state.next.s12 = self.slot_new[12].val();
+        self.new_state.next.s13 = self.slot_new[13].val();
+        self.new_state.next.s14 = self.slot_new[14].val();
+        self.new_state.next.s15 = self.slot_new[15].val();
         self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.core.new_state.val();
+        self.store.wr_state.next = self.new_state.val().into();
+
         self.o_valid.d.next = self.store.s1_valid.val();
         self.o_key.d.next = self.store.s1_key.val();
-        self.o_ok.d.next = self.core.ok.val();
-        self.o_popped.d.next = self.core.popped.val();
-        self.o_began.d.next = self.core.began.val();
-        self.o_seq.d.next = self.core.p_seq.val();
-        self.o_opcode.d.next = self.core.p_opcode.val();
-        self.o_len.d.next = self.core.p_len.val();
-        self.o_imm.d.next = self.core.p_imm.val();
-        self.o_fail.d.next = self.core.p_fail.val();
         if self.reset.val() {
             self.o_valid.d.next = false;
         }

@@ -18,13 +18,30 @@
 //! * `m_cmd_valid`/`m_cmd_ready` with `m_cmd_addr`, `m_cmd_len`: one DMA
 //!   write per placed frame, before its data.
 //! * `m_data_*`: the payload bytes (64-bit, `tlast` on each write's last beat).
+//!
+//! Latency: the command is registered at the frame's first beat; each
+//! output beat is registered from the input beat that completes it (one
+//! cycle), and a frame whose last input beat leaves bytes in the carry
+//! takes one more cycle (`flush`) before the next frame starts.
 
 use rust_hdl::prelude::*;
 
+use crate::blocks::{HdlDefault, HdlStruct};
 pub use crate::layout::PAYLOAD_OFFSET;
 
+// The realignment below is a two-lane shift: the payload starts in lane 2.
+const _: () = assert!(PAYLOAD_OFFSET % 8 == 2);
+
+/// An output beat: lanes 2..7 of the previous input beat, then lanes 0..1
+/// of this one.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Realigned {
+    pub carry: Bits<48>,
+    pub head: Bits<16>,
+}
+
 /// The placement block.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct RxPlace {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -46,125 +63,169 @@ pub struct RxPlace {
     pub m_data_tvalid: Signal<Out, bool>,
     pub m_data_tready: Signal<In, bool>,
     pub m_data_tlast: Signal<Out, bool>,
+    /// A frame's descriptor has been taken.
+    in_frame: DFF<bool>,
+    /// The current frame's payload goes to memory.
+    placing: DFF<bool>,
+    /// Input beat of the frame (saturates at 15).
+    beat: DFF<Bits<4>>,
+    /// Payload bytes still to send.
+    left: DFF<Bits<16>>,
+    /// Lanes 2..7 of the previous beat.
+    carry: DFF<Bits<48>>,
+    /// The frame ended with payload bytes still in `carry`.
+    flush: DFF<bool>,
+    cmd_valid: DFF<bool>,
+    cmd_addr: DFF<Bits<64>>,
+    cmd_len: DFF<Bits<16>>,
+    out_valid: DFF<bool>,
+    out_data: DFF<Bits<64>>,
+    out_keep: DFF<Bits<8>>,
+    out_last: DFF<bool>,
+    out_free: Signal<Local, bool>,
+    cmd_free: Signal<Local, bool>,
+    /// This beat completes an output beat.
+    beat_emits: Signal<Local, bool>,
+    start: Signal<Local, bool>,
+    take: Signal<Local, bool>,
+    /// Payload bytes in the output beat (at most 8) and their keep mask.
+    n: Signal<Local, Bits<16>>,
+    keep_n: Signal<Local, Bits<8>>,
+    /// `beat` as seen by this input beat (0 when it starts the frame).
+    beat_now: Signal<Local, Bits<4>>,
+    /// Payload bytes left once this beat is taken.
+    left_after: Signal<Local, Bits<16>>,
+    realigned: Signal<Local, Realigned>,
+    /// The carry alone, for the flush beat.
+    flushed: Signal<Local, Realigned>,
+    #[constant((PAYLOAD_OFFSET / 8) as u64)]
+    first: Constant<Bits<4>>,
+    #[constant(0u64)]
+    zero4: Constant<Bits<4>>,
+    #[constant(1u64)]
+    one4: Constant<Bits<4>>,
+    #[constant(0u64)]
+    zero16: Constant<Bits<16>>,
+    #[constant(8u64)]
+    eight16: Constant<Bits<16>>,
+    #[constant(1u64)]
+    one8: Constant<Bits<8>>,
+    #[constant(0xffu64)]
+    all8: Constant<Bits<8>>,
 }
 
 impl Logic for RxPlace {
-    // Verified in Verilator; rust-hdl's simulator is not used for this block,
-    // so the Rust side only keeps outputs defined.
+    #[hdl_gen]
     fn update(&mut self) {
-        self.desc_ready.next = false;
-        self.s_axis_tready.next = false;
-        self.m_cmd_valid.next = false;
-        self.m_cmd_addr.next = 0.into();
-        self.m_cmd_len.next = 0.into();
-        self.m_data_tdata.next = 0.into();
-        self.m_data_tkeep.next = 0.into();
-        self.m_data_tvalid.next = false;
-        self.m_data_tlast.next = false;
-    }
+        dff_setup!(
+            self, clock, in_frame, placing, beat, left, carry, flush, cmd_valid, cmd_addr, cmd_len, out_valid, out_data,
+            out_keep, out_last
+        );
+        self.out_free.next = !self.out_valid.q.val() | self.m_data_tready.val();
+        self.cmd_free.next = !self.cmd_valid.q.val() | self.m_cmd_ready.val();
+        self.beat_emits.next =
+            self.placing.q.val() & (self.beat.q.val() > self.first.val()) & self.left.q.val().any();
+        self.start.next = !self.in_frame.q.val()
+            & self.desc_valid.val()
+            & self.s_axis_tvalid.val()
+            & self.cmd_free.val()
+            & !self.flush.q.val();
+        self.take.next = self.s_axis_tvalid.val()
+            & !self.flush.q.val()
+            & (self.in_frame.q.val() | self.start.val())
+            & (!self.beat_emits.val() | self.out_free.val());
+        if self.left.q.val() > self.eight16.val() {
+            self.n.next = self.eight16.val();
+        } else {
+            self.n.next = self.left.q.val();
+        }
+        if self.left.q.val() >= self.eight16.val() {
+            self.keep_n.next = self.all8.val();
+        } else {
+            self.keep_n.next = (self.one8.val() << self.left.q.val().get_bits::<3>(0)) - self.one8.val();
+        }
+        if self.start.val() {
+            self.beat_now.next = self.zero4.val();
+        } else {
+            self.beat_now.next = self.beat.q.val();
+        }
+        if self.beat_emits.val() & !self.start.val() {
+            self.left_after.next = self.left.q.val() - self.n.val();
+        } else {
+            self.left_after.next = self.left.q.val();
+        }
+        self.realigned.next.carry = self.carry.q.val();
+        self.realigned.next.head = self.s_axis_tdata.val().get_bits::<16>(0);
+        self.flushed.next.carry = self.carry.q.val();
+        self.flushed.next.head = self.zero16.val();
 
-    fn connect(&mut self) {
-        self.desc_ready.connect();
-        self.s_axis_tready.connect();
-        self.m_cmd_valid.connect();
-        self.m_cmd_addr.connect();
-        self.m_cmd_len.connect();
-        self.m_data_tdata.connect();
-        self.m_data_tkeep.connect();
-        self.m_data_tvalid.connect();
-        self.m_data_tlast.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        assert_eq!(PAYLOAD_OFFSET % 8, 2, "the realignment below is a two-lane shift");
-        Verilog::Custom(format!(
-            r#"
-localparam FIRST = 4'd{first}; // beat holding the payload's first bytes (lanes 2..7)
-reg in_frame;      // a frame's descriptor has been taken
-reg placing;
-reg [3:0] beat;    // saturates at 15
-reg [15:0] left;   // payload bytes still to send
-reg [47:0] carry;  // lanes 2..7 of the previous beat
-reg flush;         // the frame ended with payload bytes still in carry
-reg cmd_v;
-reg [63:0] cmd_a;
-reg [15:0] cmd_l;
-reg out_v;
-reg [63:0] out_d;
-reg [7:0] out_k;
-reg out_l;
-wire out_free = ~out_v | m_data_tready;
-wire cmd_free = ~cmd_v | m_cmd_ready;
-// A beat needs an output slot when it carries payload to send.
-wire beat_emits = placing & (beat > FIRST) & (left != 16'd0);
-wire start = ~in_frame & desc_valid & s_axis_tvalid & cmd_free & ~flush;
-wire take = s_axis_tvalid & ~flush & (in_frame | start) & (~beat_emits | out_free);
-wire [15:0] n = (left > 16'd8) ? 16'd8 : left;
-wire [7:0] keep_n = (n >= 16'd8) ? 8'hff : ((8'd1 << n[2:0]) - 8'd1);
-always @(posedge clock) begin
-  if (m_cmd_ready) cmd_v <= 1'b0;
-  if (m_data_tready) out_v <= 1'b0;
-  if (start & desc_place & (desc_len != 16'd0)) begin
-    cmd_v <= 1'b1;
-    cmd_a <= desc_addr;
-    cmd_l <= desc_len;
-  end
-  if (take) begin
-    if (start) begin
-      in_frame <= 1'b1;
-      placing <= desc_place & (desc_len != 16'd0);
-      left <= desc_len;
-      beat <= 4'd1;
-    end else if (beat != 4'd15) begin
-      beat <= beat + 4'd1;
-    end
-    if ((start ? 4'd0 : beat) >= FIRST) carry <= s_axis_tdata[63:16];
-    if (beat_emits & ~start) begin
-      out_v <= 1'b1;
-      out_d <= {{s_axis_tdata[15:0], carry}};
-      out_k <= keep_n;
-      out_l <= left == n;
-      left <= left - n;
-    end
-    if (s_axis_tlast) begin
-      in_frame <= 1'b0;
-      // Payload bytes left after this beat sit in its lanes 2..7.
-      if (placing & (((beat_emits & ~start) ? left - n : left) != 16'd0)) flush <= 1'b1;
-      else placing <= 1'b0;
-    end
-  end
-  if (flush & out_free) begin
-    flush <= 1'b0;
-    placing <= 1'b0;
-    out_v <= 1'b1;
-    out_d <= {{16'd0, carry}};
-    out_k <= (8'd1 << left[2:0]) - 8'd1; // at most 6 bytes are left here
-    out_l <= 1'b1;
-    left <= 16'd0;
-  end
-  if (reset) begin
-    in_frame <= 1'b0;
-    placing <= 1'b0;
-    flush <= 1'b0;
-    cmd_v <= 1'b0;
-    out_v <= 1'b0;
-    beat <= 4'd0;
-    left <= 16'd0;
-  end
-end
-always @(*) begin
-  desc_ready = start;
-  s_axis_tready = take;
-  m_cmd_valid = cmd_v;
-  m_cmd_addr = cmd_a;
-  m_cmd_len = cmd_l;
-  m_data_tvalid = out_v;
-  m_data_tdata = out_d;
-  m_data_tkeep = out_k;
-  m_data_tlast = out_l;
-end
-"#,
-            first = PAYLOAD_OFFSET / 8
-        ))
+        if self.m_cmd_ready.val() {
+            self.cmd_valid.d.next = false;
+        }
+        if self.m_data_tready.val() {
+            self.out_valid.d.next = false;
+        }
+        if self.start.val() & self.desc_place.val() & self.desc_len.val().any() {
+            self.cmd_valid.d.next = true;
+            self.cmd_addr.d.next = self.desc_addr.val();
+            self.cmd_len.d.next = self.desc_len.val();
+        }
+        if self.take.val() {
+            if self.start.val() {
+                self.in_frame.d.next = true;
+                self.placing.d.next = self.desc_place.val() & self.desc_len.val().any();
+                self.left.d.next = self.desc_len.val();
+                self.beat.d.next = self.one4.val();
+            } else if !self.beat.q.val().all() {
+                self.beat.d.next = self.beat.q.val() + self.one4.val();
+            }
+            if self.beat_now.val() >= self.first.val() {
+                self.carry.d.next = self.s_axis_tdata.val().get_bits::<48>(16);
+            }
+            if self.beat_emits.val() & !self.start.val() {
+                self.out_valid.d.next = true;
+                self.out_data.d.next = self.realigned.val().into();
+                self.out_keep.d.next = self.keep_n.val();
+                self.out_last.d.next = self.left.q.val() <= self.eight16.val();
+                self.left.d.next = self.left_after.val();
+            }
+            if self.s_axis_tlast.val() {
+                self.in_frame.d.next = false;
+                // Payload bytes left after this beat sit in its lanes 2..7.
+                if self.placing.q.val() & self.left_after.val().any() {
+                    self.flush.d.next = true;
+                } else {
+                    self.placing.d.next = false;
+                }
+            }
+        }
+        if self.flush.q.val() & self.out_free.val() {
+            self.flush.d.next = false;
+            self.placing.d.next = false;
+            self.out_valid.d.next = true;
+            self.out_data.d.next = self.flushed.val().into();
+            // At most 6 bytes are left here.
+            self.out_keep.d.next = (self.one8.val() << self.left.q.val().get_bits::<3>(0)) - self.one8.val();
+            self.out_last.d.next = true;
+            self.left.d.next = self.zero16.val();
+        }
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.placing.d.next = false;
+            self.flush.d.next = false;
+            self.cmd_valid.d.next = false;
+            self.out_valid.d.next = false;
+            self.beat.d.next = self.zero4.val();
+            self.left.d.next = self.zero16.val();
+        }
+        self.desc_ready.next = self.start.val();
+        self.s_axis_tready.next = self.take.val();
+        self.m_cmd_valid.next = self.cmd_valid.q.val();
+        self.m_cmd_addr.next = self.cmd_addr.q.val();
+        self.m_cmd_len.next = self.cmd_len.q.val();
+        self.m_data_tvalid.next = self.out_valid.q.val();
+        self.m_data_tdata.next = self.out_data.q.val();
+        self.m_data_tkeep.next = self.out_keep.q.val();
+        self.m_data_tlast.next = self.out_last.q.val();
     }
 }
