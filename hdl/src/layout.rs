@@ -3,7 +3,7 @@
 //! (`rx_parse`) and place them (`tx_build`).
 
 use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, UDP};
-use ferroce_proto::wire::Header;
+use ferroce_proto::wire::{Field, Header};
 
 /// Bytes of Ethernet + IPv4 + UDP: where the transport header starts.
 pub const L2L4: usize = ETH.len + IPV4.len + UDP.len;
@@ -68,6 +68,64 @@ pub fn extract(h: &Header, name: &str, buf: &str) -> String {
     }
 }
 
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`Header::field`] at compile time, for widths and offsets that are type
+/// parameters: the field called `name`. Fails to compile on a typo.
+pub const fn field_of(h: &Header, name: &str) -> Field {
+    let mut i = 0;
+    while i < h.fields.len() {
+        if str_eq(h.fields[i].name, name) {
+            return h.fields[i];
+        }
+        i += 1;
+    }
+    panic!("no such field")
+}
+
+/// [`frame_offset`] at compile time.
+pub const fn frame_offset_of(h: &Header) -> usize {
+    if str_eq(h.name, ETH.name) {
+        0
+    } else if str_eq(h.name, IPV4.name) {
+        ETH.len
+    } else if str_eq(h.name, UDP.name) {
+        ETH.len + IPV4.len
+    } else if str_eq(h.name, COMMON.name) {
+        L2L4
+    } else {
+        L2L4 + COMMON.len
+    }
+}
+
+/// Frame byte holding the last (least significant) bits of field `name`.
+pub const fn field_last_byte(h: &Header, name: &str) -> usize {
+    frame_offset_of(h) + field_of(h, name).end_byte() - 1
+}
+
+/// Where field `name` sits in the 32-bit big-endian word of the four frame
+/// bytes that end at [`field_last_byte`]: its lowest bit. The field must fit
+/// in that word.
+pub const fn field_word_shift(h: &Header, name: &str) -> usize {
+    let f = field_of(h, name);
+    let shift = 8 * f.end_byte() - (f.bit_offset + f.bits);
+    assert!(shift + f.bits <= 32, "field does not fit in four bytes");
+    shift
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +141,19 @@ mod tests {
             ]
         );
         assert_eq!(PAYLOAD_OFFSET, 90);
+    }
+
+    #[test]
+    fn compile_time_lookups_agree_with_the_tables() {
+        for h in ferroce_proto::wire::headers::ALL {
+            assert_eq!(frame_offset_of(h), frame_offset(h), "{}", h.name);
+            for f in h.fields {
+                assert_eq!(field_of(h, f.name), *f);
+                assert_eq!(field_last_byte(h, f.name), frame_offset(h) + f.end_byte() - 1);
+            }
+        }
+        // IPv4 frag_off: the low 13 bits of bytes 20-21.
+        assert_eq!((field_last_byte(&IPV4, "frag_off"), field_word_shift(&IPV4, "frag_off")), (21, 0));
+        assert_eq!((field_last_byte(&IPV4, "version"), field_word_shift(&IPV4, "version")), (14, 4));
     }
 }

@@ -13,14 +13,35 @@
 //! first 2^A - 1 beats are kept, ending it, and the rest discarded, so such a
 //! frame cannot wedge the FIFO), `verdict_valid`/`verdict_good`
 //! (at most 16 waiting), `m_axis_*` out with back-pressure.
+//!
+//! The RAM (rust-hdl's `RAM`, one block-RAM read port) is read at the edge
+//! where the read pointer moves, at the pointer's next value, so that the
+//! beat under the pointer is there in the following cycle; a beat written
+//! at that same edge to that same address is forwarded from a register.
 
 use rust_hdl::prelude::*;
 
+use crate::blocks::{HdlDefault, HdlStruct};
+
 /// Beats of frame storage, log2 (2048 beats: a 9000-byte frame and then some).
 pub const DEPTH_BITS: usize = 11;
+/// Pointers and counts: one bit more than an address.
+const PTR_BITS: usize = DEPTH_BITS + 1;
+/// Verdicts that can wait.
+const VERDICTS: usize = 16;
+const VCOUNT_BITS: usize = 5;
+const _: () = assert!(VERDICTS == 1 << (VCOUNT_BITS - 1));
+
+/// One stored beat.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Beat {
+    pub data: Bits<64>,
+    pub keep: Bits<8>,
+    pub last: bool,
+}
 
 /// The frame FIFO.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct FrameFifo {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -37,125 +58,196 @@ pub struct FrameFifo {
     pub m_axis_tvalid: Signal<Out, bool>,
     pub m_axis_tready: Signal<In, bool>,
     pub m_axis_tlast: Signal<Out, bool>,
+
+    ram: RAM<Beat, DEPTH_BITS>,
+    wr: DFF<Bits<PTR_BITS>>,
+    rd: DFF<Bits<PTR_BITS>>,
+    /// Beats of the frame being written so far.
+    wbeats: DFF<Bits<PTR_BITS>>,
+    /// Discarding the rest of a frame longer than the RAM.
+    wdrop: DFF<bool>,
+    /// Verdicts in frame order, the oldest at bit 0.
+    vq: DFF<Bits<VERDICTS>>,
+    vcount: DFF<Bits<VCOUNT_BITS>>,
+    /// The output register.
+    out_q: DFF<Beat>,
+    out_valid: DFF<bool>,
+    /// The current frame's verdict has been taken.
+    in_frame: DFF<bool>,
+    frame_good: DFF<bool>,
+    /// The RAM read missed the write made at the same edge: its beat.
+    fw_hit: DFF<bool>,
+    fw_beat: DFF<Beat>,
+
+    used: Signal<Local, Bits<PTR_BITS>>,
+    full: Signal<Local, bool>,
+    at_cap: Signal<Local, bool>,
+    take: Signal<Local, bool>,
+    wbeat: Signal<Local, Beat>,
+    v_take: Signal<Local, bool>,
+    have_data: Signal<Local, bool>,
+    can_start: Signal<Local, bool>,
+    out_free: Signal<Local, bool>,
+    beat: Signal<Local, Beat>,
+    beat_good: Signal<Local, bool>,
+    rd_go: Signal<Local, bool>,
+    pop_verdict: Signal<Local, bool>,
+    rd_next: Signal<Local, Bits<PTR_BITS>>,
+    vslot: Signal<Local, Bits<4>>,
+
+    /// `used` of a full RAM: 2^A.
+    #[constant(DEPTH_BITS as u64)]
+    full_bit: Constant<Bits<4>>,
+    #[constant(1u64)]
+    one_ptr: Constant<Bits<PTR_BITS>>,
+    #[constant(0u64)]
+    zero_ptr: Constant<Bits<PTR_BITS>>,
+    /// 2^A - 1 beats: the most a frame keeps.
+    #[constant((1u64 << DEPTH_BITS) - 1)]
+    cap: Constant<Bits<PTR_BITS>>,
+    #[constant(VERDICTS as u64)]
+    vq_full: Constant<Bits<VCOUNT_BITS>>,
+    #[constant(0u64)]
+    vcount_zero: Constant<Bits<VCOUNT_BITS>>,
+    #[constant(1u64)]
+    vcount_one: Constant<Bits<VCOUNT_BITS>>,
+    #[constant(1u64)]
+    vq_one: Constant<Bits<VERDICTS>>,
+    #[constant(0u64)]
+    vq_zero: Constant<Bits<VERDICTS>>,
+    #[constant(1u64)]
+    one4: Constant<Bits<4>>,
 }
 
 impl Logic for FrameFifo {
-    // Verified in Verilator; rust-hdl's simulator is not used for this block,
-    // so the Rust side only keeps outputs defined.
+    #[hdl_gen]
     fn update(&mut self) {
-        self.s_axis_tready.next = false;
-        self.verdict_ready.next = false;
-        self.m_axis_tdata.next = 0.into();
-        self.m_axis_tkeep.next = 0.into();
-        self.m_axis_tvalid.next = false;
-        self.m_axis_tlast.next = false;
-    }
+        dff_setup!(
+            self, clock, wr, rd, wbeats, wdrop, vq, vcount, out_q, out_valid, in_frame, frame_good, fw_hit,
+            fw_beat
+        );
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
 
-    fn connect(&mut self) {
-        self.s_axis_tready.connect();
-        self.verdict_ready.connect();
-        self.m_axis_tdata.connect();
-        self.m_axis_tkeep.connect();
-        self.m_axis_tvalid.connect();
-        self.m_axis_tlast.connect();
-    }
+        self.used.next = self.wr.q.val() - self.rd.q.val();
+        self.full.next = self.used.val().get_bit(self.full_bit.val().index());
+        // A frame longer than the RAM would never see its verdict (it comes
+        // at the frame's end) and would wedge the FIFO: its first 2^A - 1
+        // beats are kept, the last of them marked as its end, and the rest
+        // discarded. The parser finds such a frame too long, so its verdict
+        // is bad and it is dropped.
+        self.at_cap.next = self.wbeats.q.val() == self.cap.val();
+        self.take.next = self.s_axis_tvalid.val() & (self.wdrop.q.val() | !self.full.val());
+        self.v_take.next = self.verdict_valid.val() & (self.vcount.q.val() != self.vq_full.val());
+        self.have_data.next = self.used.val().any();
+        self.can_start.next = !self.in_frame.q.val() & self.vcount.q.val().any();
+        self.out_free.next = !self.out_valid.q.val() | self.m_axis_tready.val();
+        if self.fw_hit.q.val() {
+            self.beat.next = self.fw_beat.q.val();
+        } else {
+            self.beat.next = self.ram.read_data.val();
+        }
+        if self.in_frame.q.val() {
+            self.beat_good.next = self.frame_good.q.val();
+        } else {
+            self.beat_good.next = self.vq.q.val().get_bit(0);
+        }
+        // Read a beat when there is one, the frame's verdict is known, and
+        // the output register is free (or the frame is being dropped).
+        self.rd_go.next = self.have_data.val()
+            & (self.in_frame.q.val() | self.can_start.val())
+            & (self.out_free.val() | !self.beat_good.val());
+        self.pop_verdict.next = self.rd_go.val() & !self.in_frame.q.val();
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            r#"
-localparam A = {a};
-reg [72:0] mem [0:(1 << A) - 1]; // {{tlast, tkeep, tdata}}
-reg [A:0] wr;
-reg [A:0] rd;
-wire [A:0] used = wr - rd;
-wire full = used[A];
-// A frame longer than the RAM would never see its verdict (it comes at the
-// frame's end) and would wedge the FIFO: its first 2^A - 1 beats are kept,
-// the last of them marked as its end, and the rest discarded. The parser
-// finds such a frame too long, so its verdict is bad and it is dropped.
-reg [A:0] wbeats;
-reg wdrop;
-wire at_cap = wbeats == {{1'b0, {{A{{1'b1}}}}}};
-wire take = s_axis_tvalid & (wdrop | ~full);
-// Verdicts in frame order.
-reg [15:0] vq;
-reg [4:0] vcount;
-wire v_take = verdict_valid & (vcount != 5'd16);
-// Output: a one-beat register in front of the RAM read.
-reg [72:0] out_q;
-reg out_valid;
-reg in_frame;      // the current frame's verdict has been taken
-reg frame_good;
-wire have_data = used != {{(A + 1){{1'b0}}}};
-wire need_verdict = ~in_frame;
-wire can_start = need_verdict & (vcount != 5'd0);
-wire out_free = ~out_valid | m_axis_tready;
-// Read a beat when there is one, the frame's verdict is known, and the
-// output register is free (or the frame is being dropped).
-wire rd_go = have_data & (in_frame | can_start) & (out_free | ~(in_frame ? frame_good : vq[0]));
-wire [72:0] beat = mem[rd[A-1:0]];
-wire beat_good = in_frame ? frame_good : vq[0];
-wire pop_verdict = rd_go & ~in_frame;
-always @(posedge clock) begin
-  if (take) begin
-    if (~wdrop) begin
-      mem[wr[A-1:0]] <= {{s_axis_tlast | at_cap, s_axis_tkeep, s_axis_tdata}};
-      wr <= wr + 1'b1;
-    end
-    wbeats <= s_axis_tlast ? {{(A + 1){{1'b0}}}} : wbeats + 1'b1;
-    if (at_cap & ~s_axis_tlast) wdrop <= 1'b1;
-    if (s_axis_tlast) wdrop <= 1'b0;
-  end
-  if (m_axis_tready) out_valid <= 1'b0;
-  if (rd_go) begin
-    rd <= rd + 1'b1;
-    if (beat_good) begin
-      out_q <= beat;
-      out_valid <= 1'b1;
-    end
-    if (~in_frame) begin
-      in_frame <= 1'b1;
-      frame_good <= vq[0];
-    end
-    if (beat[72]) in_frame <= 1'b0;
-  end
-  // Verdict queue: shift out at a frame start, shift in at the top.
-  case ({{v_take, pop_verdict}})
-    2'b01: begin
-      vq <= vq >> 1;
-      vcount <= vcount - 5'd1;
-    end
-    2'b10: begin
-      vq[vcount[3:0]] <= verdict_good;
-      vcount <= vcount + 5'd1;
-    end
-    2'b11: begin
-      vq <= (vq >> 1) | ({{15'd0, verdict_good}} << (vcount[3:0] - 4'd1));
-    end
-    default: ;
-  endcase
-  if (reset) begin
-    wr <= {{(A + 1){{1'b0}}}};
-    rd <= {{(A + 1){{1'b0}}}};
-    wbeats <= {{(A + 1){{1'b0}}}};
-    wdrop <= 1'b0;
-    vcount <= 5'd0;
-    vq <= 16'd0;
-    out_valid <= 1'b0;
-    in_frame <= 1'b0;
-    frame_good <= 1'b0;
-  end
-end
-always @(*) begin
-  s_axis_tready = wdrop | ~full;
-  verdict_ready = vcount != 5'd16;
-  m_axis_tvalid = out_valid;
-  m_axis_tdata = out_q[63:0];
-  m_axis_tkeep = out_q[71:64];
-  m_axis_tlast = out_q[72];
-end
-"#,
-            a = DEPTH_BITS
-        ))
+        // Write side.
+        self.wbeat.next.data = self.s_axis_tdata.val();
+        self.wbeat.next.keep = self.s_axis_tkeep.val();
+        self.wbeat.next.last = self.s_axis_tlast.val() | self.at_cap.val();
+        self.ram.write_address.next = self.wr.q.val().get_bits::<DEPTH_BITS>(0);
+        self.ram.write_data.next = self.wbeat.val();
+        self.ram.write_enable.next = self.take.val() & !self.wdrop.q.val();
+        if self.take.val() {
+            if !self.wdrop.q.val() {
+                self.wr.d.next = self.wr.q.val() + self.one_ptr.val();
+            }
+            if self.s_axis_tlast.val() {
+                self.wbeats.d.next = self.zero_ptr.val();
+            } else {
+                self.wbeats.d.next = self.wbeats.q.val() + self.one_ptr.val();
+            }
+            if self.at_cap.val() & !self.s_axis_tlast.val() {
+                self.wdrop.d.next = true;
+            }
+            if self.s_axis_tlast.val() {
+                self.wdrop.d.next = false;
+            }
+        }
+
+        // Read side.
+        if self.m_axis_tready.val() {
+            self.out_valid.d.next = false;
+        }
+        self.rd_next.next = self.rd.q.val();
+        if self.rd_go.val() {
+            self.rd_next.next = self.rd.q.val() + self.one_ptr.val();
+            if self.beat_good.val() {
+                self.out_q.d.next = self.beat.val();
+                self.out_valid.d.next = true;
+            }
+            if !self.in_frame.q.val() {
+                self.in_frame.d.next = true;
+                self.frame_good.d.next = self.vq.q.val().get_bit(0);
+            }
+            if self.beat.val().last {
+                self.in_frame.d.next = false;
+            }
+        }
+
+        // Verdict queue: shift out at a frame start, shift in at the top.
+        self.vslot.next = self.vcount.q.val().get_bits::<4>(0);
+        if self.v_take.val() & !self.pop_verdict.val() {
+            if self.verdict_good.val() {
+                self.vq.d.next = self.vq.q.val() | (self.vq_one.val() << self.vslot.val());
+            } else {
+                self.vq.d.next = self.vq.q.val() & !(self.vq_one.val() << self.vslot.val());
+            }
+            self.vcount.d.next = self.vcount.q.val() + self.vcount_one.val();
+        }
+        if !self.v_take.val() & self.pop_verdict.val() {
+            self.vq.d.next = self.vq.q.val() >> self.vq_one.val();
+            self.vcount.d.next = self.vcount.q.val() - self.vcount_one.val();
+        }
+        if self.v_take.val() & self.pop_verdict.val() {
+            if self.verdict_good.val() {
+                self.vq.d.next = (self.vq.q.val() >> self.vq_one.val())
+                    | (self.vq_one.val() << (self.vslot.val() - self.one4.val()));
+            } else {
+                self.vq.d.next = self.vq.q.val() >> self.vq_one.val();
+            }
+        }
+
+        if self.reset.val() {
+            self.wr.d.next = self.zero_ptr.val();
+            self.rd_next.next = self.zero_ptr.val();
+            self.wbeats.d.next = self.zero_ptr.val();
+            self.wdrop.d.next = false;
+            self.vcount.d.next = self.vcount_zero.val();
+            self.vq.d.next = self.vq_zero.val();
+            self.out_valid.d.next = false;
+            self.in_frame.d.next = false;
+            self.frame_good.d.next = false;
+        }
+        self.rd.d.next = self.rd_next.val();
+        self.ram.read_address.next = self.rd_next.val().get_bits::<DEPTH_BITS>(0);
+        self.fw_hit.d.next =
+            self.ram.write_enable.val() & (self.ram.write_address.val() == self.ram.read_address.val());
+        self.fw_beat.d.next = self.ram.write_data.val();
+
+        self.s_axis_tready.next = self.wdrop.q.val() | !self.full.val();
+        self.verdict_ready.next = self.vcount.q.val() != self.vq_full.val();
+        self.m_axis_tvalid.next = self.out_valid.q.val();
+        self.m_axis_tdata.next = self.out_q.q.val().data;
+        self.m_axis_tkeep.next = self.out_q.q.val().keep;
+        self.m_axis_tlast.next = self.out_q.q.val().last;
     }
 }

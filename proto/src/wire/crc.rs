@@ -1,6 +1,11 @@
 //! CRC-32 (IEEE 802.3 polynomial, reflected, init and final XOR 0xffffffff):
 //! the ferroce trailer over transport header + payload, like RoCEv2's ICRC.
 
+/// The CRC-32 polynomial (IEEE 802.3), reflected.
+pub const CRC_POLY: u32 = 0xedb8_8320;
+/// Initial register value (and final XOR).
+pub const CRC_INIT: u32 = 0xffff_ffff;
+
 const fn make_table() -> [u32; 256] {
     let mut t = [0u32; 256];
     let mut i = 0;
@@ -8,7 +13,7 @@ const fn make_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 { CRC_POLY ^ (c >> 1) } else { c >> 1 };
             k += 1;
         }
         t[i] = c;
@@ -26,11 +31,40 @@ pub const CRC_RESIDUE: u32 = 0x2144_df1c;
 
 /// CRC-32 of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = 0xffff_ffffu32;
+    let mut c = CRC_INIT;
     for &b in data {
         c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
     }
     !c
+}
+
+/// The register after feeding `bytes` (0-8) bytes at once, as equations
+/// over GF(2): bit i of the next register is the parity of (register AND
+/// `masks[i].0`) XOR the parity of (data AND `masks[i].1`), the data word
+/// holding its first byte in bits 0-7 (as a 64-bit AXI-Stream beat does).
+/// Data bits past `bytes` bytes are in no mask. The parallel CRC of the
+/// RTL (`rx_parse`, `tx_build`) is built from these.
+pub fn crc32_step_masks(bytes: usize) -> [(u32, u64); 32] {
+    assert!(bytes <= 8, "a 64-bit word holds at most 8 bytes");
+    // bit i of the register as (register mask, data mask)
+    let mut c: [(u32, u64); 32] = core::array::from_fn(|i| (1u32 << i, 0u64));
+    for k in 0..bytes {
+        for (j, cj) in c.iter_mut().enumerate().take(8) {
+            cj.1 ^= 1u64 << (8 * k + j);
+        }
+        for _ in 0..8 {
+            let lsb = c[0];
+            c.copy_within(1.., 0);
+            c[31] = (0, 0);
+            for (i, ci) in c.iter_mut().enumerate() {
+                if CRC_POLY >> i & 1 == 1 {
+                    ci.0 ^= lsb.0;
+                    ci.1 ^= lsb.1;
+                }
+            }
+        }
+    }
+    c
 }
 
 /// RFC 1071 Internet checksum of `data` (used for the IPv4 header).
@@ -65,6 +99,30 @@ mod tests {
             m.extend_from_slice(&c.to_le_bytes());
             assert_eq!(crc32(&m), CRC_RESIDUE, "length {len}");
         }
+    }
+
+    /// The parallel equations, fed a message in 8-byte words (the last one
+    /// short, with junk past its end), give the byte-wise CRC.
+    #[test]
+    fn step_masks_match_the_bytewise_crc() {
+        for len in [0usize, 1, 5, 8, 29, 64, 101] {
+            let msg: Vec<u8> = (0..len as u32).map(|i| (i * 37 + 11) as u8).collect();
+            let mut state = CRC_INIT;
+            for chunk in msg.chunks(8) {
+                let mut data = 0xa5a5_a5a5_a5a5_a5a5u64;
+                for (i, b) in chunk.iter().enumerate() {
+                    data = (data & !(0xffu64 << (8 * i))) | (*b as u64) << (8 * i);
+                }
+                let mut next = 0u32;
+                for (i, (sm, dm)) in crc32_step_masks(chunk.len()).iter().enumerate() {
+                    let bit = ((state & sm).count_ones() + (data & dm).count_ones()) & 1;
+                    next |= bit << i;
+                }
+                state = next;
+            }
+            assert_eq!(!state, crc32(&msg), "length {len}");
+        }
+        assert_eq!(crc32_step_masks(0).map(|m| m.0), core::array::from_fn(|i| 1u32 << i));
     }
 
     #[test]

@@ -9,10 +9,12 @@
 pub mod crc;
 pub mod field;
 pub mod headers;
+mod parse_code;
 mod repr;
 
-pub use crc::{crc32, internet_checksum, CRC_RESIDUE};
+pub use crc::{crc32, crc32_step_masks, internet_checksum, CRC_INIT, CRC_POLY, CRC_RESIDUE};
 pub use field::{Field, Header};
+pub use parse_code::ErrorCode;
 pub use repr::*;
 
 /// Default UDP destination port of ferroce: 17989 (0x4645, "FE").

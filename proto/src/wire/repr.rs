@@ -5,9 +5,12 @@ use super::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use crate::types::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use crate::{Error, Result};
 
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const IP_PROTO_UDP: u8 = 17;
-const TRANSPORT_VERSION: u8 = 1;
+/// Ethertype of IPv4, the only one ferroce frames carry.
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+/// IPv4 protocol number of UDP.
+pub const IP_PROTO_UDP: u8 = 17;
+/// The common header's `version`.
+pub const TRANSPORT_VERSION: u8 = 1;
 const L2L4: usize = ETH.len + IPV4.len + UDP.len;
 
 /// Transport opcodes.
