@@ -31,3 +31,16 @@ pub const MEMORY_REGIONS: usize = 16;
 pub const RECV_RING: usize = 16;
 
 const _: () = assert!(1 << SACK_SLOT_BITS == SACK_WINDOW);
+
+// ---- rx_path ----
+
+/// Hardware build: bits of a slot index in a stream's receive-buffer ring.
+pub const RECV_RING_BITS: usize = 4;
+/// `rx_path`'s receive-completion kinds (`m_cpl_kind`): a SEND arrived in a
+/// posted receive buffer.
+pub const RX_CPL_RECV: u8 = 1;
+/// `rx_path`'s receive-completion kinds (`m_cpl_kind`): a WRITE with
+/// immediate arrived.
+pub const RX_CPL_WRITE_IMM: u8 = 2;
+
+const _: () = assert!(1 << RECV_RING_BITS == RECV_RING);

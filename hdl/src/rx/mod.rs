@@ -5,6 +5,7 @@
 pub mod ack_gen;
 pub mod frame_fifo;
 pub mod rx_check;
+pub mod rx_fields;
 pub mod rx_msgs;
 pub mod rx_parse;
 pub mod rx_path;

@@ -75,26 +75,35 @@
 //! completions), so frames of 160 bytes and more arrive at line rate.
 //! Frames wait in `frame_fifo` (16 KiB) while their headers are processed;
 //! `s_axis_tready` drops when it or the parser's result slot is full.
-
-use std::fmt::Write as _;
+//!
+//! State: the parse results wait in a queue of four (`hq`, block RAM of
+//! eight slots with a registered read, so the headers of the frame being
+//! processed stay in the slot behind the queue until the next frame is
+//! taken; the RAM's output register holds them); the rings' bases and
+//! counts per stream key (`meta`), the ring entries (`ring`, 16 per stream
+//! key) and each path key's last timestamp and source port (`tsp`) are
+//! block RAMs read through their registered port. Header fields come from
+//! `rx_fields` (positions from `ferroce_proto::wire`'s tables).
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::wire::headers::{ACK, COMMON, DATA, ETH, IPV4, NAK, UDP};
-use ferroce_proto::wire::Header;
+use ferroce_proto::params::{RECV_RING, RECV_RING_BITS, RX_CPL_RECV, RX_CPL_WRITE_IMM, STREAM_BITS};
+use ferroce_proto::wire::{flags, Ecn, NakCode, Opcode};
+use ferroce_proto::CompletionStatus;
 
-use crate::rx::ack_gen::AckGen;
+use crate::blocks::{HdlDefault, HdlStruct};
 use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
+use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
-use crate::layout::{extract, frame_offset, HDR_BYTES};
 use crate::rx::rx_check::RxCheck;
+use crate::rx::rx_fields::{DstFields, RxFields, HB};
 use crate::rx::rx_msgs::RxMsgs;
 use crate::rx::rx_parse::RxParse;
 use crate::rx::rx_place::RxPlace;
-use crate::rx::sack::Sack;
+use crate::rx::sack::{Sack, VERDICT_DUP, VERDICT_NEW};
 
 /// Receive buffers waiting per stream.
-pub const RING: usize = 16;
+pub const RING: usize = RECV_RING;
 
 /// Counter ports, in the order of `ferroce_proto::Stats` where they exist.
 pub const COUNTERS: &[&str] = &[
@@ -112,8 +121,119 @@ pub const COUNTERS: &[&str] = &[
     "cnt_post_drop",
 ];
 
+/// Parse results waiting for the control logic.
+const HQ_DEPTH: u64 = 4;
+/// Slot-index bits of the parse-result RAM: twice the queue, so that the
+/// slot of the frame being processed is never the one written.
+const HQ_BITS: usize = 3;
+/// Bits of a ring's count (0 to `RECV_RING` buffers).
+const CNT_BITS: usize = RECV_RING_BITS + 1;
+/// Address bits of the ring entries: {stream key, slot}.
+const RING_ADDR_BITS: usize = STREAM_KEY_BITS + RECV_RING_BITS;
+
+// `rx_msgs`'s `in_op` codes.
+const MSGS_PACKET: u64 = 0;
+const MSGS_POP: u64 = 1;
+const MSGS_CLEAR: u64 = 2;
+
+// Control states: a Rust const for `match` and a same-named `Constant`.
+const S_IDLE: usize = 0;
+const S_CHK: usize = 1;
+const S_CHK2: usize = 2;
+const S_SACK1: usize = 3;
+const S_SACK2: usize = 4;
+const S_MSG1: usize = 5;
+const S_MSG2: usize = 6;
+const S_DESC: usize = 7;
+const S_POP: usize = 8;
+const S_POP1: usize = 9;
+const S_POP2: usize = 10;
+const S_CPL: usize = 11;
+const S_NAK: usize = 12;
+const S_COMMIT: usize = 13;
+const S_COMMIT1: usize = 14;
+const S_COMMIT2: usize = 15;
+const S_ACKG: usize = 16;
+const S_ACKG1: usize = 17;
+const S_ACKG2: usize = 18;
+const S_ACK: usize = 19;
+const S_FB: usize = 20;
+const S_POST: usize = 21;
+const S_POST1: usize = 22;
+const S_T0: usize = 23;
+const S_T1: usize = 24;
+const S_T2: usize = 25;
+const S_CTL: usize = 26;
+
+/// Path key: {connection, path}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct PathKey {
+    pub path: Bits<PATH_BITS>,
+    pub conn: Bits<CONN_KEY_BITS>,
+}
+
+/// Stream key: {connection, stream}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct StreamKey {
+    pub stream: Bits<STREAM_BITS>,
+    pub conn: Bits<CONN_KEY_BITS>,
+}
+
+/// Address of a ring entry: {stream key, slot}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RingAddr {
+    pub slot: Bits<RECV_RING_BITS>,
+    pub key: Bits<STREAM_KEY_BITS>,
+}
+
+/// A stream's ring: receive sequence number of the oldest waiting buffer
+/// (its slot is the low bits) and the number waiting.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RingMeta {
+    pub base: Bits<32>,
+    pub count: Bits<CNT_BITS>,
+}
+
+/// A posted receive buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RingEntry {
+    pub addr: Bits<64>,
+    pub len: Bits<32>,
+    pub id: Bits<32>,
+}
+
+/// A path key's last data packet: its timestamp and source port, for ACKs
+/// sent by the timer.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct PathLast {
+    pub ts: Bits<32>,
+    pub sport: Bits<16>,
+}
+
+/// Zero extension of a ring count to 32 bits.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct ZextCount {
+    pub lo: Bits<CNT_BITS>,
+    pub hi: Bits<{ 32 - CNT_BITS }>,
+}
+
+/// Zero extension of 16 bits to 64.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Zext16to64 {
+    pub lo: Bits<16>,
+    pub hi: Bits<48>,
+}
+
+/// Zero extension of 32 bits to 64.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Zext32to64 {
+    pub lo: Bits<32>,
+    pub hi: Bits<32>,
+}
+
 /// The receive path.
-#[derive(LogicBlock, Default)]
+#[allow(non_snake_case)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct RxPath {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -232,781 +352,953 @@ pub struct RxPath {
     msgs: RxMsgs<STREAM_KEY_BITS>,
     place: RxPlace,
     ackg: AckGen<PATH_KEY_BITS>,
+    fields: RxFields,
+    dst: DstFields,
+    // ---- parse results: {good} in `hq_good`, headers in `hq` ----
+    hq: RAM<Bits<HB>, HQ_BITS>,
+    hq_good: DFF<Bits<{ 1 << HQ_BITS }>>,
+    hq_wr: DFF<Bits<HQ_BITS>>,
+    hq_rd: DFF<Bits<HQ_BITS>>,
+    hq_cur: DFF<Bits<HQ_BITS>>,
+    // ---- receive rings ----
+    meta: RAM<RingMeta, STREAM_KEY_BITS>,
+    ring: RAM<RingEntry, RING_ADDR_BITS>,
+    ring_ra_q: DFF<Bits<RING_ADDR_BITS>>,
+    cur_base: DFF<Bits<32>>,
+    cur_count: DFF<Bits<CNT_BITS>>,
+    pk: DFF<Bits<STREAM_KEY_BITS>>,
+    pa: DFF<Bits<64>>,
+    pl: DFF<Bits<32>>,
+    pi: DFF<Bits<32>>,
+    // ---- per path key: the last data packet's timestamp and source port ----
+    tsp: RAM<PathLast, PATH_KEY_BITS>,
+    t_key: DFF<Bits<PATH_KEY_BITS>>,
+    // ---- control ----
+    st: DFF<Bits<5>>,
+    init_busy: DFF<bool>,
+    init_addr: DFF<Bits<STREAM_KEY_BITS>>,
+    acc_ok: DFF<bool>,
+    w_addr: DFF<Bits<64>>,
+    probe: DFF<bool>,
+    fail: DFF<Bits<2>>,
+    urgent: DFF<bool>,
+    d_place: DFF<bool>,
+    d_addr: DFF<Bits<64>>,
+    f_pop: DFF<bool>,
+    f_nak: DFF<bool>,
+    f_commit: DFF<bool>,
+    f_ackg: DFF<bool>,
+    nak_code: DFF<Bits<8>>,
+    ctl_op_q: DFF<bool>,
+    ctl_key_q: DFF<Bits<PATH_KEY_BITS>>,
+    ctl_psn_q: DFF<Bits<24>>,
+    // ---- outputs held in registers ----
+    a_cum: DFF<Bits<24>>,
+    a_map: DFF<Bits<256>>,
+    a_pending: DFF<Bits<16>>,
+    a_ce: DFF<Bits<16>>,
+    a_ts: DFF<Bits<32>>,
+    a_sport: DFF<Bits<16>>,
+    a_key: DFF<Bits<PATH_KEY_BITS>>,
+    arm_v: DFF<bool>,
+    arm_k: DFF<Bits<PATH_KEY_BITS>>,
+    data_v: DFF<bool>,
+    data_c: DFF<Bits<CONN_KEY_BITS>>,
+    c_kind: DFF<Bits<2>>,
+    c_status: DFF<Bits<2>>,
+    c_seq: DFF<Bits<32>>,
+    c_len: DFF<Bits<32>>,
+    c_imm: DFF<Bits<32>>,
+    c_id: DFF<Bits<32>>,
+    n_frames: DFF<Bits<32>>,
+    n_data: DFF<Bits<32>>,
+    n_dup: DFF<Bits<32>>,
+    n_dup_retx: DFF<Bits<32>>,
+    n_oow: DFF<Bits<32>>,
+    n_malformed: DFF<Bits<32>>,
+    n_bad_conn: DFF<Bits<32>>,
+    n_access: DFF<Bits<32>>,
+    n_no_recv: DFF<Bits<32>>,
+    n_ce: DFF<Bits<32>>,
+    n_post_drop: DFF<Bits<32>>,
+    n_bytes: DFF<Bits<64>>,
+    // ---- decoded frame ----
+    is_write: Signal<Local, bool>,
+    is_send: Signal<Local, bool>,
+    is_data: Signal<Local, bool>,
+    is_nak: Signal<Local, bool>,
+    ce: Signal<Local, bool>,
+    pkey_s: Signal<Local, PathKey>,
+    pkey: Signal<Local, Bits<PATH_KEY_BITS>>,
+    skey_s: Signal<Local, StreamKey>,
+    skey: Signal<Local, Bits<STREAM_KEY_BITS>>,
+    ctl_skey_s: Signal<Local, StreamKey>,
+    ctl_skey: Signal<Local, Bits<STREAM_KEY_BITS>>,
+    p_good: Signal<Local, bool>,
+    // ---- taking work ----
+    sub_ready: Signal<Local, bool>,
+    idle: Signal<Local, bool>,
+    take_ctl: Signal<Local, bool>,
+    take_post: Signal<Local, bool>,
+    take_timer: Signal<Local, bool>,
+    take_frame: Signal<Local, bool>,
+    hq_any: Signal<Local, bool>,
+    hq_full: Signal<Local, bool>,
+    hq_take: Signal<Local, bool>,
+    hq_ra: Signal<Local, Bits<HQ_BITS>>,
+    // ---- rings ----
+    m_base: Signal<Local, Bits<32>>,
+    m_count: Signal<Local, Bits<CNT_BITS>>,
+    meta_ra: Signal<Local, Bits<STREAM_KEY_BITS>>,
+    ring_re: Signal<Local, bool>,
+    ring_ra_s: Signal<Local, RingAddr>,
+    ring_ra: Signal<Local, Bits<RING_ADDR_BITS>>,
+    post_ra_s: Signal<Local, RingAddr>,
+    q_addr: Signal<Local, Bits<64>>,
+    q_len: Signal<Local, Bits<32>>,
+    q_id: Signal<Local, Bits<32>>,
+    cur_count_z: Signal<Local, ZextCount>,
+    cur_count32: Signal<Local, Bits<32>>,
+    rsn_ahead: Signal<Local, Bits<32>>,
+    have_buf: Signal<Local, bool>,
+    room: Signal<Local, bool>,
+    // ---- per-frame decisions ----
+    chk_ok: Signal<Local, bool>,
+    new_fail: Signal<Local, Bits<2>>,
+    after_commit: Signal<Local, Bits<5>>,
+    after_nak: Signal<Local, Bits<5>>,
+    after_pop: Signal<Local, Bits<5>>,
+    after_desc: Signal<Local, Bits<5>>,
+    offset_z: Signal<Local, Zext32to64>,
+    plen_z: Signal<Local, Zext16to64>,
+    offset64: Signal<Local, Bits<64>>,
+    plen64: Signal<Local, Bits<64>>,
+    // sub-block outputs and header bits this logic does not read
+    unused_ok: Signal<Local, bool>,
+    // ---- codes and sizes ----
+    #[constant(S_IDLE as u64)]
+    S_IDLE: Constant<Bits<5>>,
+    #[constant(S_CHK as u64)]
+    S_CHK: Constant<Bits<5>>,
+    #[constant(S_CHK2 as u64)]
+    S_CHK2: Constant<Bits<5>>,
+    #[constant(S_SACK1 as u64)]
+    S_SACK1: Constant<Bits<5>>,
+    #[constant(S_SACK2 as u64)]
+    S_SACK2: Constant<Bits<5>>,
+    #[constant(S_MSG1 as u64)]
+    S_MSG1: Constant<Bits<5>>,
+    #[constant(S_MSG2 as u64)]
+    S_MSG2: Constant<Bits<5>>,
+    #[constant(S_DESC as u64)]
+    S_DESC: Constant<Bits<5>>,
+    #[constant(S_POP as u64)]
+    S_POP: Constant<Bits<5>>,
+    #[constant(S_POP1 as u64)]
+    S_POP1: Constant<Bits<5>>,
+    #[constant(S_POP2 as u64)]
+    S_POP2: Constant<Bits<5>>,
+    #[constant(S_CPL as u64)]
+    S_CPL: Constant<Bits<5>>,
+    #[constant(S_NAK as u64)]
+    S_NAK: Constant<Bits<5>>,
+    #[constant(S_COMMIT as u64)]
+    S_COMMIT: Constant<Bits<5>>,
+    #[constant(S_COMMIT1 as u64)]
+    S_COMMIT1: Constant<Bits<5>>,
+    #[constant(S_COMMIT2 as u64)]
+    S_COMMIT2: Constant<Bits<5>>,
+    #[constant(S_ACKG as u64)]
+    S_ACKG: Constant<Bits<5>>,
+    #[constant(S_ACKG1 as u64)]
+    S_ACKG1: Constant<Bits<5>>,
+    #[constant(S_ACKG2 as u64)]
+    S_ACKG2: Constant<Bits<5>>,
+    #[constant(S_ACK as u64)]
+    S_ACK: Constant<Bits<5>>,
+    #[constant(S_FB as u64)]
+    S_FB: Constant<Bits<5>>,
+    #[constant(S_POST as u64)]
+    S_POST: Constant<Bits<5>>,
+    #[constant(S_POST1 as u64)]
+    S_POST1: Constant<Bits<5>>,
+    #[constant(S_T0 as u64)]
+    S_T0: Constant<Bits<5>>,
+    #[constant(S_T1 as u64)]
+    S_T1: Constant<Bits<5>>,
+    #[constant(S_T2 as u64)]
+    S_T2: Constant<Bits<5>>,
+    #[constant(S_CTL as u64)]
+    S_CTL: Constant<Bits<5>>,
+    #[constant(VERDICT_NEW)]
+    verdict_new: Constant<Bits<2>>,
+    #[constant(VERDICT_DUP)]
+    verdict_dup: Constant<Bits<2>>,
+    #[constant(action::ARM)]
+    act_arm: Constant<Bits<2>>,
+    #[constant(action::NOW)]
+    act_now: Constant<Bits<2>>,
+    #[constant(Opcode::Write.code() as u64)]
+    op_write: Constant<Bits<8>>,
+    #[constant(Opcode::WriteImm.code() as u64)]
+    op_write_imm: Constant<Bits<8>>,
+    #[constant(Opcode::Send.code() as u64)]
+    op_send: Constant<Bits<8>>,
+    #[constant(Opcode::Nak.code() as u64)]
+    op_nak: Constant<Bits<8>>,
+    // the opcode as `rx_msgs` holds it (its low two bits)
+    #[constant(Opcode::Send.code() as u64 & 3)]
+    msg_send: Constant<Bits<2>>,
+    #[constant(Opcode::WriteImm.code() as u64 & 3)]
+    msg_write_imm: Constant<Bits<2>>,
+    #[constant(MSGS_PACKET)]
+    msgs_packet: Constant<Bits<2>>,
+    #[constant(MSGS_POP)]
+    msgs_pop: Constant<Bits<2>>,
+    #[constant(MSGS_CLEAR)]
+    msgs_clear: Constant<Bits<2>>,
+    #[constant(Ecn::Ce as u64)]
+    ecn_ce: Constant<Bits<2>>,
+    #[constant(flags::RETX as u64)]
+    flag_retx: Constant<Bits<8>>,
+    #[constant(flags::ACK_REQ as u64)]
+    flag_ack_req: Constant<Bits<8>>,
+    #[constant(1u64 << PATH_BITS)]
+    path_limit: Constant<Bits<8>>,
+    #[constant(1u64 << STREAM_BITS)]
+    stream_limit: Constant<Bits<16>>,
+    #[constant(RECV_RING as u64)]
+    ring_size: Constant<Bits<CNT_BITS>>,
+    #[constant(CompletionStatus::Success.code() as u64)]
+    fail_none: Constant<Bits<2>>,
+    #[constant(CompletionStatus::RemoteAccessError.code() as u64)]
+    fail_access: Constant<Bits<2>>,
+    #[constant(CompletionStatus::RecvTooSmall.code() as u64)]
+    fail_small: Constant<Bits<2>>,
+    #[constant(NakCode::Access.code() as u64)]
+    nak_access: Constant<Bits<8>>,
+    #[constant(NakCode::NoRecv.code() as u64)]
+    nak_no_recv: Constant<Bits<8>>,
+    #[constant(NakCode::RecvTooSmall.code() as u64)]
+    nak_too_small: Constant<Bits<8>>,
+    #[constant(RX_CPL_RECV as u64)]
+    kind_recv: Constant<Bits<2>>,
+    #[constant(RX_CPL_WRITE_IMM as u64)]
+    kind_write_imm: Constant<Bits<2>>,
+    #[constant(HQ_DEPTH)]
+    hq_depth: Constant<Bits<HQ_BITS>>,
+    #[constant(PATH_BITS as u64)]
+    conn_in_path_key: Constant<Bits<32>>,
+    #[constant(STREAM_BITS as u64)]
+    conn_in_stream_key: Constant<Bits<32>>,
+    #[constant(1u64)]
+    one_hq: Constant<Bits<HQ_BITS>>,
+    #[constant(1u64)]
+    one_hq_good: Constant<Bits<{ 1 << HQ_BITS }>>,
+    #[constant(1u64)]
+    one_key: Constant<Bits<STREAM_KEY_BITS>>,
+    #[constant(1u64)]
+    one_cnt: Constant<Bits<CNT_BITS>>,
+    #[constant(1u64)]
+    one32: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero_hq: Constant<Bits<HQ_BITS>>,
+    #[constant(0u64)]
+    zero_key: Constant<Bits<STREAM_KEY_BITS>>,
+    #[constant(0u64)]
+    zero_cnt: Constant<Bits<CNT_BITS>>,
+    #[constant(0u64)]
+    zero_cnt_hi: Constant<Bits<{ 32 - CNT_BITS }>>,
+    #[constant(0u64)]
+    zero32: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero48: Constant<Bits<48>>,
+    #[constant(0u64)]
+    zero64: Constant<Bits<64>>,
 }
 
 // The key layout below assumes the default build.
-const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS && STREAM_KEY_BITS == CONN_KEY_BITS + 3);
+const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS && STREAM_KEY_BITS == CONN_KEY_BITS + STREAM_BITS);
 const _: () = assert!(crate::rx::rx_check::CONNS == 1 << CONN_KEY_BITS);
+const _: () = assert!(2 * HQ_DEPTH as usize <= 1 << HQ_BITS);
 
 impl Logic for RxPath {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
-    fn update(&mut self) {}
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, hq_good, hq_wr, hq_rd, hq_cur, ring_ra_q, cur_base, cur_count, pk, pa, pl, pi, t_key, st,
+            init_busy, init_addr, acc_ok, w_addr, probe, fail, urgent, d_place, d_addr, f_pop, f_nak, f_commit,
+            f_ackg, nak_code, ctl_op_q, ctl_key_q, ctl_psn_q, a_cum, a_map, a_pending, a_ce, a_ts, a_sport, a_key,
+            arm_v, arm_k, data_v, data_c, c_kind, c_status, c_seq, c_len, c_imm, c_id, n_frames, n_data, n_dup,
+            n_dup_retx, n_oow, n_malformed, n_bad_conn, n_access, n_no_recv, n_ce, n_post_drop, n_bytes
+        );
+        self.parse.clock.next = self.clock.val();
+        self.parse.reset.next = self.reset.val();
+        self.fifo.clock.next = self.clock.val();
+        self.fifo.reset.next = self.reset.val();
+        self.check.clock.next = self.clock.val();
+        self.check.reset.next = self.reset.val();
+        self.sack.clock.next = self.clock.val();
+        self.sack.reset.next = self.reset.val();
+        self.msgs.clock.next = self.clock.val();
+        self.msgs.reset.next = self.reset.val();
+        self.place.clock.next = self.clock.val();
+        self.place.reset.next = self.reset.val();
+        self.ackg.clock.next = self.clock.val();
+        self.ackg.reset.next = self.reset.val();
+        self.hq.read_clock.next = self.clock.val();
+        self.hq.write_clock.next = self.clock.val();
+        self.meta.read_clock.next = self.clock.val();
+        self.meta.write_clock.next = self.clock.val();
+        self.ring.read_clock.next = self.clock.val();
+        self.ring.write_clock.next = self.clock.val();
+        self.tsp.read_clock.next = self.clock.val();
+        self.tsp.write_clock.next = self.clock.val();
 
-    fn connect(&mut self) {
-        self.ready.connect();
-        self.ctl_ready.connect();
-        self.post_ready.connect();
-        self.timer_ready.connect();
-        self.s_axis_tready.connect();
-        self.m_dma_cmd_valid.connect();
-        self.m_dma_cmd_addr.connect();
-        self.m_dma_cmd_len.connect();
-        self.m_dma_data_tdata.connect();
-        self.m_dma_data_tkeep.connect();
-        self.m_dma_data_tvalid.connect();
-        self.m_dma_data_tlast.connect();
-        self.m_ack_valid.connect();
-        self.m_ack_key.connect();
-        self.m_ack_cum.connect();
-        self.m_ack_sack.connect();
-        self.m_ack_ts.connect();
-        self.m_ack_sport.connect();
-        self.m_ack_pending.connect();
-        self.m_ack_ce.connect();
-        self.m_nak_valid.connect();
-        self.m_nak_key.connect();
-        self.m_nak_psn.connect();
-        self.m_nak_stream.connect();
-        self.m_nak_msg_seq.connect();
-        self.m_nak_code.connect();
-        self.m_nak_sport.connect();
-        self.m_arm_valid.connect();
-        self.m_arm_key.connect();
-        self.m_fb_valid.connect();
-        self.m_fb_nak.connect();
-        self.m_fb_key.connect();
-        self.m_fb_psn.connect();
-        self.m_fb_ts.connect();
-        self.m_fb_sack.connect();
-        self.m_fb_ts_echo.connect();
-        self.m_fb_hint.connect();
-        self.m_fb_ce.connect();
-        self.m_fb_pkts.connect();
-        self.m_fb_code.connect();
-        self.m_fb_stream.connect();
-        self.m_fb_msg_seq.connect();
-        self.m_data_valid.connect();
-        self.m_data_conn.connect();
-        self.m_msg_valid.connect();
-        self.m_msg_conn.connect();
-        self.m_msg_began.connect();
-        self.m_msg_popped.connect();
-        self.m_cpl_valid.connect();
-        self.m_cpl_key.connect();
-        self.m_cpl_kind.connect();
-        self.m_cpl_status.connect();
-        self.m_cpl_seq.connect();
-        self.m_cpl_len.connect();
-        self.m_cpl_imm.connect();
-        self.m_cpl_id.connect();
-        self.cnt_frames.connect();
-        self.cnt_data.connect();
-        self.cnt_dup.connect();
-        self.cnt_dup_retx.connect();
-        self.cnt_oow.connect();
-        self.cnt_malformed.connect();
-        self.cnt_bad_conn.connect();
-        self.cnt_access.connect();
-        self.cnt_no_recv.connect();
-        self.cnt_ce.connect();
-        self.cnt_bytes.connect();
-        self.cnt_post_drop.connect();
-        // Every input of the sub-blocks is driven by the custom Verilog.
-        // parse
-        self.parse.clock.connect();
-        self.parse.reset.connect();
-        self.parse.s_axis_tdata.connect();
-        self.parse.s_axis_tkeep.connect();
-        self.parse.s_axis_tvalid.connect();
-        self.parse.s_axis_tlast.connect();
-        self.parse.s_axis_tuser.connect();
-        self.parse.cfg_port.connect();
-        self.parse.m_ready.connect();
-        // fifo
-        self.fifo.clock.connect();
-        self.fifo.reset.connect();
-        self.fifo.s_axis_tdata.connect();
-        self.fifo.s_axis_tkeep.connect();
-        self.fifo.s_axis_tvalid.connect();
-        self.fifo.s_axis_tlast.connect();
-        self.fifo.verdict_valid.connect();
-        self.fifo.verdict_good.connect();
-        self.fifo.m_axis_tready.connect();
-        // check
-        self.check.clock.connect();
-        self.check.reset.connect();
-        self.check.conn_wr.connect();
-        self.check.conn_wr_index.connect();
-        self.check.conn_wr_valid_bit.connect();
-        self.check.conn_wr_peer_ip.connect();
-        self.check.conn_wr_paths.connect();
-        self.check.conn_wr_generation.connect();
-        self.check.mr_wr.connect();
-        self.check.mr_wr_index.connect();
-        self.check.mr_wr_valid_bit.connect();
-        self.check.mr_wr_rkey.connect();
-        self.check.mr_wr_base.connect();
-        self.check.mr_wr_len.connect();
-        self.check.mr_wr_remote_write.connect();
-        self.check.mr_wr_conn.connect();
-        self.check.in_valid.connect();
-        self.check.in_conn.connect();
-        self.check.in_path.connect();
-        self.check.in_generation.connect();
-        self.check.in_src_ip.connect();
-        self.check.in_write.connect();
-        self.check.in_rkey.connect();
-        self.check.in_remote_addr.connect();
-        self.check.in_offset.connect();
-        self.check.in_payload_len.connect();
-        self.check.in_msg_len.connect();
-        // sack
-        self.sack.clock.connect();
-        self.sack.reset.connect();
-        self.sack.in_valid.connect();
-        self.sack.in_op.connect();
-        self.sack.in_key.connect();
-        self.sack.in_psn.connect();
-        self.sack.in_commit.connect();
-        // msgs
-        self.msgs.clock.connect();
-        self.msgs.reset.connect();
-        self.msgs.in_valid.connect();
-        self.msgs.in_op.connect();
-        self.msgs.in_key.connect();
-        self.msgs.in_seq.connect();
-        self.msgs.in_len.connect();
-        self.msgs.in_opcode.connect();
-        self.msgs.in_imm.connect();
-        self.msgs.in_payload.connect();
-        self.msgs.in_fail.connect();
-        self.msgs.in_apply.connect();
-        // place
-        self.place.clock.connect();
-        self.place.reset.connect();
-        self.place.desc_valid.connect();
-        self.place.desc_place.connect();
-        self.place.desc_addr.connect();
-        self.place.desc_len.connect();
-        self.place.s_axis_tdata.connect();
-        self.place.s_axis_tvalid.connect();
-        self.place.s_axis_tlast.connect();
-        self.place.m_cmd_ready.connect();
-        self.place.m_data_tready.connect();
-        // ackg
-        self.ackg.clock.connect();
-        self.ackg.reset.connect();
-        self.ackg.in_valid.connect();
-        self.ackg.in_op.connect();
-        self.ackg.in_key.connect();
-        self.ackg.in_urgent.connect();
-        self.ackg.in_ce.connect();
-        self.ackg.in_ack_every.connect();
-    }
+        // ---- the frame being processed: its headers are hq's output ----
+        self.fields.hdr.next = self.hq.read_data.val();
+        self.is_write.next = (self.fields.opcode.val() == self.op_write.val()) | (self.fields.opcode.val() == self.op_write_imm.val());
+        self.is_send.next = self.fields.opcode.val() == self.op_send.val();
+        self.is_data.next = self.is_write.val() | self.is_send.val();
+        self.is_nak.next = self.fields.opcode.val() == self.op_nak.val();
+        self.ce.next = self.fields.ecn.val() == self.ecn_ce.val();
+        self.pkey_s.next.path = self.fields.path.val().get_bits::<PATH_BITS>(0);
+        self.pkey_s.next.conn = self.fields.conn.val().get_bits::<CONN_KEY_BITS>(0);
+        self.pkey.next = self.pkey_s.val().into();
+        self.skey_s.next.stream = self.fields.stream.val().get_bits::<STREAM_BITS>(0);
+        self.skey_s.next.conn = self.fields.conn.val().get_bits::<CONN_KEY_BITS>(0);
+        self.skey.next = self.skey_s.val().into();
+        self.ctl_skey_s.next.stream = self.ctl_key_q.q.val().get_bits::<STREAM_BITS>(0);
+        self.ctl_skey_s.next.conn =
+            self.ctl_key_q.q.val().get_bits::<CONN_KEY_BITS>(self.conn_in_path_key.val().index());
+        self.ctl_skey.next = self.ctl_skey_s.val().into();
+        self.dst.hdr.next = self.parse.m_hdr.val();
+        self.p_good.next = self.parse.m_good.val()
+            & (self.dst.dst_mac.val() == self.cfg_mac.val())
+            & (self.dst.dst_ip.val() == self.cfg_ip.val());
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog())
+        // ---- what to take next: control, a post, a timer, a frame ----
+        self.sub_ready.next = self.sack.ready.val() & self.msgs.ready.val() & self.ackg.ready.val();
+        self.idle.next = (self.st.q.val() == self.S_IDLE.val()) & !self.init_busy.q.val() & self.sub_ready.val();
+        self.take_ctl.next = self.idle.val() & self.ctl_valid.val();
+        self.take_post.next = self.idle.val() & !self.ctl_valid.val() & self.post_valid.val();
+        self.take_timer.next = self.idle.val() & !self.ctl_valid.val() & !self.post_valid.val() & self.timer_valid.val();
+        // Parse results wait in a queue (with their verdict already given to
+        // the frame FIFO), so the parser takes the next frame while the
+        // control logic is busy with an earlier one.
+        self.hq_any.next = self.hq_wr.q.val() != self.hq_rd.q.val();
+        self.hq_full.next = (self.hq_wr.q.val() - self.hq_rd.q.val()) == self.hq_depth.val();
+        self.hq_take.next = self.parse.m_valid.val() & !self.hq_full.val() & self.fifo.verdict_ready.val();
+        self.take_frame.next = self.idle.val()
+            & !self.ctl_valid.val()
+            & !self.post_valid.val()
+            & !self.timer_valid.val()
+            & self.hq_any.val();
+        // The RAM's output register holds the last frame taken: read its
+        // slot again until the next one is taken.
+        if self.take_frame.val() {
+            self.hq_ra.next = self.hq_rd.q.val();
+        } else {
+            self.hq_ra.next = self.hq_cur.q.val();
+        }
+        self.hq_cur.d.next = self.hq_ra.val();
+        self.hq.read_address.next = self.hq_ra.val();
+        self.hq.write_address.next = self.hq_wr.q.val();
+        self.hq.write_data.next = self.parse.m_hdr.val();
+        self.hq.write_enable.next = self.hq_take.val();
+
+        // ---- the MAC stream feeds the parser and the frame FIFO together ----
+        self.parse.cfg_port.next = self.cfg_port.val();
+        self.parse.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.parse.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.parse.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.parse.s_axis_tuser.next = self.s_axis_tuser.val();
+        self.parse.s_axis_tvalid.next = self.s_axis_tvalid.val() & self.fifo.s_axis_tready.val();
+        self.parse.m_ready.next = self.hq_take.val();
+        self.fifo.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.fifo.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.fifo.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.fifo.s_axis_tvalid.next = self.s_axis_tvalid.val() & self.parse.s_axis_tready.val();
+        self.fifo.verdict_valid.next = self.hq_take.val();
+        self.fifo.verdict_good.next = self.p_good.val();
+        self.s_axis_tready.next = self.parse.s_axis_tready.val() & self.fifo.s_axis_tready.val();
+        self.fifo.m_axis_tready.next = self.place.s_axis_tready.val();
+        self.place.s_axis_tdata.next = self.fifo.m_axis_tdata.val();
+        self.place.s_axis_tvalid.next = self.fifo.m_axis_tvalid.val();
+        self.place.s_axis_tlast.next = self.fifo.m_axis_tlast.val();
+        self.place.desc_valid.next = self.st.q.val() == self.S_DESC.val();
+        self.place.desc_place.next = self.d_place.q.val();
+        self.place.desc_addr.next = self.d_addr.q.val();
+        self.place.desc_len.next = self.fields.plen.val();
+        self.place.m_cmd_ready.next = self.m_dma_cmd_ready.val();
+        self.place.m_data_tready.next = self.m_dma_data_tready.val();
+        self.m_dma_cmd_valid.next = self.place.m_cmd_valid.val();
+        self.m_dma_cmd_addr.next = self.place.m_cmd_addr.val();
+        self.m_dma_cmd_len.next = self.place.m_cmd_len.val();
+        self.m_dma_data_tdata.next = self.place.m_data_tdata.val();
+        self.m_dma_data_tkeep.next = self.place.m_data_tkeep.val();
+        self.m_dma_data_tvalid.next = self.place.m_data_tvalid.val();
+        self.m_dma_data_tlast.next = self.place.m_data_tlast.val();
+
+        // ---- tables ----
+        self.check.conn_wr.next = self.conn_wr.val();
+        self.check.conn_wr_index.next = self.conn_wr_index.val();
+        self.check.conn_wr_valid_bit.next = self.conn_wr_valid_bit.val();
+        self.check.conn_wr_peer_ip.next = self.conn_wr_peer_ip.val();
+        self.check.conn_wr_paths.next = self.conn_wr_paths.val();
+        self.check.conn_wr_generation.next = self.conn_wr_generation.val();
+        self.check.mr_wr.next = self.mr_wr.val();
+        self.check.mr_wr_index.next = self.mr_wr_index.val();
+        self.check.mr_wr_valid_bit.next = self.mr_wr_valid_bit.val();
+        self.check.mr_wr_rkey.next = self.mr_wr_rkey.val();
+        self.check.mr_wr_base.next = self.mr_wr_base.val();
+        self.check.mr_wr_len.next = self.mr_wr_len.val();
+        self.check.mr_wr_remote_write.next = self.mr_wr_remote_write.val();
+        self.check.mr_wr_conn.next = self.mr_wr_conn.val();
+        self.check.in_valid.next = self.st.q.val() == self.S_CHK.val();
+        self.check.in_conn.next = self.fields.conn.val();
+        self.check.in_path.next = self.fields.path.val();
+        self.check.in_generation.next = self.fields.generation.val();
+        self.check.in_src_ip.next = self.fields.src_ip.val();
+        self.check.in_write.next = self.is_write.val();
+        self.check.in_rkey.next = self.fields.rkey.val();
+        self.check.in_remote_addr.next = self.fields.raddr.val();
+        self.check.in_offset.next = self.fields.offset.val();
+        self.check.in_payload_len.next = self.fields.plen.val();
+        self.check.in_msg_len.next = self.fields.msg_len.val();
+
+        // ---- receive rings: per stream key, base RSN and count; 16 buffers ----
+        if self.st.q.val() == self.S_POST.val() {
+            self.meta_ra.next = self.pk.q.val();
+        } else {
+            self.meta_ra.next = self.skey.val();
+        }
+        self.meta.read_address.next = self.meta_ra.val();
+        self.m_base.next = self.meta.read_data.val().base;
+        self.m_count.next = self.meta.read_data.val().count;
+        self.ring_re.next = (self.st.q.val() == self.S_CHK2.val()) | (self.st.q.val() == self.S_POP.val());
+        self.ring_ra_s.next.key = self.skey.val();
+        if self.st.q.val() == self.S_CHK2.val() {
+            self.ring_ra_s.next.slot = self.fields.rkey.val().get_bits::<RECV_RING_BITS>(0);
+        } else {
+            self.ring_ra_s.next.slot = self.cur_base.q.val().get_bits::<RECV_RING_BITS>(0);
+        }
+        // Read on CHK2 and POP only: between reads the address is kept, so
+        // the entry read stays on the RAM's output.
+        if self.ring_re.val() {
+            self.ring_ra.next = self.ring_ra_s.val().into();
+        } else {
+            self.ring_ra.next = self.ring_ra_q.q.val();
+        }
+        self.ring_ra_q.d.next = self.ring_ra.val();
+        self.ring.read_address.next = self.ring_ra.val();
+        self.q_addr.next = self.ring.read_data.val().addr;
+        self.q_len.next = self.ring.read_data.val().len;
+        self.q_id.next = self.ring.read_data.val().id;
+        self.cur_count_z.next.lo = self.cur_count.q.val();
+        self.cur_count_z.next.hi = self.zero_cnt_hi.val();
+        self.cur_count32.next = self.cur_count_z.val().into();
+        self.rsn_ahead.next = self.fields.rkey.val() - self.cur_base.q.val();
+        self.have_buf.next = self.rsn_ahead.val() < self.cur_count32.val();
+        self.room.next = self.m_count.val() < self.ring_size.val();
+        // a post goes to slot (base + count) mod 16
+        self.post_ra_s.next.key = self.pk.q.val();
+        self.post_ra_s.next.slot =
+            self.m_base.val().get_bits::<RECV_RING_BITS>(0) + self.m_count.val().get_bits::<RECV_RING_BITS>(0);
+        self.ring.write_address.next = self.post_ra_s.val().into();
+        self.ring.write_data.next.addr = self.pa.q.val();
+        self.ring.write_data.next.len = self.pl.q.val();
+        self.ring.write_data.next.id = self.pi.q.val();
+        self.ring.write_enable.next = (self.st.q.val() == self.S_POST1.val()) & self.room.val();
+        if self.init_busy.q.val() {
+            self.meta.write_address.next = self.init_addr.q.val();
+            self.meta.write_data.next.base = self.zero32.val();
+            self.meta.write_data.next.count = self.zero_cnt.val();
+            self.meta.write_enable.next = true;
+        } else if (self.st.q.val() == self.S_POST1.val()) & self.room.val() {
+            self.meta.write_address.next = self.pk.q.val();
+            self.meta.write_data.next.base = self.m_base.val();
+            self.meta.write_data.next.count = self.m_count.val() + self.one_cnt.val();
+            self.meta.write_enable.next = true;
+        } else if (self.st.q.val() == self.S_POP2.val())
+            & self.msgs.out_popped.val()
+            & (self.msgs.out_opcode.val() == self.msg_send.val())
+        {
+            self.meta.write_address.next = self.skey.val();
+            self.meta.write_data.next.base = self.cur_base.q.val() + self.one32.val();
+            self.meta.write_data.next.count = self.cur_count.q.val() - self.one_cnt.val();
+            self.meta.write_enable.next = true;
+        } else {
+            self.meta.write_address.next = self.ctl_skey.val();
+            self.meta.write_data.next.base = self.zero32.val();
+            self.meta.write_data.next.count = self.zero_cnt.val();
+            self.meta.write_enable.next = (self.st.q.val() == self.S_CTL.val()) & self.ctl_op_q.q.val();
+        }
+
+        // ---- per path key: timestamp and source port of the last data packet ----
+        self.tsp.read_address.next = self.t_key.q.val();
+        self.tsp.write_address.next = self.pkey.val();
+        self.tsp.write_data.next.ts = self.fields.ts.val();
+        self.tsp.write_data.next.sport = self.fields.sport.val();
+        self.tsp.write_enable.next = self.st.q.val() == self.S_ACKG.val();
+
+        // ---- per-frame decisions ----
+        self.chk_ok.next = self.check.out_conn_ok.val()
+            & (self.fields.path.val() < self.path_limit.val())
+            & (!self.is_data.val() | (self.fields.stream.val() < self.stream_limit.val()));
+        if self.is_write.val() {
+            if self.acc_ok.q.val() {
+                self.new_fail.next = self.fail_none.val();
+            } else {
+                self.new_fail.next = self.fail_access.val();
+            }
+        } else if self.fields.msg_len.val() > self.q_len.val() {
+            self.new_fail.next = self.fail_small.val();
+        } else {
+            self.new_fail.next = self.fail_none.val();
+        }
+        if self.f_ackg.q.val() {
+            self.after_commit.next = self.S_ACKG.val();
+        } else {
+            self.after_commit.next = self.S_IDLE.val();
+        }
+        if self.f_commit.q.val() {
+            self.after_nak.next = self.S_COMMIT.val();
+        } else {
+            self.after_nak.next = self.after_commit.val();
+        }
+        if self.f_nak.q.val() {
+            self.after_pop.next = self.S_NAK.val();
+        } else {
+            self.after_pop.next = self.after_nak.val();
+        }
+        if self.f_pop.q.val() {
+            self.after_desc.next = self.S_POP.val();
+        } else {
+            self.after_desc.next = self.after_pop.val();
+        }
+        self.offset_z.next.lo = self.fields.offset.val();
+        self.offset_z.next.hi = self.zero32.val();
+        self.plen_z.next.lo = self.fields.plen.val();
+        self.plen_z.next.hi = self.zero48.val();
+        self.offset64.next = self.offset_z.val().into();
+        self.plen64.next = self.plen_z.val().into();
+
+        // ---- the keyed state blocks: one operation at a time ----
+        self.sack.in_valid.next = false;
+        self.sack.in_op.next = false;
+        self.sack.in_key.next = self.pkey.val();
+        self.sack.in_psn.next = self.fields.psn.val();
+        self.sack.in_commit.next = false;
+        self.msgs.in_valid.next = false;
+        self.msgs.in_op.next = self.msgs_packet.val();
+        self.msgs.in_key.next = self.skey.val();
+        self.msgs.in_seq.next = self.fields.msg_seq.val();
+        self.msgs.in_len.next = self.fields.msg_len.val();
+        self.msgs.in_opcode.next = self.fields.opcode.val().get_bits::<2>(0);
+        self.msgs.in_imm.next = self.fields.imm.val();
+        self.msgs.in_payload.next = self.fields.plen.val();
+        self.msgs.in_fail.next = self.new_fail.val();
+        self.msgs.in_apply.next = !(self.is_send.val() & !self.have_buf.val());
+        self.ackg.in_valid.next = false;
+        self.ackg.in_op.next = false;
+        self.ackg.in_key.next = self.pkey.val();
+        self.ackg.in_urgent.next = self.urgent.q.val();
+        self.ackg.in_ce.next = self.ce.val();
+        self.ackg.in_ack_every.next = self.cfg_ack_every.val();
+        match self.st.q.val().index() {
+            S_CHK2 => {
+                self.sack.in_valid.next = self.chk_ok.val() & self.is_data.val();
+            }
+            S_SACK2 => {
+                self.msgs.in_valid.next = self.sack.out_verdict.val() == self.verdict_new.val();
+            }
+            S_POP => {
+                self.msgs.in_valid.next = true;
+                self.msgs.in_op.next = self.msgs_pop.val();
+            }
+            S_COMMIT => {
+                self.sack.in_valid.next = true;
+                self.sack.in_commit.next = true;
+            }
+            S_ACKG => {
+                self.ackg.in_valid.next = true;
+            }
+            S_T0 => {
+                self.sack.in_valid.next = true;
+                self.sack.in_key.next = self.t_key.q.val();
+                self.ackg.in_valid.next = true;
+                self.ackg.in_op.next = true;
+                self.ackg.in_key.next = self.t_key.q.val();
+            }
+            S_CTL => {
+                self.sack.in_valid.next = !self.ctl_op_q.q.val();
+                self.sack.in_op.next = true;
+                self.sack.in_key.next = self.ctl_key_q.q.val();
+                self.sack.in_psn.next = self.ctl_psn_q.q.val();
+                self.msgs.in_valid.next = self.ctl_op_q.q.val();
+                self.msgs.in_op.next = self.msgs_clear.val();
+                self.msgs.in_key.next = self.ctl_skey.val();
+            }
+            _ => {}
+        }
+
+        // ---- outputs ----
+        self.ready.next = !self.init_busy.q.val() & self.sub_ready.val();
+        self.ctl_ready.next = self.idle.val();
+        self.post_ready.next = self.idle.val() & !self.ctl_valid.val();
+        self.timer_ready.next = self.idle.val() & !self.ctl_valid.val() & !self.post_valid.val();
+        self.m_ack_valid.next = self.st.q.val() == self.S_ACK.val();
+        self.m_ack_key.next = self.a_key.q.val();
+        self.m_ack_cum.next = self.a_cum.q.val();
+        self.m_ack_sack.next = self.a_map.q.val();
+        self.m_ack_ts.next = self.a_ts.q.val();
+        self.m_ack_sport.next = self.a_sport.q.val();
+        self.m_ack_pending.next = self.a_pending.q.val();
+        self.m_ack_ce.next = self.a_ce.q.val();
+        self.m_nak_valid.next = self.st.q.val() == self.S_NAK.val();
+        self.m_nak_key.next = self.pkey.val();
+        self.m_nak_psn.next = self.fields.psn.val();
+        self.m_nak_stream.next = self.fields.stream.val();
+        self.m_nak_msg_seq.next = self.fields.msg_seq.val();
+        self.m_nak_code.next = self.nak_code.q.val();
+        self.m_nak_sport.next = self.fields.sport.val();
+        self.m_arm_valid.next = self.arm_v.q.val();
+        self.m_arm_key.next = self.arm_k.q.val();
+        self.m_fb_valid.next = self.st.q.val() == self.S_FB.val();
+        self.m_fb_nak.next = self.is_nak.val();
+        self.m_fb_key.next = self.pkey.val();
+        self.m_fb_psn.next = self.fields.psn.val();
+        self.m_fb_ts.next = self.fields.ts.val();
+        self.m_fb_sack.next = self.fields.sack.val();
+        self.m_fb_ts_echo.next = self.fields.ts_echo.val();
+        self.m_fb_hint.next = self.fields.hint.val();
+        self.m_fb_ce.next = self.fields.ecn_ce.val();
+        self.m_fb_pkts.next = self.fields.pkts.val();
+        self.m_fb_code.next = self.fields.nak_code.val();
+        self.m_fb_stream.next = self.fields.stream.val();
+        self.m_fb_msg_seq.next = self.fields.nak_msg.val();
+        self.m_cpl_valid.next = self.st.q.val() == self.S_CPL.val();
+        self.m_cpl_key.next = self.skey.val();
+        self.m_cpl_kind.next = self.c_kind.q.val();
+        self.m_cpl_status.next = self.c_status.q.val();
+        self.m_cpl_seq.next = self.c_seq.q.val();
+        self.m_cpl_len.next = self.c_len.q.val();
+        self.m_cpl_imm.next = self.c_imm.q.val();
+        self.m_cpl_id.next = self.c_id.q.val();
+        self.m_data_valid.next = self.data_v.q.val();
+        self.m_data_conn.next = self.data_c.q.val();
+        self.m_msg_valid.next = self.msgs.out_valid.val();
+        self.m_msg_conn.next = self.msgs.out_key.val().get_bits::<CONN_KEY_BITS>(self.conn_in_stream_key.val().index());
+        self.m_msg_began.next = self.msgs.out_began.val();
+        self.m_msg_popped.next = self.msgs.out_popped.val();
+        self.cnt_frames.next = self.n_frames.q.val();
+        self.cnt_data.next = self.n_data.q.val();
+        self.cnt_dup.next = self.n_dup.q.val();
+        self.cnt_dup_retx.next = self.n_dup_retx.q.val();
+        self.cnt_oow.next = self.n_oow.q.val();
+        self.cnt_malformed.next = self.n_malformed.q.val();
+        self.cnt_bad_conn.next = self.n_bad_conn.q.val();
+        self.cnt_access.next = self.n_access.q.val();
+        self.cnt_no_recv.next = self.n_no_recv.q.val();
+        self.cnt_ce.next = self.n_ce.q.val();
+        self.cnt_bytes.next = self.n_bytes.q.val();
+        self.cnt_post_drop.next = self.n_post_drop.q.val();
+
+        // ---- control ----
+        self.arm_v.d.next = false;
+        self.data_v.d.next = false;
+        match self.st.q.val().index() {
+            S_IDLE => {
+                if self.take_ctl.val() {
+                    self.ctl_op_q.d.next = self.ctl_op.val();
+                    self.ctl_key_q.d.next = self.ctl_key.val();
+                    self.ctl_psn_q.d.next = self.ctl_psn.val();
+                    self.st.d.next = self.S_CTL.val();
+                } else if self.take_post.val() {
+                    self.pk.d.next = self.post_key.val();
+                    self.pa.d.next = self.post_addr.val();
+                    self.pl.d.next = self.post_len.val();
+                    self.pi.d.next = self.post_id.val();
+                    self.st.d.next = self.S_POST.val();
+                } else if self.take_timer.val() {
+                    self.t_key.d.next = self.timer_key.val();
+                    self.st.d.next = self.S_T0.val();
+                } else if self.take_frame.val() {
+                    self.n_frames.d.next = self.n_frames.q.val() + self.one32.val();
+                    if self.hq_good.q.val().get_bit(self.hq_rd.q.val().index()) {
+                        self.st.d.next = self.S_CHK.val();
+                    } else {
+                        self.n_malformed.d.next = self.n_malformed.q.val() + self.one32.val();
+                    }
+                }
+            }
+            S_CTL => {
+                self.st.d.next = self.S_IDLE.val();
+            }
+            S_POST => {
+                self.st.d.next = self.S_POST1.val();
+            }
+            S_POST1 => {
+                if !self.room.val() {
+                    self.n_post_drop.d.next = self.n_post_drop.q.val() + self.one32.val();
+                }
+                self.st.d.next = self.S_IDLE.val();
+            }
+            S_T0 => {
+                self.st.d.next = self.S_T1.val();
+            }
+            S_T1 => {
+                self.st.d.next = self.S_T2.val();
+            }
+            S_T2 => {
+                self.a_cum.d.next = self.sack.out_cum.val();
+                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.a_pending.d.next = self.ackg.out_pending.val();
+                self.a_ce.d.next = self.ackg.out_ce.val();
+                self.a_ts.d.next = self.tsp.read_data.val().ts;
+                self.a_sport.d.next = self.tsp.read_data.val().sport;
+                self.a_key.d.next = self.t_key.q.val();
+                if self.ackg.out_action.val() == self.act_now.val() {
+                    self.st.d.next = self.S_ACK.val();
+                } else {
+                    self.st.d.next = self.S_IDLE.val();
+                }
+            }
+            S_CHK => {
+                self.st.d.next = self.S_CHK2.val();
+            }
+            S_CHK2 => {
+                self.acc_ok.d.next = self.check.out_access_ok.val();
+                self.w_addr.d.next = self.check.out_addr.val();
+                self.cur_base.d.next = self.m_base.val();
+                self.cur_count.d.next = self.m_count.val();
+                self.d_place.d.next = false;
+                self.f_pop.d.next = false;
+                self.f_nak.d.next = false;
+                self.f_commit.d.next = false;
+                self.f_ackg.d.next = false;
+                self.urgent.d.next = (self.fields.flags.val() & self.flag_ack_req.val()).any();
+                if !self.chk_ok.val() {
+                    self.n_bad_conn.d.next = self.n_bad_conn.q.val() + self.one32.val();
+                    self.st.d.next = self.S_DESC.val();
+                } else if !self.is_data.val() {
+                    self.st.d.next = self.S_FB.val();
+                } else {
+                    self.n_data.d.next = self.n_data.q.val() + self.one32.val();
+                    self.data_v.d.next = true;
+                    self.data_c.d.next = self.fields.conn.val().get_bits::<CONN_KEY_BITS>(0);
+                    if self.ce.val() {
+                        self.n_ce.d.next = self.n_ce.q.val() + self.one32.val();
+                    }
+                    self.st.d.next = self.S_SACK1.val();
+                }
+            }
+            S_FB => {
+                if self.m_fb_ready.val() {
+                    self.st.d.next = self.S_DESC.val();
+                }
+            }
+            S_SACK1 => {
+                self.st.d.next = self.S_SACK2.val();
+            }
+            S_SACK2 => {
+                self.a_cum.d.next = self.sack.out_cum.val();
+                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.probe.d.next = self.is_send.val() & !self.have_buf.val();
+                self.fail.d.next = self.new_fail.val();
+                if self.is_write.val() {
+                    self.d_addr.d.next = self.w_addr.q.val();
+                } else {
+                    self.d_addr.d.next = self.q_addr.val() + self.offset64.val();
+                }
+                if self.sack.out_verdict.val() == self.verdict_new.val() {
+                    if self.sack.out_hole.val() {
+                        self.urgent.d.next = true;
+                    }
+                    self.st.d.next = self.S_MSG1.val();
+                } else {
+                    if self.sack.out_verdict.val() == self.verdict_dup.val() {
+                        self.n_dup.d.next = self.n_dup.q.val() + self.one32.val();
+                        if (self.fields.flags.val() & self.flag_retx.val()).any() {
+                            self.n_dup_retx.d.next = self.n_dup_retx.q.val() + self.one32.val();
+                        }
+                    } else {
+                        self.n_oow.d.next = self.n_oow.q.val() + self.one32.val();
+                    }
+                    self.urgent.d.next = true;
+                    self.f_ackg.d.next = true;
+                    self.st.d.next = self.S_DESC.val();
+                }
+            }
+            S_MSG1 => {
+                self.st.d.next = self.S_MSG2.val();
+            }
+            S_MSG2 => {
+                if self.probe.q.val() & self.msgs.out_ok.val() {
+                    // No receive buffer yet: not received, the sender retries.
+                    self.n_no_recv.d.next = self.n_no_recv.q.val() + self.one32.val();
+                    self.nak_code.d.next = self.nak_no_recv.val();
+                    self.f_nak.d.next = true;
+                } else {
+                    self.f_commit.d.next = true;
+                    self.f_ackg.d.next = true;
+                    if self.probe.q.val() | !self.msgs.out_ok.val() | (self.fail.q.val() != self.fail_none.val()) {
+                        self.n_access.d.next = self.n_access.q.val() + self.one32.val();
+                        if (self.fail.q.val() == self.fail_small.val()) & !self.probe.q.val() & self.msgs.out_ok.val() {
+                            self.nak_code.d.next = self.nak_too_small.val();
+                        } else {
+                            self.nak_code.d.next = self.nak_access.val();
+                        }
+                        self.f_nak.d.next = true;
+                    } else {
+                        self.n_bytes.d.next = self.n_bytes.q.val() + self.plen64.val();
+                        self.d_place.d.next = true;
+                    }
+                    self.f_pop.d.next = !self.probe.q.val() & self.msgs.out_ok.val();
+                }
+                self.st.d.next = self.S_DESC.val();
+            }
+            S_DESC => {
+                if self.place.desc_ready.val() {
+                    self.st.d.next = self.after_desc.val();
+                }
+            }
+            S_POP => {
+                self.st.d.next = self.S_POP1.val();
+            }
+            S_POP1 => {
+                self.st.d.next = self.S_POP2.val();
+            }
+            S_POP2 => {
+                self.c_status.d.next = self.msgs.out_fail.val();
+                self.c_seq.d.next = self.msgs.out_seq.val();
+                self.c_len.d.next = self.msgs.out_len.val();
+                self.c_imm.d.next = self.msgs.out_imm.val();
+                if !self.msgs.out_popped.val() {
+                    self.st.d.next = self.after_pop.val();
+                } else if self.msgs.out_opcode.val() == self.msg_send.val() {
+                    self.c_kind.d.next = self.kind_recv.val();
+                    self.c_id.d.next = self.q_id.val();
+                    self.cur_base.d.next = self.cur_base.q.val() + self.one32.val();
+                    self.cur_count.d.next = self.cur_count.q.val() - self.one_cnt.val();
+                    self.st.d.next = self.S_CPL.val();
+                } else if (self.msgs.out_opcode.val() == self.msg_write_imm.val())
+                    & (self.msgs.out_fail.val() == self.fail_none.val())
+                {
+                    self.c_kind.d.next = self.kind_write_imm.val();
+                    self.c_id.d.next = self.zero32.val();
+                    self.st.d.next = self.S_CPL.val();
+                } else {
+                    self.st.d.next = self.S_POP.val();
+                }
+            }
+            S_CPL => {
+                if self.m_cpl_ready.val() {
+                    self.st.d.next = self.S_POP.val();
+                }
+            }
+            S_NAK => {
+                if self.m_nak_ready.val() {
+                    self.st.d.next = self.after_nak.val();
+                }
+            }
+            S_COMMIT => {
+                self.st.d.next = self.S_COMMIT1.val();
+            }
+            S_COMMIT1 => {
+                self.st.d.next = self.S_COMMIT2.val();
+            }
+            S_COMMIT2 => {
+                self.a_cum.d.next = self.sack.out_cum.val();
+                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.st.d.next = self.after_commit.val();
+            }
+            S_ACKG => {
+                self.st.d.next = self.S_ACKG1.val();
+            }
+            S_ACKG1 => {
+                self.st.d.next = self.S_ACKG2.val();
+            }
+            S_ACKG2 => {
+                self.a_pending.d.next = self.ackg.out_pending.val();
+                self.a_ce.d.next = self.ackg.out_ce.val();
+                self.a_ts.d.next = self.fields.ts.val();
+                self.a_sport.d.next = self.fields.sport.val();
+                self.a_key.d.next = self.pkey.val();
+                if self.ackg.out_action.val() == self.act_now.val() {
+                    self.st.d.next = self.S_ACK.val();
+                } else {
+                    self.arm_v.d.next = self.ackg.out_action.val() == self.act_arm.val();
+                    self.arm_k.d.next = self.pkey.val();
+                    self.st.d.next = self.S_IDLE.val();
+                }
+            }
+            S_ACK => {
+                if self.m_ack_ready.val() {
+                    self.st.d.next = self.S_IDLE.val();
+                }
+            }
+            _ => {
+                self.st.d.next = self.S_IDLE.val();
+            }
+        }
+        if self.hq_take.val() {
+            if self.p_good.val() {
+                self.hq_good.d.next = self.hq_good.q.val() | (self.one_hq_good.val() << self.hq_wr.q.val());
+            } else {
+                self.hq_good.d.next = self.hq_good.q.val() & !(self.one_hq_good.val() << self.hq_wr.q.val());
+            }
+            self.hq_wr.d.next = self.hq_wr.q.val() + self.one_hq.val();
+        }
+        if self.take_frame.val() {
+            self.hq_rd.d.next = self.hq_rd.q.val() + self.one_hq.val();
+        }
+        if self.init_busy.q.val() {
+            self.init_addr.d.next = self.init_addr.q.val() + self.one_key.val();
+            if self.init_addr.q.val().all() {
+                self.init_busy.d.next = false;
+            }
+        }
+        if self.reset.val() {
+            self.st.d.next = self.S_IDLE.val();
+            self.init_busy.d.next = true;
+            self.init_addr.d.next = self.zero_key.val();
+            self.hq_wr.d.next = self.zero_hq.val();
+            self.hq_rd.d.next = self.zero_hq.val();
+            self.arm_v.d.next = false;
+            self.data_v.d.next = false;
+            self.n_frames.d.next = self.zero32.val();
+            self.n_data.d.next = self.zero32.val();
+            self.n_dup.d.next = self.zero32.val();
+            self.n_dup_retx.d.next = self.zero32.val();
+            self.n_oow.d.next = self.zero32.val();
+            self.n_malformed.d.next = self.zero32.val();
+            self.n_bad_conn.d.next = self.zero32.val();
+            self.n_access.d.next = self.zero32.val();
+            self.n_no_recv.d.next = self.zero32.val();
+            self.n_ce.d.next = self.zero32.val();
+            self.n_post_drop.d.next = self.zero32.val();
+            self.n_bytes.d.next = self.zero64.val();
+        }
+
+        self.unused_ok.next = false
+            & (self.parse.m_error.val().any()
+                | self.parse.m_len.val().any()
+                | self.sack.out_valid.val()
+                | self.sack.out_key.val().any()
+                | self.sack.out_high.val().any()
+                | self.msgs.out_key.val().any()
+                | self.ackg.out_valid.val()
+                | self.ackg.out_key.val().any()
+                | self.check.out_valid.val()
+                | self.fifo.m_axis_tkeep.val().any()
+                | self.fields.conn.val().any()
+                | self.fields.path.val().any()
+                | self.fields.stream.val().any()
+                | self.fields.rkey.val().any()
+                | self.fields.opcode.val().any()
+                | self.m_base.val().any()
+                | self.m_count.val().any());
     }
 }
-
-/// Header fields the control logic uses: (wire, header, field).
-const FIELDS: &[(&str, &Header, &str)] = &[
-    ("h_ecn", &IPV4, "ecn"),
-    ("h_src_ip", &IPV4, "src"),
-    ("h_sport", &UDP, "sport"),
-    ("h_opcode", &COMMON, "opcode"),
-    ("h_conn", &COMMON, "conn"),
-    ("h_path", &COMMON, "path"),
-    ("h_psn", &COMMON, "psn"),
-    ("h_ts", &COMMON, "timestamp"),
-    ("h_stream", &COMMON, "stream"),
-    ("h_flags", &COMMON, "flags"),
-    ("h_gen", &COMMON, "generation"),
-    ("h_msg_seq", &DATA, "msg_seq"),
-    ("h_msg_len", &DATA, "msg_len"),
-    ("h_offset", &DATA, "offset"),
-    ("h_plen", &DATA, "payload_len"),
-    ("h_raddr", &DATA, "remote_addr"),
-    ("h_rkey", &DATA, "rkey"),
-    ("h_imm", &DATA, "immediate"),
-    ("h_ts_echo", &ACK, "ts_echo"),
-    ("h_hint", &ACK, "rate_hint"),
-    ("h_ecn_ce", &ACK, "ecn_ce"),
-    ("h_pkts", &ACK, "acked_pkts"),
-    ("h_nak_code", &NAK, "code"),
-    ("h_nak_msg", &NAK, "msg_seq"),
-];
-
-/// The control logic and the wiring of the sub-blocks.
-pub fn verilog() -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "localparam HB = {};", HDR_BYTES * 8);
-    let _ = writeln!(s, "localparam CK = {CONN_KEY_BITS}; // connection key bits");
-    let _ = writeln!(s, "localparam PB = {PATH_BITS}; // path bits");
-    let _ = writeln!(s, "localparam PK = CK + PB; // path key bits");
-    let _ = writeln!(s, "localparam SK = CK + 3; // stream key bits");
-    let _ = writeln!(s, "localparam NKP = {}; // path keys", 1usize << PATH_KEY_BITS);
-    let _ = writeln!(s, "localparam NK = {}; // stream keys", 1usize << STREAM_KEY_BITS);
-    s.push_str("reg [HB-1:0] hb; // headers of the frame being processed\n");
-    for (wire, h, name) in FIELDS {
-        let bits = h.field(name).bits;
-        let _ = writeln!(s, "wire [{}:0] {wire} = {};", bits - 1, extract(h, name, "hb"));
-    }
-    // The SACK bitmap in slot order (bit k: PSN k mod 256), as `sack` and
-    // `retx` hold it: on the wire byte i carries slots 8i..8i+7.
-    let f = ACK.field("sack");
-    let first = frame_offset(&ACK) + f.byte_offset();
-    let bytes: Vec<String> =
-        (0..f.bits / 8).rev().map(|i| format!("hb[{}:{}]", 8 * (first + i) + 7, 8 * (first + i))).collect();
-    let _ = writeln!(s, "wire [255:0] h_sack = {{{}}};", bytes.join(", "));
-    let _ = writeln!(s, "wire [47:0] p_dst_mac = {};", extract(&ETH, "dst", "parse$m_hdr"));
-    let _ = writeln!(s, "wire [31:0] p_dst_ip = {};", extract(&IPV4, "dst", "parse$m_hdr"));
-    s.push_str(CONTROL);
-    s
-}
-
-const CONTROL: &str = r#"
-localparam [4:0] S_IDLE = 5'd0, S_CHK = 5'd1, S_CHK2 = 5'd2, S_SACK1 = 5'd3, S_SACK2 = 5'd4,
-  S_MSG1 = 5'd5, S_MSG2 = 5'd6, S_DESC = 5'd7, S_POP = 5'd8, S_POP1 = 5'd9, S_POP2 = 5'd10,
-  S_CPL = 5'd11, S_NAK = 5'd12, S_COMMIT = 5'd13, S_COMMIT1 = 5'd14, S_COMMIT2 = 5'd15,
-  S_ACKG = 5'd16, S_ACKG1 = 5'd17, S_ACKG2 = 5'd18, S_ACK = 5'd19, S_FB = 5'd20,
-  S_POST = 5'd21, S_POST1 = 5'd22, S_T0 = 5'd23, S_T1 = 5'd24, S_T2 = 5'd25, S_CTL = 5'd26;
-localparam [1:0] VERDICT_NEW = 2'd0, VERDICT_DUP = 2'd1;
-localparam [1:0] ACT_ARM = 2'd1, ACT_NOW = 2'd2;
-reg [4:0] st;
-
-// ---- decoded frame ----
-wire is_write = (h_opcode == 8'h01) | (h_opcode == 8'h02);
-wire is_send = h_opcode == 8'h03;
-wire is_data = is_write | is_send;
-wire is_nak = h_opcode == 8'h11;
-wire ce = h_ecn == 2'b11;
-wire [PK-1:0] pkey = {h_conn[CK-1:0], h_path[PB-1:0]};
-wire [SK-1:0] skey = {h_conn[CK-1:0], h_stream[2:0]};
-wire p_good = parse$m_good & (p_dst_mac == cfg_mac) & (p_dst_ip == cfg_ip);
-
-// ---- clearing sweep of the ring state after reset ----
-reg init_busy;
-reg [SK-1:0] init_addr;
-wire sub_ready = sack$ready & msgs$ready & ackg$ready;
-wire idle = (st == S_IDLE) & ~init_busy & sub_ready;
-wire take_ctl = idle & ctl_valid;
-wire take_post = idle & ~ctl_valid & post_valid;
-wire take_timer = idle & ~ctl_valid & ~post_valid & timer_valid;
-// Parse results wait in a queue (with their verdict already given to the
-// frame FIFO), so the parser takes the next frame while the control logic
-// is busy with an earlier one.
-reg [HB:0] hq [0:3]; // {good, headers}
-reg [2:0] hq_wr;
-reg [2:0] hq_rd;
-wire hq_any = hq_wr != hq_rd;
-wire hq_full = (hq_wr - hq_rd) == 3'd4;
-wire hq_take = parse$m_valid & ~hq_full & fifo$verdict_ready;
-wire [HB:0] hq_out = hq[hq_rd[1:0]];
-wire take_frame = idle & ~ctl_valid & ~post_valid & ~timer_valid & hq_any;
-
-// ---- receive rings: per stream key, base RSN and count; 16 buffers ----
-reg [31:0] rb_base [0:NK-1];
-reg [4:0] rb_count [0:NK-1];
-reg [63:0] rb_addr [0:NK*16-1];
-reg [31:0] rb_len [0:NK*16-1];
-reg [31:0] rb_id [0:NK*16-1];
-reg [31:0] m_base;   // registered reads of rb_base/rb_count
-reg [4:0] m_count;
-reg [63:0] q_addr;   // registered read of one ring entry
-reg [31:0] q_len;
-reg [31:0] q_id;
-reg [31:0] cur_base; // the current stream's ring, kept while popping
-reg [4:0] cur_count;
-reg [SK-1:0] pk;     // a post being taken
-reg [63:0] pa;
-reg [31:0] pl;
-reg [31:0] pi;
-wire [SK-1:0] meta_ra = (st == S_POST) ? pk : skey;
-wire ring_re = (st == S_CHK2) | (st == S_POP);
-wire [CK+6:0] ring_ra = (st == S_CHK2) ? {skey, h_rkey[3:0]} : {skey, cur_base[3:0]};
-wire [31:0] rsn_ahead = h_rkey - cur_base;
-wire have_buf = rsn_ahead < {27'd0, cur_count};
-wire [31:0] post_slot = m_base + {27'd0, m_count};
-
-// ---- per path key: timestamp and source port of the last data packet ----
-reg [31:0] ts_m [0:NKP-1];
-reg [15:0] sp_m [0:NKP-1];
-reg [31:0] ts_q;
-reg [15:0] sp_q;
-reg [PK-1:0] t_key;
-
-// ---- per-frame decisions ----
-reg acc_ok;
-reg [63:0] w_addr;
-reg probe;       // a SEND without a buffer: check the window only
-reg [1:0] fail;  // 0 none, 1 access, 2 receive buffer too small
-reg urgent;
-reg d_place;
-reg [63:0] d_addr;
-reg f_pop;
-reg f_nak;
-reg f_commit;
-reg f_ackg;
-reg [7:0] nak_code;
-reg ctl_op_q;
-reg [PK-1:0] ctl_key_q;
-wire [SK-1:0] ctl_skey = {ctl_key_q[PK-1:PB], ctl_key_q[2:0]};
-reg [23:0] ctl_psn_q;
-wire chk_ok = check$out_conn_ok & (h_path < 8'd16) & (~is_data | (h_stream < 16'd8));
-wire [1:0] new_fail = is_write ? (acc_ok ? 2'd0 : 2'd1) : ((h_msg_len > q_len) ? 2'd2 : 2'd0);
-wire [4:0] after_commit = f_ackg ? S_ACKG : S_IDLE;
-wire [4:0] after_nak = f_commit ? S_COMMIT : after_commit;
-wire [4:0] after_pop = f_nak ? S_NAK : after_nak;
-wire [4:0] after_desc = f_pop ? S_POP : after_pop;
-
-// ---- outputs held in registers ----
-reg [23:0] a_cum;
-reg [255:0] a_map;
-reg [15:0] a_pending;
-reg [15:0] a_ce;
-reg [31:0] a_ts;
-reg [15:0] a_sport;
-reg [PK-1:0] a_key;
-reg arm_v;
-reg data_v;
-reg [CK-1:0] data_c;
-reg [PK-1:0] arm_k;
-reg [1:0] c_kind;
-reg [1:0] c_status;
-reg [31:0] c_seq;
-reg [31:0] c_len;
-reg [31:0] c_imm;
-reg [31:0] c_id;
-reg [31:0] n_frames, n_data, n_dup, n_dup_retx, n_oow, n_malformed, n_bad_conn, n_access, n_no_recv, n_ce, n_post_drop;
-reg [63:0] n_bytes;
-
-// ---- the MAC stream feeds the parser and the frame FIFO together ----
-always @(*) begin
-  parse$clock = clock;
-  parse$reset = reset;
-  parse$cfg_port = cfg_port;
-  parse$s_axis_tdata = s_axis_tdata;
-  parse$s_axis_tkeep = s_axis_tkeep;
-  parse$s_axis_tlast = s_axis_tlast;
-  parse$s_axis_tuser = s_axis_tuser;
-  parse$s_axis_tvalid = s_axis_tvalid & fifo$s_axis_tready;
-  parse$m_ready = hq_take;
-  fifo$clock = clock;
-  fifo$reset = reset;
-  fifo$s_axis_tdata = s_axis_tdata;
-  fifo$s_axis_tkeep = s_axis_tkeep;
-  fifo$s_axis_tlast = s_axis_tlast;
-  fifo$s_axis_tvalid = s_axis_tvalid & parse$s_axis_tready;
-  fifo$verdict_valid = hq_take;
-  fifo$verdict_good = p_good;
-  s_axis_tready = parse$s_axis_tready & fifo$s_axis_tready;
-  fifo$m_axis_tready = place$s_axis_tready;
-  place$clock = clock;
-  place$reset = reset;
-  place$s_axis_tdata = fifo$m_axis_tdata;
-  place$s_axis_tvalid = fifo$m_axis_tvalid;
-  place$s_axis_tlast = fifo$m_axis_tlast;
-  place$desc_valid = st == S_DESC;
-  place$desc_place = d_place;
-  place$desc_addr = d_addr;
-  place$desc_len = h_plen;
-  place$m_cmd_ready = m_dma_cmd_ready;
-  place$m_data_tready = m_dma_data_tready;
-  m_dma_cmd_valid = place$m_cmd_valid;
-  m_dma_cmd_addr = place$m_cmd_addr;
-  m_dma_cmd_len = place$m_cmd_len;
-  m_dma_data_tdata = place$m_data_tdata;
-  m_dma_data_tkeep = place$m_data_tkeep;
-  m_dma_data_tvalid = place$m_data_tvalid;
-  m_dma_data_tlast = place$m_data_tlast;
-end
-
-// ---- tables ----
-always @(*) begin
-  check$clock = clock;
-  check$reset = reset;
-  check$conn_wr = conn_wr;
-  check$conn_wr_index = conn_wr_index;
-  check$conn_wr_valid_bit = conn_wr_valid_bit;
-  check$conn_wr_peer_ip = conn_wr_peer_ip;
-  check$conn_wr_paths = conn_wr_paths;
-  check$conn_wr_generation = conn_wr_generation;
-  check$mr_wr = mr_wr;
-  check$mr_wr_index = mr_wr_index;
-  check$mr_wr_valid_bit = mr_wr_valid_bit;
-  check$mr_wr_rkey = mr_wr_rkey;
-  check$mr_wr_base = mr_wr_base;
-  check$mr_wr_len = mr_wr_len;
-  check$mr_wr_remote_write = mr_wr_remote_write;
-  check$mr_wr_conn = mr_wr_conn;
-  check$in_valid = st == S_CHK;
-  check$in_conn = h_conn;
-  check$in_path = h_path;
-  check$in_generation = h_gen;
-  check$in_src_ip = h_src_ip;
-  check$in_write = is_write;
-  check$in_rkey = h_rkey;
-  check$in_remote_addr = h_raddr;
-  check$in_offset = h_offset;
-  check$in_payload_len = h_plen;
-  check$in_msg_len = h_msg_len;
-end
-
-// ---- the keyed state blocks: one operation at a time ----
-always @(*) begin
-  sack$clock = clock;
-  sack$reset = reset;
-  sack$in_valid = 1'b0;
-  sack$in_op = 1'b0;
-  sack$in_key = pkey;
-  sack$in_psn = h_psn;
-  sack$in_commit = 1'b0;
-  case (st)
-    S_CHK2: sack$in_valid = chk_ok & is_data;
-    S_COMMIT: begin sack$in_valid = 1'b1; sack$in_commit = 1'b1; end
-    S_T0: begin sack$in_valid = 1'b1; sack$in_key = t_key; end
-    S_CTL: begin
-      sack$in_valid = ~ctl_op_q;
-      sack$in_op = 1'b1;
-      sack$in_key = ctl_key_q;
-      sack$in_psn = ctl_psn_q;
-    end
-    default: ;
-  endcase
-  msgs$clock = clock;
-  msgs$reset = reset;
-  msgs$in_valid = 1'b0;
-  msgs$in_op = 2'd0;
-  msgs$in_key = skey;
-  msgs$in_seq = h_msg_seq;
-  msgs$in_len = h_msg_len;
-  msgs$in_opcode = h_opcode[1:0];
-  msgs$in_imm = h_imm;
-  msgs$in_payload = h_plen;
-  msgs$in_fail = new_fail;
-  msgs$in_apply = ~(is_send & ~have_buf);
-  case (st)
-    S_SACK2: msgs$in_valid = sack$out_verdict == VERDICT_NEW;
-    S_POP: begin msgs$in_valid = 1'b1; msgs$in_op = 2'd1; end
-    S_CTL: begin msgs$in_valid = ctl_op_q; msgs$in_op = 2'd2; msgs$in_key = ctl_skey; end
-    default: ;
-  endcase
-  ackg$clock = clock;
-  ackg$reset = reset;
-  ackg$in_valid = 1'b0;
-  ackg$in_op = 1'b0;
-  ackg$in_key = pkey;
-  ackg$in_urgent = urgent;
-  ackg$in_ce = ce;
-  ackg$in_ack_every = cfg_ack_every;
-  case (st)
-    S_ACKG: ackg$in_valid = 1'b1;
-    S_T0: begin ackg$in_valid = 1'b1; ackg$in_op = 1'b1; ackg$in_key = t_key; end
-    default: ;
-  endcase
-end
-
-// ---- outputs ----
-always @(*) begin
-  ready = ~init_busy & sub_ready;
-  ctl_ready = idle;
-  post_ready = idle & ~ctl_valid;
-  timer_ready = idle & ~ctl_valid & ~post_valid;
-  m_ack_valid = st == S_ACK;
-  m_ack_key = a_key;
-  m_ack_cum = a_cum;
-  m_ack_sack = a_map;
-  m_ack_ts = a_ts;
-  m_ack_sport = a_sport;
-  m_ack_pending = a_pending;
-  m_ack_ce = a_ce;
-  m_nak_valid = st == S_NAK;
-  m_nak_key = pkey;
-  m_nak_psn = h_psn;
-  m_nak_stream = h_stream;
-  m_nak_msg_seq = h_msg_seq;
-  m_nak_code = nak_code;
-  m_nak_sport = h_sport;
-  m_arm_valid = arm_v;
-  m_arm_key = arm_k;
-  m_fb_valid = st == S_FB;
-  m_fb_nak = is_nak;
-  m_fb_key = pkey;
-  m_fb_psn = h_psn;
-  m_fb_ts = h_ts;
-  m_fb_sack = h_sack;
-  m_fb_ts_echo = h_ts_echo;
-  m_fb_hint = h_hint;
-  m_fb_ce = h_ecn_ce;
-  m_fb_pkts = h_pkts;
-  m_fb_code = h_nak_code;
-  m_fb_stream = h_stream;
-  m_fb_msg_seq = h_nak_msg;
-  m_cpl_valid = st == S_CPL;
-  m_cpl_key = skey;
-  m_cpl_kind = c_kind;
-  m_cpl_status = c_status;
-  m_cpl_seq = c_seq;
-  m_cpl_len = c_len;
-  m_cpl_imm = c_imm;
-  m_cpl_id = c_id;
-  cnt_frames = n_frames;
-  cnt_data = n_data;
-  m_data_valid = data_v;
-  m_data_conn = data_c;
-  m_msg_valid = msgs$out_valid;
-  m_msg_conn = msgs$out_key[SK-1:3];
-  m_msg_began = msgs$out_began;
-  m_msg_popped = msgs$out_popped;
-  cnt_dup = n_dup;
-  cnt_dup_retx = n_dup_retx;
-  cnt_oow = n_oow;
-  cnt_malformed = n_malformed;
-  cnt_bad_conn = n_bad_conn;
-  cnt_access = n_access;
-  cnt_no_recv = n_no_recv;
-  cnt_ce = n_ce;
-  cnt_bytes = n_bytes;
-  cnt_post_drop = n_post_drop;
-end
-
-// ---- memories ----
-always @(posedge clock) begin
-  m_base <= rb_base[meta_ra];
-  m_count <= rb_count[meta_ra];
-  ts_q <= ts_m[t_key];
-  sp_q <= sp_m[t_key];
-  if (ring_re) begin
-    q_addr <= rb_addr[ring_ra];
-    q_len <= rb_len[ring_ra];
-    q_id <= rb_id[ring_ra];
-  end
-  if (st == S_POST1 && m_count < 5'd16) begin
-    rb_addr[{pk, post_slot[3:0]}] <= pa;
-    rb_len[{pk, post_slot[3:0]}] <= pl;
-    rb_id[{pk, post_slot[3:0]}] <= pi;
-  end
-  if (st == S_ACKG) begin
-    ts_m[pkey] <= h_ts;
-    sp_m[pkey] <= h_sport;
-  end
-  if (init_busy) begin
-    rb_base[init_addr] <= 32'd0;
-    rb_count[init_addr] <= 5'd0;
-  end else if (st == S_POST1 && m_count < 5'd16) begin
-    rb_count[pk] <= m_count + 5'd1;
-  end else if (st == S_POP2 && msgs$out_popped && msgs$out_opcode == 2'd3) begin
-    rb_base[skey] <= cur_base + 32'd1;
-    rb_count[skey] <= cur_count - 5'd1;
-  end else if (st == S_CTL && ctl_op_q) begin
-    rb_base[ctl_skey] <= 32'd0;
-    rb_count[ctl_skey] <= 5'd0;
-  end
-end
-
-// ---- control ----
-always @(posedge clock) begin
-  arm_v <= 1'b0;
-  data_v <= 1'b0;
-  case (st)
-    S_IDLE: begin
-      if (take_ctl) begin
-        ctl_op_q <= ctl_op;
-        ctl_key_q <= ctl_key;
-        ctl_psn_q <= ctl_psn;
-        st <= S_CTL;
-      end else if (take_post) begin
-        pk <= post_key;
-        pa <= post_addr;
-        pl <= post_len;
-        pi <= post_id;
-        st <= S_POST;
-      end else if (take_timer) begin
-        t_key <= timer_key;
-        st <= S_T0;
-      end else if (take_frame) begin
-        hb <= hq_out[HB-1:0];
-        n_frames <= n_frames + 32'd1;
-        if (hq_out[HB]) st <= S_CHK;
-        else n_malformed <= n_malformed + 32'd1;
-      end
-    end
-    S_CTL: st <= S_IDLE;
-    S_POST: st <= S_POST1;
-    S_POST1: begin
-      if (m_count >= 5'd16) n_post_drop <= n_post_drop + 32'd1;
-      st <= S_IDLE;
-    end
-    S_T0: st <= S_T1;
-    S_T1: st <= S_T2;
-    S_T2: begin
-      a_cum <= sack$out_cum;
-      a_map <= sack$out_bitmap;
-      a_pending <= ackg$out_pending;
-      a_ce <= ackg$out_ce;
-      a_ts <= ts_q;
-      a_sport <= sp_q;
-      a_key <= t_key;
-      st <= (ackg$out_action == ACT_NOW) ? S_ACK : S_IDLE;
-    end
-    S_CHK: st <= S_CHK2;
-    S_CHK2: begin
-      acc_ok <= check$out_access_ok;
-      w_addr <= check$out_addr;
-      cur_base <= m_base;
-      cur_count <= m_count;
-      d_place <= 1'b0;
-      f_pop <= 1'b0;
-      f_nak <= 1'b0;
-      f_commit <= 1'b0;
-      f_ackg <= 1'b0;
-      urgent <= h_flags[1];
-      if (~chk_ok) begin
-        n_bad_conn <= n_bad_conn + 32'd1;
-        st <= S_DESC;
-      end else if (~is_data) begin
-        st <= S_FB;
-      end else begin
-        n_data <= n_data + 32'd1;
-        data_v <= 1'b1;
-        data_c <= h_conn[CK-1:0];
-        if (ce) n_ce <= n_ce + 32'd1;
-        st <= S_SACK1;
-      end
-    end
-    S_FB: if (m_fb_ready) st <= S_DESC;
-    S_SACK1: st <= S_SACK2;
-    S_SACK2: begin
-      a_cum <= sack$out_cum;
-      a_map <= sack$out_bitmap;
-      probe <= is_send & ~have_buf;
-      fail <= new_fail;
-      d_addr <= is_write ? w_addr : q_addr + {32'd0, h_offset};
-      if (sack$out_verdict == VERDICT_NEW) begin
-        if (sack$out_hole) urgent <= 1'b1;
-        st <= S_MSG1;
-      end else begin
-        if (sack$out_verdict == VERDICT_DUP) begin
-          n_dup <= n_dup + 32'd1;
-          if (h_flags[0]) n_dup_retx <= n_dup_retx + 32'd1;
-        end else begin
-          n_oow <= n_oow + 32'd1;
-        end
-        urgent <= 1'b1;
-        f_ackg <= 1'b1;
-        st <= S_DESC;
-      end
-    end
-    S_MSG1: st <= S_MSG2;
-    S_MSG2: begin
-      if (probe & msgs$out_ok) begin
-        // No receive buffer yet: not received, the sender retries.
-        n_no_recv <= n_no_recv + 32'd1;
-        nak_code <= 8'd2;
-        f_nak <= 1'b1;
-      end else begin
-        f_commit <= 1'b1;
-        f_ackg <= 1'b1;
-        if (probe | ~msgs$out_ok | (fail != 2'd0)) begin
-          n_access <= n_access + 32'd1;
-          nak_code <= (fail == 2'd2 && ~probe && msgs$out_ok) ? 8'd3 : 8'd1;
-          f_nak <= 1'b1;
-        end else begin
-          n_bytes <= n_bytes + {48'd0, h_plen};
-          d_place <= 1'b1;
-        end
-        f_pop <= ~probe & msgs$out_ok;
-      end
-      st <= S_DESC;
-    end
-    S_DESC: if (place$desc_ready) st <= after_desc;
-    S_POP: st <= S_POP1;
-    S_POP1: st <= S_POP2;
-    S_POP2: begin
-      c_status <= msgs$out_fail;
-      c_seq <= msgs$out_seq;
-      c_len <= msgs$out_len;
-      c_imm <= msgs$out_imm;
-      if (~msgs$out_popped) begin
-        st <= after_pop;
-      end else if (msgs$out_opcode == 2'd3) begin
-        c_kind <= 2'd1;
-        c_id <= q_id;
-        cur_base <= cur_base + 32'd1;
-        cur_count <= cur_count - 5'd1;
-        st <= S_CPL;
-      end else if (msgs$out_opcode == 2'd2 && msgs$out_fail == 2'd0) begin
-        c_kind <= 2'd2;
-        c_id <= 32'd0;
-        st <= S_CPL;
-      end else begin
-        st <= S_POP;
-      end
-    end
-    S_CPL: if (m_cpl_ready) st <= S_POP;
-    S_NAK: if (m_nak_ready) st <= after_nak;
-    S_COMMIT: st <= S_COMMIT1;
-    S_COMMIT1: st <= S_COMMIT2;
-    S_COMMIT2: begin
-      a_cum <= sack$out_cum;
-      a_map <= sack$out_bitmap;
-      st <= after_commit;
-    end
-    S_ACKG: st <= S_ACKG1;
-    S_ACKG1: st <= S_ACKG2;
-    S_ACKG2: begin
-      a_pending <= ackg$out_pending;
-      a_ce <= ackg$out_ce;
-      a_ts <= h_ts;
-      a_sport <= h_sport;
-      a_key <= pkey;
-      if (ackg$out_action == ACT_NOW) begin
-        st <= S_ACK;
-      end else begin
-        arm_v <= ackg$out_action == ACT_ARM;
-        arm_k <= pkey;
-        st <= S_IDLE;
-      end
-    end
-    S_ACK: if (m_ack_ready) st <= S_IDLE;
-    default: st <= S_IDLE;
-  endcase
-  if (hq_take) begin
-    hq[hq_wr[1:0]] <= {p_good, parse$m_hdr};
-    hq_wr <= hq_wr + 3'd1;
-  end
-  if (take_frame) hq_rd <= hq_rd + 3'd1;
-  if (init_busy) begin
-    init_addr <= init_addr + {{(SK-1){1'b0}}, 1'b1};
-    if (&init_addr) init_busy <= 1'b0;
-  end
-  if (reset) begin
-    st <= S_IDLE;
-    init_busy <= 1'b1;
-    init_addr <= {SK{1'b0}};
-    hq_wr <= 3'd0;
-    hq_rd <= 3'd0;
-    arm_v <= 1'b0;
-    data_v <= 1'b0;
-    n_frames <= 32'd0;
-    n_data <= 32'd0;
-    n_dup <= 32'd0;
-    n_dup_retx <= 32'd0;
-    n_oow <= 32'd0;
-    n_malformed <= 32'd0;
-    n_bad_conn <= 32'd0;
-    n_access <= 32'd0;
-    n_no_recv <= 32'd0;
-    n_ce <= 32'd0;
-    n_post_drop <= 32'd0;
-    n_bytes <= 64'd0;
-  end
-end
-
-// Header and sub-block bits this logic does not use.
-wire unused_ok = &{1'b0, parse$m_error, parse$m_len, hb, post_slot, sack$out_valid, sack$out_key, sack$out_high,
-  msgs$out_key[2:0], ackg$out_valid, ackg$out_key, check$out_valid, fifo$m_axis_tkeep, h_conn[15:CK],
-  h_path[7:PB], h_stream[15:3], h_rkey[31:4], h_ecn[0], h_flags[7:2], q_len[0], 1'b0};
-"#;
