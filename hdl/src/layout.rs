@@ -54,20 +54,6 @@ pub fn slices(h: &Header, name: &str) -> Vec<Slice> {
         .collect()
 }
 
-/// A Verilog expression for field `name` of `h` in the header buffer `buf`
-/// (frame byte i at bits 8i..8i+7): its slices, most significant first.
-pub fn extract(h: &Header, name: &str, buf: &str) -> String {
-    let mut parts: Vec<String> = slices(h, name)
-        .iter()
-        .map(|p| if p.top == p.bottom { format!("{buf}[{}]", p.top) } else { format!("{buf}[{}:{}]", p.top, p.bottom) })
-        .collect();
-    if parts.len() == 1 {
-        parts.remove(0)
-    } else {
-        format!("{{{}}}", parts.join(", "))
-    }
-}
-
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -124,6 +110,19 @@ pub const fn field_word_shift(h: &Header, name: &str) -> usize {
     let shift = 8 * f.end_byte() - (f.bit_offset + f.bits);
     assert!(shift + f.bits <= 32, "field does not fit in four bytes");
     shift
+}
+
+/// 64-bit words of the header buffer (`HDR_BYTES` rounded up).
+pub const HDR_WORDS: usize = HDR_BYTES.div_ceil(8);
+/// Bits of the header buffer in big-endian form: frame byte 0 in the top
+/// eight bits, so that every field is one contiguous run of bits.
+pub const HDR_BE_BITS: usize = 64 * HDR_WORDS;
+
+/// Where field `name` of `h` starts (its least significant bit) in the
+/// big-endian header buffer.
+pub fn be_offset(h: &Header, name: &str) -> usize {
+    let f = h.field(name);
+    HDR_BE_BITS - 8 * frame_offset(h) - f.bit_offset - f.bits
 }
 
 #[cfg(test)]

@@ -44,3 +44,9 @@ pub const RX_CPL_RECV: u8 = 1;
 pub const RX_CPL_WRITE_IMM: u8 = 2;
 
 const _: () = assert!(1 << RECV_RING_BITS == RECV_RING);
+
+// ---- spray ----
+
+/// The xorshift state that replaces a zero seed of the source-port
+/// generator (xorshift sticks at 0): `PortGen::new(0)` starts from it.
+pub const SPRAY_ZERO_SEED: u32 = 0x2545_f491;

@@ -31,7 +31,6 @@
 //! while a result waits to be taken). Latency: the result is valid two
 //! cycles after the last beat.
 
-use std::fmt::Write as _;
 
 use rust_hdl::prelude::*;
 
@@ -676,22 +675,4 @@ impl Logic for RxParse {
         self.m_len.next = self.res_len.q.val();
         self.m_hdr.next = self.hb.val();
     }
-}
-
-/// Verilog for `crc_next`: the CRC register `crc` after the low `ncrc`
-/// bytes (0-8) of `cdata`, from `ferroce_proto::wire::crc32_step_masks`.
-/// Only `tx_build`'s hand-written Verilog uses it (until that block is
-/// rewritten: [`Crc32Step`] is the same logic in rust-hdl).
-pub fn crc_update_verilog() -> String {
-    let mut s = String::from("reg [31:0] crc_next;\nalways @(*) begin\n  case (ncrc)\n");
-    for n in 1..=8 {
-        let bits: Vec<String> = crc32_step_masks(n)
-            .iter()
-            .map(|(sm, dm)| format!("(^(crc & 32'h{sm:08x}) ^ ^(cdata & 64'h{dm:016x}))"))
-            .rev()
-            .collect();
-        let _ = writeln!(s, "    4'd{n}: crc_next = {{{}}};", bits.join(", "));
-    }
-    s.push_str("    default: crc_next = crc;\n  endcase\nend\n");
-    s
 }

@@ -17,22 +17,61 @@
 //! * `next_valid` with `mtu`: one packet. One cycle later `out_valid`, with
 //!   `out_found` and the packet (`out_stream`, `out_msg_seq`, `out_opcode`,
 //!   `out_msg_len`, `out_offset`, `out_len`, `out_local`, `out_remote`,
-//!   `out_rkey`, `out_imm`, `out_last`).
-
-use std::fmt::Write as _;
+//!   `out_rkey`, `out_imm`, `out_last`). The packet's fields hold until the
+//!   next packet, or until its stream's next message is loaded.
+//!
+//! State: the fields that do not change along a message sit in a small RAM
+//! (registered read: read at the pick, out one cycle later, when the packet
+//! is); the length and segmentation point of every stream in registers,
+//! read by a mux at the pick; `has` (streams with bytes left) kept on loads
+//! and on each message's last packet. A load wins over a packet of the same
+//! stream in the same cycle.
 
 use rust_hdl::prelude::*;
 
+use ferroce_proto::params::STREAM_BITS;
+
+use crate::blocks::{HdlDefault, HdlStruct};
+
+// The mux tree below is written for 8 streams.
+const _: () = assert!(STREAM_BITS == 3);
+
 /// Streams per connection.
-pub const STREAMS: usize = 8;
+pub const STREAMS: usize = 1 << STREAM_BITS;
+
+/// A stream's head-message fields that do not change along the message.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Head {
+    pub local: Bits<64>,
+    pub remote: Bits<64>,
+    pub rkey: Bits<32>,
+    pub imm: Bits<32>,
+    pub opcode: Bits<8>,
+    pub msg_seq: Bits<32>,
+    pub msg_len: Bits<32>,
+}
+
+/// `mtu` zero-extended to a byte count.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Mtu32 {
+    pub lo: Bits<14>,
+    pub hi: Bits<18>,
+}
+
+/// An offset zero-extended to an address.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Offset64 {
+    pub lo: Bits<32>,
+    pub hi: Bits<32>,
+}
 
 /// The segmenter.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct Segmenter {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub load_valid: Signal<In, bool>,
-    pub load_stream: Signal<In, Bits<3>>,
+    pub load_stream: Signal<In, Bits<STREAM_BITS>>,
     pub load_len: Signal<In, Bits<32>>,
     pub load_local: Signal<In, Bits<64>>,
     pub load_remote: Signal<In, Bits<64>>,
@@ -45,7 +84,7 @@ pub struct Segmenter {
     pub mtu: Signal<In, Bits<14>>,
     pub out_valid: Signal<Out, bool>,
     pub out_found: Signal<Out, bool>,
-    pub out_stream: Signal<Out, Bits<3>>,
+    pub out_stream: Signal<Out, Bits<STREAM_BITS>>,
     pub out_msg_seq: Signal<Out, Bits<32>>,
     pub out_opcode: Signal<Out, Bits<8>>,
     pub out_msg_len: Signal<Out, Bits<32>>,
@@ -56,152 +95,189 @@ pub struct Segmenter {
     pub out_rkey: Signal<Out, Bits<32>>,
     pub out_imm: Signal<Out, Bits<32>>,
     pub out_last: Signal<Out, bool>,
+    heads: RAM<Head, STREAM_BITS>,
+    msg_len: [DFF<Bits<32>>; STREAMS],
+    seg_point: [DFF<Bits<32>>; STREAMS],
+    has: DFF<Bits<STREAMS>>,
+    rr: DFF<Bits<STREAM_BITS>>,
+    valid_q: DFF<bool>,
+    found_q: DFF<bool>,
+    stream_q: DFF<Bits<STREAM_BITS>>,
+    offset_q: DFF<Bits<32>>,
+    len_q: DFF<Bits<16>>,
+    last_q: DFF<bool>,
+    /// Stream numbers (a loop variable is an unsized Verilog integer).
+    #[constants(|i: usize| i as u64)]
+    stream_id: [Constant<Bits<STREAM_BITS>>; STREAMS],
+    /// Stream numbers from the last down.
+    #[constants(|i: usize| (STREAMS - 1 - i) as u64)]
+    stream_id_rev: [Constant<Bits<STREAM_BITS>>; STREAMS],
+    /// One-hot stream masks.
+    #[constants(|i: usize| 1u64 << i)]
+    stream_bit: [Constant<Bits<STREAMS>>; STREAMS],
+    #[constant(0u64)]
+    zero_stream: Constant<Bits<STREAM_BITS>>,
+    #[constant(0u64)]
+    no_streams: Constant<Bits<STREAMS>>,
+    #[constant(0u64)]
+    zero18: Constant<Bits<18>>,
+    #[constant(0u64)]
+    zero32: Constant<Bits<32>>,
+    pick: Signal<Local, Bits<STREAM_BITS>>,
+    found: Signal<Local, bool>,
+    serve: Signal<Local, bool>,
+    len_m2: [Signal<Local, Bits<32>>; 4],
+    next_m2: [Signal<Local, Bits<32>>; 4],
+    len_m1: [Signal<Local, Bits<32>>; 2],
+    next_m1: [Signal<Local, Bits<32>>; 2],
+    len_p: Signal<Local, Bits<32>>,
+    next_p: Signal<Local, Bits<32>>,
+    left: Signal<Local, Bits<32>>,
+    mtu_z: Signal<Local, Mtu32>,
+    mtu32: Signal<Local, Bits<32>>,
+    offset64: Signal<Local, Bits<64>>,
+    seg: Signal<Local, Bits<32>>,
+    last: Signal<Local, bool>,
+    has_after: Signal<Local, Bits<STREAMS>>,
+    offset_z: Signal<Local, Offset64>,
 }
 
 impl Logic for Segmenter {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
+    #[hdl_gen]
     fn update(&mut self) {
-        self.need.next = 0.into();
-        self.out_valid.next = false;
-        self.out_found.next = false;
-        self.out_stream.next = 0.into();
-        self.out_msg_seq.next = 0.into();
-        self.out_opcode.next = 0.into();
-        self.out_msg_len.next = 0.into();
-        self.out_offset.next = 0.into();
-        self.out_len.next = 0.into();
-        self.out_local.next = 0.into();
-        self.out_remote.next = 0.into();
-        self.out_rkey.next = 0.into();
-        self.out_imm.next = 0.into();
-        self.out_last.next = false;
-    }
+        dff_setup!(self, clock, has, rr, valid_q, found_q, stream_q, offset_q, len_q, last_q);
+        for s in 0..STREAMS {
+            self.msg_len[s].clock.next = self.clock.val();
+            self.msg_len[s].d.next = self.msg_len[s].q.val();
+            self.seg_point[s].clock.next = self.clock.val();
+            self.seg_point[s].d.next = self.seg_point[s].q.val();
+        }
 
-    fn connect(&mut self) {
-        self.need.connect();
-        self.out_valid.connect();
-        self.out_found.connect();
-        self.out_stream.connect();
-        self.out_msg_seq.connect();
-        self.out_opcode.connect();
-        self.out_msg_len.connect();
-        self.out_offset.connect();
-        self.out_len.connect();
-        self.out_local.connect();
-        self.out_remote.connect();
-        self.out_rkey.connect();
-        self.out_imm.connect();
-        self.out_last.connect();
-    }
+        // First stream with bytes left in round-robin order from rr: the
+        // candidates from the last to the first, so that the first wins.
+        self.found.next = false;
+        self.pick.next = self.zero_stream.val();
+        for k in 0..STREAMS {
+            if self.has.q.val().get_bit((self.rr.q.val() + self.stream_id_rev[k].val()).index()) {
+                self.found.next = true;
+                self.pick.next = self.rr.q.val() + self.stream_id_rev[k].val();
+            }
+        }
+        self.serve.next = self.next_valid.val() & self.found.val();
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog())
-    }
-}
+        // The picked stream's length and segmentation point: a mux tree,
+        // one level per bit of the pick.
+        for s in 0..4 {
+            if self.pick.val().get_bit(0) {
+                self.len_m2[s].next = self.msg_len[2 * s + 1].q.val();
+                self.next_m2[s].next = self.seg_point[2 * s + 1].q.val();
+            } else {
+                self.len_m2[s].next = self.msg_len[2 * s].q.val();
+                self.next_m2[s].next = self.seg_point[2 * s].q.val();
+            }
+        }
+        for s in 0..2 {
+            if self.pick.val().get_bit(1) {
+                self.len_m1[s].next = self.len_m2[2 * s + 1].val();
+                self.next_m1[s].next = self.next_m2[2 * s + 1].val();
+            } else {
+                self.len_m1[s].next = self.len_m2[2 * s].val();
+                self.next_m1[s].next = self.next_m2[2 * s].val();
+            }
+        }
+        if self.pick.val().get_bit(2) {
+            self.len_p.next = self.len_m1[1].val();
+            self.next_p.next = self.next_m1[1].val();
+        } else {
+            self.len_p.next = self.len_m1[0].val();
+            self.next_p.next = self.next_m1[0].val();
+        }
+        self.left.next = self.len_p.val() - self.next_p.val();
+        self.mtu_z.next.lo = self.mtu.val();
+        self.mtu_z.next.hi = self.zero18.val();
+        self.mtu32.next = self.mtu_z.val().into();
+        if self.left.val() > self.mtu32.val() {
+            self.seg.next = self.mtu32.val();
+        } else {
+            self.seg.next = self.left.val();
+        }
+        self.last.next = (self.next_p.val() + self.seg.val()) == self.len_p.val();
 
-fn verilog() -> String {
-    let mut s = String::from(
-        r#"
-reg [31:0] m_len [0:7];
-reg [31:0] m_next [0:7];
-reg [63:0] m_local [0:7];
-reg [63:0] m_remote [0:7];
-reg [31:0] m_rkey [0:7];
-reg [31:0] m_imm [0:7];
-reg [7:0] m_opcode [0:7];
-reg [31:0] m_seq [0:7];
-reg [7:0] loaded;
-reg [2:0] rr;
-wire [7:0] has_data;
-genvar gi;
-generate
-  for (gi = 0; gi < 8; gi = gi + 1) begin : d
-    assign has_data[gi] = loaded[gi] & (m_next[gi] < m_len[gi]);
-  end
-endgenerate
-// First stream with data in round-robin order from rr.
-reg [2:0] pick;
-reg found;
-always @(*) begin
-  found = 1'b0;
-  pick = 3'd0;
-"#,
-    );
-    // Unrolled from the last candidate to the first so that the first wins.
-    for k in (0..STREAMS).rev() {
-        let _ = writeln!(s, "  if (has_data[rr + 3'd{k}]) begin found = 1'b1; pick = rr + 3'd{k}; end");
+        // Head fields: read at the pick, out with the packet.
+        self.heads.read_clock.next = self.clock.val();
+        self.heads.write_clock.next = self.clock.val();
+        if self.serve.val() {
+            self.heads.read_address.next = self.pick.val();
+        } else {
+            self.heads.read_address.next = self.stream_q.q.val();
+        }
+        self.heads.write_address.next = self.load_stream.val();
+        self.heads.write_enable.next = self.load_valid.val();
+        self.heads.write_data.next.local = self.load_local.val();
+        self.heads.write_data.next.remote = self.load_remote.val();
+        self.heads.write_data.next.rkey = self.load_rkey.val();
+        self.heads.write_data.next.imm = self.load_imm.val();
+        self.heads.write_data.next.opcode = self.load_opcode.val();
+        self.heads.write_data.next.msg_seq = self.load_msg_seq.val();
+        self.heads.write_data.next.msg_len = self.load_len.val();
+
+        self.valid_q.d.next = self.next_valid.val();
+        self.found_q.d.next = self.serve.val();
+        if self.serve.val() {
+            self.stream_q.d.next = self.pick.val();
+            self.offset_q.d.next = self.next_p.val();
+            self.len_q.d.next = self.seg.val().get_bits::<16>(0);
+            self.last_q.d.next = self.last.val();
+            self.rr.d.next = self.pick.val() + true;
+        }
+        for s in 0..STREAMS {
+            if self.serve.val() & (self.pick.val() == self.stream_id[s].val()) {
+                self.seg_point[s].d.next = self.next_p.val() + self.seg.val();
+            }
+            if self.load_valid.val() & (self.load_stream.val() == self.stream_id[s].val()) {
+                self.msg_len[s].d.next = self.load_len.val();
+                self.seg_point[s].d.next = self.zero32.val();
+            }
+        }
+        self.has_after.next = self.has.q.val();
+        for s in 0..STREAMS {
+            if self.serve.val() & self.last.val() & (self.pick.val() == self.stream_id[s].val()) {
+                self.has_after.next = self.has_after.val() & !self.stream_bit[s].val();
+            }
+        }
+        self.has.d.next = self.has_after.val();
+        for s in 0..STREAMS {
+            if self.load_valid.val() & (self.load_stream.val() == self.stream_id[s].val()) {
+                if self.load_len.val().any() {
+                    self.has.d.next = self.has_after.val() | self.stream_bit[s].val();
+                } else {
+                    self.has.d.next = self.has_after.val() & !self.stream_bit[s].val();
+                }
+            }
+        }
+        if self.reset.val() {
+            self.has.d.next = self.no_streams.val();
+            self.rr.d.next = self.zero_stream.val();
+            self.valid_q.d.next = false;
+            self.found_q.d.next = false;
+        }
+
+        self.offset_z.next.lo = self.offset_q.q.val();
+        self.offset_z.next.hi = self.zero32.val();
+        self.offset64.next = self.offset_z.val().into();
+        self.need.next = !self.has.q.val();
+        self.out_valid.next = self.valid_q.q.val();
+        self.out_found.next = self.found_q.q.val();
+        self.out_stream.next = self.stream_q.q.val();
+        self.out_msg_seq.next = self.heads.read_data.val().msg_seq;
+        self.out_opcode.next = self.heads.read_data.val().opcode;
+        self.out_msg_len.next = self.heads.read_data.val().msg_len;
+        self.out_offset.next = self.offset_q.q.val();
+        self.out_len.next = self.len_q.q.val();
+        self.out_local.next = self.heads.read_data.val().local + self.offset64.val();
+        self.out_remote.next = self.heads.read_data.val().remote;
+        self.out_rkey.next = self.heads.read_data.val().rkey;
+        self.out_imm.next = self.heads.read_data.val().imm;
+        self.out_last.next = self.last_q.q.val();
     }
-    s.push_str(
-        r#"end
-wire [31:0] left = m_len[pick] - m_next[pick];
-wire [31:0] seg = (left > {18'd0, mtu}) ? {18'd0, mtu} : left;
-reg valid_q;
-reg found_q;
-reg [2:0] stream_q;
-reg [31:0] seq_q;
-reg [7:0] opcode_q;
-reg [31:0] msg_len_q;
-reg [31:0] offset_q;
-reg [15:0] len_q;
-reg [63:0] local_q;
-reg [63:0] remote_q;
-reg [31:0] rkey_q;
-reg [31:0] imm_q;
-reg last_q;
-always @(posedge clock) begin
-  valid_q <= next_valid;
-  found_q <= next_valid & found;
-  if (next_valid & found) begin
-    stream_q <= pick;
-    seq_q <= m_seq[pick];
-    opcode_q <= m_opcode[pick];
-    msg_len_q <= m_len[pick];
-    offset_q <= m_next[pick];
-    len_q <= seg[15:0];
-    local_q <= m_local[pick] + {32'd0, m_next[pick]};
-    remote_q <= m_remote[pick];
-    rkey_q <= m_rkey[pick];
-    imm_q <= m_imm[pick];
-    last_q <= m_next[pick] + seg == m_len[pick];
-    m_next[pick] <= m_next[pick] + seg;
-    rr <= pick + 3'd1;
-  end
-  if (load_valid) begin
-    loaded[load_stream] <= 1'b1;
-    m_len[load_stream] <= load_len;
-    m_next[load_stream] <= 32'd0;
-    m_local[load_stream] <= load_local;
-    m_remote[load_stream] <= load_remote;
-    m_rkey[load_stream] <= load_rkey;
-    m_imm[load_stream] <= load_imm;
-    m_opcode[load_stream] <= load_opcode;
-    m_seq[load_stream] <= load_msg_seq;
-  end
-  if (reset) begin
-    loaded <= 8'd0;
-    rr <= 3'd0;
-    valid_q <= 1'b0;
-    found_q <= 1'b0;
-  end
-end
-always @(*) begin
-  need = ~has_data;
-  out_valid = valid_q;
-  out_found = found_q;
-  out_stream = stream_q;
-  out_msg_seq = seq_q;
-  out_opcode = opcode_q;
-  out_msg_len = msg_len_q;
-  out_offset = offset_q;
-  out_len = len_q;
-  out_local = local_q;
-  out_remote = remote_q;
-  out_rkey = rkey_q;
-  out_imm = imm_q;
-  out_last = last_q;
-end
-"#,
-    );
-    s
 }

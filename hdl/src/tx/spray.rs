@@ -8,7 +8,9 @@
 //!   cycle later `out_valid` pulses with `out_found` and `out_path`: the
 //!   eligible path with the most free window, ties to the first from `rr`
 //!   (retired paths only if every present path is retired). One choice per
-//!   cycle; a balanced 16-leaf comparison tree (depth 4).
+//!   cycle; a balanced 16-leaf comparison tree (depth 4) over the keys
+//!   {eligible, free, rank}, rank being 15 minus the distance from `rr`, so
+//!   that the largest key wins and the first path from `rr` wins a tie.
 //! * Entropy: `seed_valid` loads the 32-bit xorshift state from `seed`.
 //!   `port_req` (with `port_avoid`) asks for a new source port; the block
 //!   steps the xorshift once per cycle until the port (49152 + top 14 bits)
@@ -17,13 +19,59 @@
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::model::spray::{self, Candidate, PortGen};
+use ferroce_proto::model::spray::PORT_BASE;
+use ferroce_proto::params::{PATH_BITS, SACK_WINDOW, SPRAY_ZERO_SEED};
+
+use crate::blocks::{HdlDefault, HdlStruct};
 
 /// Paths per connection the block handles.
-pub const PATHS: usize = 16;
+pub const PATHS: usize = 1 << PATH_BITS;
+
+/// Bits of a path's free window (0 to `SACK_WINDOW` packets).
+pub const FREE_BITS: usize = 9;
+const _: () = assert!(SACK_WINDOW < 1 << FREE_BITS);
+
+/// A path's key in the comparison tree: the largest wins.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Key {
+    pub rank: Bits<PATH_BITS>,
+    pub free: Bits<FREE_BITS>,
+    pub eligible: bool,
+}
+
+/// Width of a [`Key`].
+const KEY_BITS: usize = PATH_BITS + FREE_BITS + 1;
+
+/// Packs one path's [`Key`] (a block of its own: `#[hdl_gen]` cannot
+/// assign a field of an array element).
+#[derive(LogicBlock, Default)]
+pub struct KeyPack {
+    pub rank: Signal<In, Bits<PATH_BITS>>,
+    pub free: Signal<In, Bits<FREE_BITS>>,
+    pub eligible: Signal<In, bool>,
+    pub key: Signal<Out, Bits<KEY_BITS>>,
+    key_fields: Signal<Local, Key>,
+}
+
+impl Logic for KeyPack {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.key_fields.next.rank = self.rank.val();
+        self.key_fields.next.free = self.free.val();
+        self.key_fields.next.eligible = self.eligible.val();
+        self.key.next = self.key_fields.val().into();
+    }
+}
+
+/// The top 14 bits of the xorshift state, zero-extended to a port.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct PortOffset {
+    pub lo: Bits<14>,
+    pub hi: Bits<2>,
+}
 
 /// The sprayer.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct Spray {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -31,11 +79,11 @@ pub struct Spray {
     pub present: Signal<In, Bits<PATHS>>,
     pub span_ok: Signal<In, Bits<PATHS>>,
     pub retired: Signal<In, Bits<PATHS>>,
-    pub free: Signal<In, Bits<{ 9 * PATHS }>>,
-    pub rr: Signal<In, Bits<4>>,
+    pub free: Signal<In, Bits<{ FREE_BITS * PATHS }>>,
+    pub rr: Signal<In, Bits<PATH_BITS>>,
     pub out_valid: Signal<Out, bool>,
     pub out_found: Signal<Out, bool>,
-    pub out_path: Signal<Out, Bits<4>>,
+    pub out_path: Signal<Out, Bits<PATH_BITS>>,
     pub seed_valid: Signal<In, bool>,
     pub seed: Signal<In, Bits<32>>,
     pub port_req: Signal<In, bool>,
@@ -43,151 +91,176 @@ pub struct Spray {
     pub port_busy: Signal<Out, bool>,
     pub port_valid: Signal<Out, bool>,
     pub port: Signal<Out, Bits<16>>,
-    _sim: Box<SimState>,
+    valid_q: DFF<bool>,
+    found_q: DFF<bool>,
+    path_q: DFF<Bits<PATH_BITS>>,
+    state: DFF<Bits<32>>,
+    busy: DFF<bool>,
+    avoid_q: DFF<Bits<16>>,
+    port_valid_q: DFF<bool>,
+    port_q: DFF<Bits<16>>,
+    #[constants(|i: usize| i as u64)]
+    path_id: [Constant<Bits<PATH_BITS>>; PATHS],
+    /// Where path i's free window starts in `free`.
+    #[constants(|i: usize| (FREE_BITS * i) as u64)]
+    free_at: [Constant<Bits<8>>; PATHS],
+    /// The eligible bit of a key.
+    #[constant(KEY_BITS as u64 - 1)]
+    eligible_bit: Constant<Bits<4>>,
+    #[constant(PATHS as u64 - 1)]
+    last_rank: Constant<Bits<PATH_BITS>>,
+    #[constant(0u64)]
+    path0: Constant<Bits<PATH_BITS>>,
+    #[constant(0u64)]
+    zero2: Constant<Bits<2>>,
+    #[constant(0u64)]
+    zero16: Constant<Bits<16>>,
+    #[constant(PORT_BASE as u64)]
+    port_base: Constant<Bits<16>>,
+    #[constant(SPRAY_ZERO_SEED as u64)]
+    zero_seed: Constant<Bits<32>>,
+    #[constant(13u64)]
+    xs_a: Constant<Bits<5>>,
+    #[constant(17u64)]
+    xs_b: Constant<Bits<5>>,
+    #[constant(5u64)]
+    xs_c: Constant<Bits<5>>,
+    any_live: Signal<Local, bool>,
+    leaf_free: [Signal<Local, Bits<FREE_BITS>>; PATHS],
+    leaf: [KeyPack; PATHS],
+    key3: [Signal<Local, Bits<KEY_BITS>>; 8],
+    idx3: [Signal<Local, Bits<PATH_BITS>>; 8],
+    key2: [Signal<Local, Bits<KEY_BITS>>; 4],
+    idx2: [Signal<Local, Bits<PATH_BITS>>; 4],
+    key1: [Signal<Local, Bits<KEY_BITS>>; 2],
+    idx1: [Signal<Local, Bits<PATH_BITS>>; 2],
+    best_eligible: Signal<Local, bool>,
+    best: Signal<Local, Bits<PATH_BITS>>,
+    s1: Signal<Local, Bits<32>>,
+    s2: Signal<Local, Bits<32>>,
+    s3: Signal<Local, Bits<32>>,
+    offset: Signal<Local, PortOffset>,
+    offset16: Signal<Local, Bits<16>>,
+    candidate: Signal<Local, Bits<16>>,
 }
 
-/// rust-hdl simulation state (the Verilog keeps it in registers).
-#[derive(Default)]
-struct SimState {
-    out: Option<Option<usize>>,
-    gen: Option<PortGen>,
-    busy: Option<u16>,
-    port: Option<u16>,
-}
+// The tree below is written for 16 leaves.
+const _: () = assert!(PATHS == 16);
 
 impl Logic for Spray {
+    #[hdl_gen]
     fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let st = &mut *self._sim;
-            st.out = self.pick_valid.val().then(|| {
-                let c: Vec<Candidate> = (0..PATHS)
-                    .map(|i| Candidate {
-                        present: self.present.val().get_bit(i),
-                        free: self.free.val().get_bits::<9>(9 * i).index() as u32,
-                        span_ok: self.span_ok.val().get_bit(i),
-                        retired: self.retired.val().get_bit(i),
-                    })
-                    .collect();
-                spray::pick(&c, self.rr.val().index())
-            });
-            st.port = None;
-            if let Some(avoid) = st.busy.take() {
-                st.port = Some(st.gen.get_or_insert(PortGen::new(0)).next_port(avoid));
-            }
-            if self.port_req.val() && st.port.is_none() {
-                st.busy = Some(self.port_avoid.val().index() as u16);
-            }
-            if self.seed_valid.val() {
-                st.gen = Some(PortGen::new(self.seed.val().index() as u32));
-            }
-            if self.reset.val() {
-                *st = SimState::default();
+        dff_setup!(self, clock, valid_q, found_q, path_q, state, busy, avoid_q, port_valid_q, port_q);
+
+        // Leaves: the keys of the paths.
+        self.any_live.next = (self.present.val() & !self.retired.val()).any();
+        for i in 0..PATHS {
+            self.leaf_free[i].next = self.free.val().get_bits::<FREE_BITS>(self.free_at[i].val().index());
+            self.leaf[i].rank.next = self.last_rank.val() - (self.path_id[i].val() - self.rr.val());
+            self.leaf[i].free.next = self.leaf_free[i].val();
+            self.leaf[i].eligible.next = self.present.val().get_bit(i)
+                & self.span_ok.val().get_bit(i)
+                & (!self.retired.val().get_bit(i) | !self.any_live.val())
+                & self.leaf_free[i].val().any();
+        }
+        // Balanced tree, one level per loop (ranks differ, so no two keys
+        // are equal).
+        for i in 0..8 {
+            if self.leaf[2 * i].key.val() >= self.leaf[2 * i + 1].key.val() {
+                self.key3[i].next = self.leaf[2 * i].key.val();
+                self.idx3[i].next = self.path_id[2 * i].val();
+            } else {
+                self.key3[i].next = self.leaf[2 * i + 1].key.val();
+                self.idx3[i].next = self.path_id[2 * i + 1].val();
             }
         }
-        let st = &*self._sim;
-        self.out_valid.next = st.out.is_some();
-        self.out_found.next = matches!(st.out, Some(Some(_)));
-        self.out_path.next = (st.out.flatten().unwrap_or(0) as u64).into();
-        self.port_busy.next = st.busy.is_some();
-        self.port_valid.next = st.port.is_some();
-        self.port.next = (st.port.unwrap_or(0) as u64).into();
-    }
+        for i in 0..4 {
+            if self.key3[2 * i].val() >= self.key3[2 * i + 1].val() {
+                self.key2[i].next = self.key3[2 * i].val();
+                self.idx2[i].next = self.idx3[2 * i].val();
+            } else {
+                self.key2[i].next = self.key3[2 * i + 1].val();
+                self.idx2[i].next = self.idx3[2 * i + 1].val();
+            }
+        }
+        for i in 0..2 {
+            if self.key2[2 * i].val() >= self.key2[2 * i + 1].val() {
+                self.key1[i].next = self.key2[2 * i].val();
+                self.idx1[i].next = self.idx2[2 * i].val();
+            } else {
+                self.key1[i].next = self.key2[2 * i + 1].val();
+                self.idx1[i].next = self.idx2[2 * i + 1].val();
+            }
+        }
+        // The root: only whether the winner is eligible, and which it is.
+        if self.key1[0].val() >= self.key1[1].val() {
+            self.best_eligible.next = self.key1[0].val().get_bit(self.eligible_bit.val().index());
+            self.best.next = self.idx1[0].val();
+        } else {
+            self.best_eligible.next = self.key1[1].val().get_bit(self.eligible_bit.val().index());
+            self.best.next = self.idx1[1].val();
+        }
+        self.valid_q.d.next = self.pick_valid.val();
+        self.found_q.d.next = self.best_eligible.val();
+        if self.best_eligible.val() {
+            self.path_q.d.next = self.best.val();
+        } else {
+            self.path_q.d.next = self.path0.val();
+        }
 
-    fn connect(&mut self) {
-        self.out_valid.connect();
-        self.out_found.connect();
-        self.out_path.connect();
-        self.port_busy.connect();
-        self.port_valid.connect();
-        self.port.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(SPRAY_VERILOG.into())
+        // Entropy: one xorshift step per cycle while busy.
+        self.s1.next = self.state.q.val() ^ (self.state.q.val() << self.xs_a.val());
+        self.s2.next = self.s1.val() ^ (self.s1.val() >> self.xs_b.val());
+        self.s3.next = self.s2.val() ^ (self.s2.val() << self.xs_c.val());
+        self.offset.next.lo = self.s3.val().get_bits::<14>(18);
+        self.offset.next.hi = self.zero2.val();
+        self.offset16.next = self.offset.val().into();
+        self.candidate.next = self.port_base.val() + self.offset16.val();
+        self.port_valid_q.d.next = false;
+        if self.busy.q.val() {
+            self.state.d.next = self.s3.val();
+            if self.candidate.val() != self.avoid_q.q.val() {
+                self.busy.d.next = false;
+                self.port_valid_q.d.next = true;
+                self.port_q.d.next = self.candidate.val();
+            }
+        } else if self.port_req.val() {
+            self.busy.d.next = true;
+            self.avoid_q.d.next = self.port_avoid.val();
+        }
+        if self.seed_valid.val() {
+            if self.seed.val().any() {
+                self.state.d.next = self.seed.val();
+            } else {
+                self.state.d.next = self.zero_seed.val();
+            }
+        }
+        if self.reset.val() {
+            self.valid_q.d.next = false;
+            self.found_q.d.next = false;
+            self.path_q.d.next = self.path0.val();
+            self.busy.d.next = false;
+            self.port_valid_q.d.next = false;
+            self.port_q.d.next = self.zero16.val();
+            self.avoid_q.d.next = self.zero16.val();
+            self.state.d.next = self.zero_seed.val();
+        }
+        self.out_valid.next = self.valid_q.q.val();
+        self.out_found.next = self.found_q.q.val();
+        self.out_path.next = self.path_q.q.val();
+        self.port_busy.next = self.busy.q.val();
+        self.port_valid.next = self.port_valid_q.q.val();
+        self.port.next = self.port_q.q.val();
     }
 }
 
-const SPRAY_VERILOG: &str = r#"
-// Choice: key = {eligible, free, rank}; the largest key wins. rank makes the
-// first path in round-robin order from rr win a tie.
-wire any_live = |(present & ~retired);
-wire [15:0] eligible;
-wire [14*16-1:0] key;
-genvar gi;
-generate
-  for (gi = 0; gi < 16; gi = gi + 1) begin : leaf
-    wire [3:0] offset = gi[3:0] - rr;
-    assign eligible[gi] = present[gi] & span_ok[gi] & (~retired[gi] | ~any_live) & (free[9 * gi +: 9] != 9'd0);
-    assign key[14 * gi +: 14] = {eligible[gi], free[9 * gi +: 9], 4'd15 - offset};
-  end
-endgenerate
-// Balanced tree in heap order: leaves 16..31, root 1.
-wire [14*32-1:28] node_key;
-wire [4*32-1:8] node_idx;
-generate
-  for (gi = 0; gi < 16; gi = gi + 1) begin : leaves
-    assign node_key[14 * (16 + gi) +: 14] = key[14 * gi +: 14];
-    assign node_idx[4 * (16 + gi) +: 4] = gi[3:0];
-  end
-  for (gi = 2; gi < 16; gi = gi + 1) begin : nodes
-    wire left = node_key[14 * (2 * gi) +: 14] >= node_key[14 * (2 * gi + 1) +: 14];
-    assign node_key[14 * gi +: 14] = left ? node_key[14 * (2 * gi) +: 14] : node_key[14 * (2 * gi + 1) +: 14];
-    assign node_idx[4 * gi +: 4] = left ? node_idx[4 * (2 * gi) +: 4] : node_idx[4 * (2 * gi + 1) +: 4];
-  end
-endgenerate
-// The root: only whether the winner is eligible, and which it is.
-wire root_left = node_key[28 +: 14] >= node_key[42 +: 14];
-wire best_eligible = root_left ? node_key[41] : node_key[55];
-wire [3:0] best_idx = root_left ? node_idx[8 +: 4] : node_idx[12 +: 4];
+#[cfg(test)]
+mod tests {
+    use ferroce_proto::model::spray::PortGen;
+    use ferroce_proto::params::SPRAY_ZERO_SEED;
 
-// Entropy: 32-bit xorshift, one step per cycle while busy.
-reg [31:0] state;
-reg busy;
-reg [15:0] avoid_q;
-wire [31:0] s1 = state ^ (state << 13);
-wire [31:0] s2 = s1 ^ (s1 >> 17);
-wire [31:0] s3 = s2 ^ (s2 << 5);
-wire [15:0] candidate = 16'd49152 + {2'b00, s3[31:18]};
-
-reg valid_q;
-reg found_q;
-reg [3:0] path_q;
-reg port_valid_q;
-reg [15:0] port_q;
-always @(posedge clock) begin
-  valid_q <= pick_valid;
-  found_q <= best_eligible;
-  path_q <= best_eligible ? best_idx : 4'd0;
-  port_valid_q <= 1'b0;
-  if (busy) begin
-    state <= s3;
-    if (candidate != avoid_q) begin
-      busy <= 1'b0;
-      port_valid_q <= 1'b1;
-      port_q <= candidate;
-    end
-  end else if (port_req) begin
-    busy <= 1'b1;
-    avoid_q <= port_avoid;
-  end
-  if (seed_valid) state <= (seed == 32'd0) ? 32'h2545f491 : seed;
-  if (reset) begin
-    valid_q <= 1'b0;
-    found_q <= 1'b0;
-    path_q <= 4'd0;
-    busy <= 1'b0;
-    port_valid_q <= 1'b0;
-    port_q <= 16'd0;
-    avoid_q <= 16'd0;
-    state <= 32'h2545f491;
-  end
-end
-always @(*) begin
-  out_valid = valid_q;
-  out_found = found_q;
-  out_path = path_q;
-  port_busy = busy;
-  port_valid = port_valid_q;
-  port = port_q;
-end
-"#;
+    #[test]
+    fn the_zero_seed_replacement_is_the_models() {
+        assert_eq!(PortGen::new(0), PortGen::new(SPRAY_ZERO_SEED));
+    }
+}
