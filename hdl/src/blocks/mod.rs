@@ -2,5 +2,6 @@
 //! the engine's blocks are written with (see docs/rtl.md).
 
 pub mod keyed;
+pub mod trees;
 
 pub use ferroce_hdl_macros::{HdlDefault, HdlStruct};

@@ -5,7 +5,8 @@
 //! the retransmission marker) and four 256-bit bitmaps indexed by PSN mod
 //! 256: SACKed, queued for retransmission, resent, held. Every operation
 //! is a handful of bitmap operations with circular range masks,
-//! find-first/last-set trees and population counts; no shifter.
+//! find-first/last-set trees and population counts
+//! (`crate::blocks::trees`); no shifter.
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `ready` (out): low during the 2^K-cycle clearing sweep after reset.
@@ -21,16 +22,22 @@
 //!   `out_count` (ACK: newly acknowledged; RTO: queued), `out_lost` (ACK:
 //!   found lost), and the path's state after it: `out_outstanding`,
 //!   `out_queued` (anything to resend), `out_can_send`.
-
-use std::fmt::Write as _;
+//!
+//! Structure: `RetxCore` is one path's operation as combinational
+//! `#[hdl_gen]` logic (state and operation in, results and next state
+//! out); `Retx` wraps it around the keyed block-RAM store with one register
+//! stage on each side.
+//!
+//! A circular slot range [a, b) is `ge(a) & !ge(b)`, or `ge(a) | !ge(b)`
+//! when it wraps (b < a, or a == b with all 256 slots in it).
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::model::retx::PathLog;
-use ferroce_proto::Psn;
+use ferroce_proto::params::{PSN_BITS, SACK_SLOT_BITS, SACK_WINDOW};
 
 use crate::blocks::keyed::KeyedState;
-use crate::tx::verilog_trees::{first_set, last_set, popcount, thermometer};
+use crate::blocks::trees::{Decode256, FirstSet256, LastSet256, Popcount256, Thermo256};
+use crate::blocks::{HdlDefault, HdlStruct};
 
 /// Operation codes on `in_op`.
 pub mod op {
@@ -43,245 +50,393 @@ pub mod op {
     pub const RELEASE: u64 = 6;
 }
 
-/// Bits of one path's state: {held, rexmit, queued, sacked, marker, una, next}.
-pub const STATE_BITS: usize = 3 * 24 + 4 * 256;
+// The codes as `match` arms (the `Constant` fields of the same names are
+// their Verilog localparams).
+const OP_LOAD: usize = op::LOAD as usize;
+const OP_SEND: usize = op::SEND as usize;
+const OP_ACK: usize = op::ACK as usize;
+const OP_TAKE: usize = op::TAKE as usize;
+const OP_RTO: usize = op::RTO as usize;
+const OP_HOLD: usize = op::HOLD as usize;
+const OP_RELEASE: usize = op::RELEASE as usize;
+
+/// Bits of one path's state (`RetxState`).
+pub const STATE_BITS: usize = 3 * PSN_BITS + 4 * SACK_WINDOW;
+
+// `#[hdl_gen]` writes a name in an index expression as a Verilog
+// identifier, so bit offsets in `update()` are literals: the PSN's sign bit
+// 23, the slot's 8 bits, and the fields of `RetxState` at multiples of 256
+// and then 1024, 1048, 1072.
+const _: () = assert!(PSN_BITS == 24 && SACK_WINDOW == 256 && SACK_SLOT_BITS == 8 && STATE_BITS == 1096);
+
+/// One path's state as stored, from bit 0: the four bitmaps by slot, then
+/// the next PSN, una and the retransmission marker. The bitmaps come first so that
+/// they are word-aligned (Verilator copies unaligned wide fields bit by bit).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RetxState {
+    pub sacked: Bits<SACK_WINDOW>,
+    pub queued: Bits<SACK_WINDOW>,
+    pub rexmit: Bits<SACK_WINDOW>,
+    pub held: Bits<SACK_WINDOW>,
+    pub next_psn: Bits<PSN_BITS>,
+    pub una: Bits<PSN_BITS>,
+    pub marker: Bits<PSN_BITS>,
+}
+
+/// Bits above the slot in a PSN offset.
+const OFFSET_ZERO_BITS: usize = PSN_BITS - SACK_SLOT_BITS;
+
+/// A slot distance as a PSN offset (zero-extended).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct SlotOffset {
+    pub slot: Bits<SACK_SLOT_BITS>,
+    pub zero: Bits<OFFSET_ZERO_BITS>,
+}
 
 /// The combinational core: one path's state and one operation in, the
-/// results and the next state out. Custom Verilog; the Rust `update` runs
-/// the reference model for rust-hdl's simulator.
-#[derive(LogicBlock, Default)]
+/// results and the next state out.
+#[derive(LogicBlock, HdlDefault)]
+#[allow(non_snake_case)]
 pub struct RetxCore {
     pub state: Signal<In, Bits<STATE_BITS>>,
     pub op: Signal<In, Bits<3>>,
-    pub psn: Signal<In, Bits<24>>,
-    pub sack: Signal<In, Bits<256>>,
-    pub new_state: Signal<Out, Bits<STATE_BITS>>,
+    pub psn: Signal<In, Bits<PSN_BITS>>,
+    pub sack: Signal<In, Bits<SACK_WINDOW>>,
+    pub new_state: Signal<Out, RetxState>,
     pub ok: Signal<Out, bool>,
-    pub out_psn: Signal<Out, Bits<24>>,
-    pub newly: Signal<Out, Bits<256>>,
+    pub out_psn: Signal<Out, Bits<PSN_BITS>>,
+    pub newly: Signal<Out, Bits<SACK_WINDOW>>,
     pub count: Signal<Out, Bits<9>>,
     pub lost: Signal<Out, Bits<9>>,
     pub outstanding: Signal<Out, Bits<9>>,
     pub queued: Signal<Out, bool>,
     pub can_send: Signal<Out, bool>,
-    _log: Box<Option<PathLog>>,
-}
-
-impl Logic for RetxCore {
-    // The Rust side of this block is the model itself; rust-hdl's simulator
-    // is not used for it (the Verilator test compares the Verilog with the
-    // model), so its update only keeps the outputs defined.
-    fn update(&mut self) {
-        let log = self._log.get_or_insert_with(|| PathLog::starting_at(Psn::new(0)));
-        self.ok.next = false;
-        self.out_psn.next = 0.into();
-        self.newly.next = 0.into();
-        self.count.next = 0.into();
-        self.lost.next = 0.into();
-        self.outstanding.next = (log.outstanding() as u64).into();
-        self.queued.next = log.has_queued();
-        self.can_send.next = log.can_send();
-        self.new_state.next = self.state.val();
-    }
-
-    fn connect(&mut self) {
-        self.new_state.connect();
-        self.ok.connect();
-        self.out_psn.connect();
-        self.newly.connect();
-        self.count.connect();
-        self.lost.connect();
-        self.outstanding.connect();
-        self.queued.connect();
-        self.can_send.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(core_verilog())
-    }
-}
-
-/// Circular slot range [a, b) from the slots and their thermometers;
-/// `full` says whether a == b means all 256 slots (else none).
-fn range(name: &str, a: &str, b: &str, ge_a: &str, ge_b: &str, full: &str) -> String {
-    format!(
-        "wire [255:0] {name} = ({a} == {b}) ? ({full} ? {{256{{1'b1}}}} : 256'd0) : \
-         (({a} < {b}) ? ({ge_a} & ~{ge_b}) : ({ge_a} | ~{ge_b}));\n"
-    )
-}
-
-fn core_verilog() -> String {
-    let mut s = String::new();
-    s.push_str(
-        r#"// Generated by ferroce-hdl (retx): do not edit.
-wire [23:0] next = state[23:0];
-wire [23:0] una = state[47:24];
-wire [23:0] marker = state[71:48];
-wire [255:0] sacked = state[327:72];
-wire [255:0] queued_q = state[583:328];
-wire [255:0] rexmit = state[839:584];
-wire [255:0] held = state[1095:840];
-wire [7:0] us = una[7:0];
-wire [7:0] ns = next[7:0];
-wire [7:0] cs = psn[7:0];
-wire [23:0] span = next - una;
-wire full = span == 24'd256;
-wire [23:0] d_una = psn - una;
-wire [23:0] d_next = psn - next;
-wire stale = (d_una >= 24'h800000) | ((d_next < 24'h800000) & (d_next != 24'd0));
-wire in_flight = (d_una < 24'h800000) & (d_next >= 24'h800000);
-wire [255:0] onehot = {255'd0, 1'b1} << cs;
-"#,
-    );
-    for (n, x) in [("us", "us"), ("ns", "ns"), ("cs", "cs")] {
-        s.push_str(&thermometer(n, x));
-    }
-    // In flight: [una, next); after an ACK: [cum, next); acknowledged: [una, cum).
-    s.push_str(&range("flight", "us", "ns", "ge_us", "ge_ns", "full"));
-    let _ = writeln!(s, "wire [23:0] d_cum_next = next - psn;\nwire rest_full = d_cum_next == 24'd256;");
-    s.push_str(&range("rest", "cs", "ns", "ge_cs", "ge_ns", "rest_full"));
-    let _ = writeln!(s, "wire [23:0] d_cum_una = psn - una;\nwire acked_full = d_cum_una == 24'd256;");
-    s.push_str(&range("acked", "us", "cs", "ge_us", "ge_cs", "acked_full"));
+    // Thermometers of the slots of una, next, the operation's PSN and the
+    // highest SACKed PSN; one-hot masks of the PSN's, next's and the
+    // retransmission's slots.
+    ge_una: Thermo256,
+    ge_next: Thermo256,
+    ge_psn: Thermo256,
+    ge_high: Thermo256,
+    hot_psn: Decode256,
+    hot_next: Decode256,
+    hot_take: Decode256,
+    // highest SACKed slot at or above the cumulative PSN's, and below it
+    // (the wrapped part, which is the higher PSN)
+    sack_upper: LastSet256,
+    sack_lower: LastSet256,
+    // lowest queued slot at or above una's, and below it
+    queue_upper: FirstSet256,
+    queue_lower: FirstSet256,
+    // newly acknowledged (ACK) or newly queued (RTO); holes found lost;
+    // unacknowledged after the operation
+    count_newly: Popcount256,
+    count_holes: Popcount256,
+    count_unacked: Popcount256,
+    // the state
+    next_psn: Signal<Local, Bits<PSN_BITS>>,
+    una: Signal<Local, Bits<PSN_BITS>>,
+    marker: Signal<Local, Bits<PSN_BITS>>,
+    sacked: Signal<Local, Bits<SACK_WINDOW>>,
+    queued_in: Signal<Local, Bits<SACK_WINDOW>>,
+    rexmit: Signal<Local, Bits<SACK_WINDOW>>,
+    held: Signal<Local, Bits<SACK_WINDOW>>,
+    una_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    next_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    psn_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    // the window: full when 256 PSNs are in flight
+    full: Signal<Local, bool>,
+    d_una: Signal<Local, Bits<PSN_BITS>>,
+    d_next: Signal<Local, Bits<PSN_BITS>>,
+    stale: Signal<Local, bool>,
+    in_flight: Signal<Local, bool>,
+    // slot ranges: in flight [una, next), after an ACK [psn, next),
+    // acknowledged by it [una, psn), below the highest SACKed [psn, high)
+    flight: Signal<Local, Bits<SACK_WINDOW>>,
+    rest_full: Signal<Local, bool>,
+    rest: Signal<Local, Bits<SACK_WINDOW>>,
+    acked_full: Signal<Local, bool>,
+    acked: Signal<Local, Bits<SACK_WINDOW>>,
     // ACK
-    let _ = writeln!(s, "wire [255:0] sack_in = sack & rest;");
-    let _ = writeln!(s, "wire [255:0] sack_new = sack_in & ~sacked;");
-    let _ = writeln!(s, "wire [255:0] ack_newly = (acked & ~sacked) | sack_new;");
-    let _ = writeln!(s, "wire [255:0] ack_sacked = sacked | sack_new;");
-    let _ = writeln!(s, "wire [255:0] ack_queued0 = queued_q & ~sack_new;");
-    // Highest SACKed PSN in [cum, next): wrapped part (slots below cs) wins.
-    let _ = writeln!(s, "wire [255:0] sack_hi = sack_in & ge_cs;\nwire [255:0] sack_lo = sack_in & ~ge_cs;");
-    s.push_str(&last_set("hi", "sack_hi"));
-    s.push_str(&last_set("lo", "sack_lo"));
-    let _ = writeln!(s, "wire have_high = hi_any | lo_any;\nwire [7:0] hs = lo_any ? lo_at : hi_at;");
-    let _ = writeln!(s, "wire [23:0] high = psn + {{16'd0, hs - cs}};\nwire [23:0] d_high_marker = high - marker;");
-    let _ = writeln!(s, "wire resent_lost = d_high_marker < 24'h800000;");
-    s.push_str(&thermometer("hs", "hs"));
-    let _ = writeln!(s, "wire no_full = 1'b0;");
-    s.push_str(&range("below_high", "cs", "hs", "ge_cs", "ge_hs", "no_full"));
-    let _ = writeln!(
-        s,
-        "wire [255:0] holes = have_high ? (below_high & ~ack_sacked & ~ack_queued0 & ~held & (~rexmit | {{256{{resent_lost}}}})) : 256'd0;"
-    );
-    s.push_str(&popcount("n_newly", "ack_newly"));
-    s.push_str(&popcount("n_holes", "holes"));
-    // TAKE: lowest queued PSN from una (slots at or above us first).
-    let _ = writeln!(s, "wire [255:0] q_live = queued_q & flight;");
-    let _ = writeln!(s, "wire [255:0] q_hi = q_live & ge_us;\nwire [255:0] q_lo = q_live & ~ge_us;");
-    s.push_str(&first_set("qh", "q_hi"));
-    s.push_str(&first_set("ql", "q_lo"));
-    let _ = writeln!(s, "wire take_any = qh_any | ql_any;\nwire [7:0] take_at = qh_any ? qh_at : ql_at;");
-    let _ = writeln!(s, "wire [255:0] take_bit = {{255'd0, 1'b1}} << take_at;");
+    sack_in: Signal<Local, Bits<SACK_WINDOW>>,
+    sack_new: Signal<Local, Bits<SACK_WINDOW>>,
+    ack_newly: Signal<Local, Bits<SACK_WINDOW>>,
+    ack_sacked: Signal<Local, Bits<SACK_WINDOW>>,
+    ack_queued: Signal<Local, Bits<SACK_WINDOW>>,
+    have_high: Signal<Local, bool>,
+    high_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    high_offset: Signal<Local, SlotOffset>,
+    high_step: Signal<Local, Bits<PSN_BITS>>,
+    high: Signal<Local, Bits<PSN_BITS>>,
+    d_high_marker: Signal<Local, Bits<PSN_BITS>>,
+    // a retransmission may be lost again (something at or beyond the
+    // marker was SACKed)
+    resent_lost: Signal<Local, bool>,
+    may_lose: Signal<Local, Bits<SACK_WINDOW>>,
+    below_high: Signal<Local, Bits<SACK_WINDOW>>,
+    holes: Signal<Local, Bits<SACK_WINDOW>>,
+    // TAKE
+    q_live: Signal<Local, Bits<SACK_WINDOW>>,
+    take_any: Signal<Local, bool>,
+    take_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    take_offset: Signal<Local, SlotOffset>,
+    take_step: Signal<Local, Bits<PSN_BITS>>,
     // RTO
-    let _ = writeln!(s, "wire [255:0] rto_add = flight & ~sacked & ~queued_q & ~held;");
-    s.push_str(&popcount("n_rto", "rto_add"));
-    // The state after the operation, and the path summary of that state.
-    s.push_str(
-        r#"reg [23:0] n_next;
-reg [23:0] n_una;
-reg [23:0] n_marker;
-reg [255:0] n_sacked;
-reg [255:0] n_queued;
-reg [255:0] n_rexmit;
-reg [255:0] n_held;
-always @(*) begin
-  n_next = next;
-  n_una = una;
-  n_marker = marker;
-  n_sacked = sacked;
-  n_queued = queued_q;
-  n_rexmit = rexmit;
-  n_held = held;
-  ok = 1'b0;
-  out_psn = 24'd0;
-  newly = 256'd0;
-  count = 9'd0;
-  lost = 9'd0;
-  case (op)
-    3'd0: begin // LOAD
-      n_next = psn;
-      n_una = psn;
-      n_marker = psn;
-      n_sacked = 256'd0;
-      n_queued = 256'd0;
-      n_rexmit = 256'd0;
-      n_held = 256'd0;
-      ok = 1'b1;
-    end
-    3'd1: begin // SEND
-      if (~full) begin
-        ok = 1'b1;
-        out_psn = next;
-        n_next = next + 24'd1;
-        n_sacked = sacked & ~({255'd0, 1'b1} << ns);
-        n_queued = queued_q & ~({255'd0, 1'b1} << ns);
-        n_rexmit = rexmit & ~({255'd0, 1'b1} << ns);
-        n_held = held & ~({255'd0, 1'b1} << ns);
-      end
-    end
-    3'd2: begin // ACK
-      if (~stale) begin
-        ok = 1'b1;
-        n_una = psn;
-        n_sacked = ack_sacked;
-        n_queued = ack_queued0 | holes;
-        newly = ack_newly;
-        count = n_newly;
-        lost = n_holes;
-      end
-    end
-    3'd3: begin // TAKE
-      if (take_any) begin
-        ok = 1'b1;
-        out_psn = una + {16'd0, take_at - us};
-        n_queued = queued_q & ~take_bit;
-        n_rexmit = rexmit | take_bit;
-        n_marker = next;
-      end
-    end
-    3'd4: begin // RTO
-      ok = 1'b1;
-      n_queued = queued_q | rto_add;
-      count = n_rto;
-    end
-    3'd5: begin // HOLD
-      if (in_flight & ~sacked[cs] & ~held[cs]) begin
-        ok = 1'b1;
-        n_held = held | onehot;
-        n_queued = queued_q & ~onehot;
-      end
-    end
-    3'd6: begin // RELEASE
-      if (in_flight & held[cs]) begin
-        n_held = held & ~onehot;
-        if (~sacked[cs]) begin
-          ok = 1'b1;
-          n_queued = queued_q | onehot;
-        end
-      end
-    end
-    default: ;
-  endcase
-  new_state = {n_held, n_rexmit, n_queued, n_sacked, n_marker, n_una, n_next};
-end
-"#,
-    );
-    // Summary of the new state.
-    s.push_str(
-        r#"wire [23:0] n_span = n_next - n_una;
-wire n_full = n_span == 24'd256;
-"#,
-    );
-    let _ = writeln!(s, "wire [7:0] n_us = n_una[7:0];\nwire [7:0] n_ns = n_next[7:0];");
-    s.push_str(&thermometer("nus", "n_us"));
-    s.push_str(&thermometer("nns", "n_ns"));
-    s.push_str(&range("n_flight", "n_us", "n_ns", "ge_nus", "ge_nns", "n_full"));
-    let _ = writeln!(s, "wire [255:0] n_unacked = n_flight & ~n_sacked;");
-    s.push_str(&popcount("n_out", "n_unacked"));
-    let _ = writeln!(
-        s,
-        "always @(*) begin\n  outstanding = n_out;\n  queued = |(n_queued & n_flight);\n  can_send = ~n_full;\nend"
-    );
-    s
+    rto_add: Signal<Local, Bits<SACK_WINDOW>>,
+    // the next state
+    n_next: Signal<Local, Bits<PSN_BITS>>,
+    n_una: Signal<Local, Bits<PSN_BITS>>,
+    n_marker: Signal<Local, Bits<PSN_BITS>>,
+    n_sacked: Signal<Local, Bits<SACK_WINDOW>>,
+    n_queued: Signal<Local, Bits<SACK_WINDOW>>,
+    n_rexmit: Signal<Local, Bits<SACK_WINDOW>>,
+    n_held: Signal<Local, Bits<SACK_WINDOW>>,
+    // in flight after the operation (derived from `flight` and `rest`)
+    n_flight: Signal<Local, Bits<SACK_WINDOW>>,
+    n_span: Signal<Local, Bits<PSN_BITS>>,
+    #[constant(op::LOAD)]
+    OP_LOAD: Constant<Bits<3>>,
+    #[constant(op::SEND)]
+    OP_SEND: Constant<Bits<3>>,
+    #[constant(op::ACK)]
+    OP_ACK: Constant<Bits<3>>,
+    #[constant(op::TAKE)]
+    OP_TAKE: Constant<Bits<3>>,
+    #[constant(op::RTO)]
+    OP_RTO: Constant<Bits<3>>,
+    #[constant(op::HOLD)]
+    OP_HOLD: Constant<Bits<3>>,
+    #[constant(op::RELEASE)]
+    OP_RELEASE: Constant<Bits<3>>,
+    #[constant(SACK_WINDOW as u64)]
+    window: Constant<Bits<PSN_BITS>>,
+    #[constant(1u64)]
+    one_psn: Constant<Bits<PSN_BITS>>,
+    // serial comparison: a distance below half the PSN space is "at or after"
+    #[constant(1u64 << (PSN_BITS - 1))]
+    half: Constant<Bits<PSN_BITS>>,
+    #[constant(0u64)]
+    zero_psn: Constant<Bits<PSN_BITS>>,
+    #[constant(0u64)]
+    zero_offset: Constant<Bits<OFFSET_ZERO_BITS>>,
+    #[constant(0u64)]
+    empty: Constant<Bits<SACK_WINDOW>>,
+    #[constant(!Bits::<SACK_WINDOW>::default())]
+    all: Constant<Bits<SACK_WINDOW>>,
+    #[constant(0u64)]
+    zero_count: Constant<Bits<9>>,
+}
+
+// `#[hdl_gen]` has no match guards: conditions sit inside the arms.
+#[allow(clippy::collapsible_match)]
+impl Logic for RetxCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.sacked.next = self.state.val().get_bits::<SACK_WINDOW>(0);
+        self.queued_in.next = self.state.val().get_bits::<SACK_WINDOW>(256);
+        self.rexmit.next = self.state.val().get_bits::<SACK_WINDOW>(512);
+        self.held.next = self.state.val().get_bits::<SACK_WINDOW>(768);
+        self.next_psn.next = self.state.val().get_bits::<PSN_BITS>(1024);
+        self.una.next = self.state.val().get_bits::<PSN_BITS>(1048);
+        self.marker.next = self.state.val().get_bits::<PSN_BITS>(1072);
+        self.una_slot.next = self.una.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.next_slot.next = self.next_psn.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.psn_slot.next = self.psn.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.ge_una.x.next = self.una_slot.val();
+        self.ge_next.x.next = self.next_slot.val();
+        self.ge_psn.x.next = self.psn_slot.val();
+        self.hot_psn.x.next = self.psn_slot.val();
+        self.hot_next.x.next = self.next_slot.val();
+
+        self.full.next = (self.next_psn.val() - self.una.val()) == self.window.val();
+        self.d_una.next = self.psn.val() - self.una.val();
+        self.d_next.next = self.psn.val() - self.next_psn.val();
+        self.stale.next = self.d_una.val().get_bit(23) | (!self.d_next.val().get_bit(23) & self.d_next.val().any());
+        self.in_flight.next = !self.d_una.val().get_bit(23) & self.d_next.val().get_bit(23);
+
+        if (self.next_slot.val() < self.una_slot.val()) | self.full.val() {
+            self.flight.next = self.ge_una.ge.val() | !self.ge_next.ge.val();
+        } else {
+            self.flight.next = self.ge_una.ge.val() & !self.ge_next.ge.val();
+        }
+        self.rest_full.next = (self.next_psn.val() - self.psn.val()) == self.window.val();
+        if (self.next_slot.val() < self.psn_slot.val()) | self.rest_full.val() {
+            self.rest.next = self.ge_psn.ge.val() | !self.ge_next.ge.val();
+        } else {
+            self.rest.next = self.ge_psn.ge.val() & !self.ge_next.ge.val();
+        }
+        self.acked_full.next = self.d_una.val() == self.window.val();
+        if (self.psn_slot.val() < self.una_slot.val()) | self.acked_full.val() {
+            self.acked.next = self.ge_una.ge.val() | !self.ge_psn.ge.val();
+        } else {
+            self.acked.next = self.ge_una.ge.val() & !self.ge_psn.ge.val();
+        }
+
+        // ACK: newly acknowledged, and the holes below the highest SACKed
+        // PSN that are lost.
+        self.sack_in.next = self.sack.val() & self.rest.val();
+        self.sack_new.next = self.sack_in.val() & !self.sacked.val();
+        self.ack_newly.next = (self.acked.val() & !self.sacked.val()) | self.sack_new.val();
+        self.ack_sacked.next = self.sacked.val() | self.sack_new.val();
+        self.ack_queued.next = self.queued_in.val() & !self.sack_new.val();
+        self.sack_upper.v.next = self.sack_in.val() & self.ge_psn.ge.val();
+        self.sack_lower.v.next = self.sack_in.val() & !self.ge_psn.ge.val();
+        self.have_high.next = self.sack_upper.any.val() | self.sack_lower.any.val();
+        if self.sack_lower.any.val() {
+            self.high_slot.next = self.sack_lower.at.val();
+        } else {
+            self.high_slot.next = self.sack_upper.at.val();
+        }
+        self.high_offset.next.slot = self.high_slot.val() - self.psn_slot.val();
+        self.high_offset.next.zero = self.zero_offset.val();
+        self.high_step.next = self.high_offset.val().into();
+        self.high.next = self.psn.val() + self.high_step.val();
+        self.d_high_marker.next = self.high.val() - self.marker.val();
+        self.resent_lost.next = self.d_high_marker.val() < self.half.val();
+        if self.resent_lost.val() {
+            self.may_lose.next = self.all.val();
+        } else {
+            self.may_lose.next = !self.rexmit.val();
+        }
+        self.ge_high.x.next = self.high_slot.val();
+        if self.high_slot.val() < self.psn_slot.val() {
+            self.below_high.next = self.ge_psn.ge.val() | !self.ge_high.ge.val();
+        } else {
+            self.below_high.next = self.ge_psn.ge.val() & !self.ge_high.ge.val();
+        }
+        if self.have_high.val() {
+            self.holes.next = self.below_high.val()
+                & !self.ack_sacked.val()
+                & !self.ack_queued.val()
+                & !self.held.val()
+                & self.may_lose.val();
+        } else {
+            self.holes.next = self.empty.val();
+        }
+        self.count_holes.v.next = self.holes.val();
+
+        // TAKE: the lowest queued PSN from una.
+        self.q_live.next = self.queued_in.val() & self.flight.val();
+        self.queue_upper.v.next = self.q_live.val() & self.ge_una.ge.val();
+        self.queue_lower.v.next = self.q_live.val() & !self.ge_una.ge.val();
+        self.take_any.next = self.queue_upper.any.val() | self.queue_lower.any.val();
+        if self.queue_upper.any.val() {
+            self.take_slot.next = self.queue_upper.at.val();
+        } else {
+            self.take_slot.next = self.queue_lower.at.val();
+        }
+        self.take_offset.next.slot = self.take_slot.val() - self.una_slot.val();
+        self.take_offset.next.zero = self.zero_offset.val();
+        self.take_step.next = self.take_offset.val().into();
+        self.hot_take.x.next = self.take_slot.val();
+
+        // RTO: every unacknowledged PSN not queued or held.
+        self.rto_add.next = self.flight.val() & !self.sacked.val() & !self.queued_in.val() & !self.held.val();
+        if self.op.val() == self.OP_RTO.val() {
+            self.count_newly.v.next = self.rto_add.val();
+        } else {
+            self.count_newly.v.next = self.ack_newly.val();
+        }
+
+        self.n_next.next = self.next_psn.val();
+        self.n_una.next = self.una.val();
+        self.n_marker.next = self.marker.val();
+        self.n_sacked.next = self.sacked.val();
+        self.n_queued.next = self.queued_in.val();
+        self.n_rexmit.next = self.rexmit.val();
+        self.n_held.next = self.held.val();
+        self.n_flight.next = self.flight.val();
+        self.ok.next = false;
+        self.out_psn.next = self.zero_psn.val();
+        self.newly.next = self.empty.val();
+        self.count.next = self.zero_count.val();
+        self.lost.next = self.zero_count.val();
+        match self.op.val().index() {
+            OP_LOAD => {
+                self.n_next.next = self.psn.val();
+                self.n_una.next = self.psn.val();
+                self.n_marker.next = self.psn.val();
+                self.n_sacked.next = self.empty.val();
+                self.n_queued.next = self.empty.val();
+                self.n_rexmit.next = self.empty.val();
+                self.n_held.next = self.empty.val();
+                self.n_flight.next = self.empty.val();
+                self.ok.next = true;
+            }
+            OP_SEND => {
+                if !self.full.val() {
+                    self.ok.next = true;
+                    self.out_psn.next = self.next_psn.val();
+                    self.n_next.next = self.next_psn.val() + self.one_psn.val();
+                    self.n_sacked.next = self.sacked.val() & !self.hot_next.hot.val();
+                    self.n_queued.next = self.queued_in.val() & !self.hot_next.hot.val();
+                    self.n_rexmit.next = self.rexmit.val() & !self.hot_next.hot.val();
+                    self.n_held.next = self.held.val() & !self.hot_next.hot.val();
+                    self.n_flight.next = self.flight.val() | self.hot_next.hot.val();
+                }
+            }
+            OP_ACK => {
+                if !self.stale.val() {
+                    self.ok.next = true;
+                    self.n_una.next = self.psn.val();
+                    self.n_sacked.next = self.ack_sacked.val();
+                    self.n_queued.next = self.ack_queued.val() | self.holes.val();
+                    self.n_flight.next = self.rest.val();
+                    self.newly.next = self.ack_newly.val();
+                    self.count.next = self.count_newly.count.val();
+                    self.lost.next = self.count_holes.count.val();
+                }
+            }
+            OP_TAKE => {
+                if self.take_any.val() {
+                    self.ok.next = true;
+                    self.out_psn.next = self.una.val() + self.take_step.val();
+                    self.n_queued.next = self.queued_in.val() & !self.hot_take.hot.val();
+                    self.n_rexmit.next = self.rexmit.val() | self.hot_take.hot.val();
+                    self.n_marker.next = self.next_psn.val();
+                }
+            }
+            OP_RTO => {
+                self.ok.next = true;
+                self.n_queued.next = self.queued_in.val() | self.rto_add.val();
+                self.count.next = self.count_newly.count.val();
+            }
+            OP_HOLD => {
+                if self.in_flight.val()
+                    & !self.sacked.val().get_bit(self.psn_slot.val().index())
+                    & !self.held.val().get_bit(self.psn_slot.val().index())
+                {
+                    self.ok.next = true;
+                    self.n_held.next = self.held.val() | self.hot_psn.hot.val();
+                    self.n_queued.next = self.queued_in.val() & !self.hot_psn.hot.val();
+                }
+            }
+            OP_RELEASE => {
+                if self.in_flight.val() & self.held.val().get_bit(self.psn_slot.val().index()) {
+                    self.n_held.next = self.held.val() & !self.hot_psn.hot.val();
+                    if !self.sacked.val().get_bit(self.psn_slot.val().index()) {
+                        self.ok.next = true;
+                        self.n_queued.next = self.queued_in.val() | self.hot_psn.hot.val();
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.new_state.next.next_psn = self.n_next.val();
+        self.new_state.next.una = self.n_una.val();
+        self.new_state.next.marker = self.n_marker.val();
+        self.new_state.next.sacked = self.n_sacked.val();
+        self.new_state.next.queued = self.n_queued.val();
+        self.new_state.next.rexmit = self.n_rexmit.val();
+        self.new_state.next.held = self.n_held.val();
+
+        // The path after the operation.
+        self.n_span.next = self.n_next.val() - self.n_una.val();
+        self.count_unacked.v.next = self.n_flight.val() & !self.n_sacked.val();
+        self.outstanding.next = self.count_unacked.count.val();
+        self.queued.next = (self.n_queued.val() & self.n_flight.val()).any();
+        self.can_send.next = self.n_span.val() != self.window.val();
+    }
 }
 
 /// The scheduler's per-path state for 2^K paths.
@@ -293,14 +448,14 @@ pub struct Retx<const K: usize> {
     pub in_valid: Signal<In, bool>,
     pub in_op: Signal<In, Bits<3>>,
     pub in_key: Signal<In, Bits<K>>,
-    pub in_psn: Signal<In, Bits<24>>,
-    pub in_sack: Signal<In, Bits<256>>,
+    pub in_psn: Signal<In, Bits<PSN_BITS>>,
+    pub in_sack: Signal<In, Bits<SACK_WINDOW>>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
     pub out_op: Signal<Out, Bits<3>>,
     pub out_ok: Signal<Out, bool>,
-    pub out_psn: Signal<Out, Bits<24>>,
-    pub out_newly: Signal<Out, Bits<256>>,
+    pub out_psn: Signal<Out, Bits<PSN_BITS>>,
+    pub out_newly: Signal<Out, Bits<SACK_WINDOW>>,
     pub out_count: Signal<Out, Bits<9>>,
     pub out_lost: Signal<Out, Bits<9>>,
     pub out_outstanding: Signal<Out, Bits<9>>,
@@ -309,14 +464,14 @@ pub struct Retx<const K: usize> {
     core: RetxCore,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<3>>,
-    s1_psn: DFF<Bits<24>>,
-    s1_sack: DFF<Bits<256>>,
+    s1_psn: DFF<Bits<PSN_BITS>>,
+    s1_sack: DFF<Bits<SACK_WINDOW>>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
     o_op: DFF<Bits<3>>,
     o_ok: DFF<bool>,
-    o_psn: DFF<Bits<24>>,
-    o_newly: DFF<Bits<256>>,
+    o_psn: DFF<Bits<PSN_BITS>>,
+    o_newly: DFF<Bits<SACK_WINDOW>>,
     o_count: DFF<Bits<9>>,
     o_lost: DFF<Bits<9>>,
     o_outstanding: DFF<Bits<9>>,
@@ -358,7 +513,7 @@ impl<const K: usize> Logic for Retx<K> {
         self.core.psn.next = self.s1_psn.q.val();
         self.core.sack.next = self.s1_sack.q.val();
         self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.core.new_state.val();
+        self.store.wr_state.next = self.core.new_state.val().into();
 
         self.o_valid.d.next = self.store.s1_valid.val();
         self.o_key.d.next = self.store.s1_key.val();

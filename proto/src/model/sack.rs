@@ -20,6 +20,24 @@ pub enum Verdict {
     OutOfWindow,
 }
 
+impl Verdict {
+    /// Width of [`Verdict::code`].
+    pub const CODE_BITS: usize = 2;
+
+    /// One verdict of each kind, in code order (`New` stands for both of its
+    /// `hole` values: the hole is reported apart from the code).
+    pub const KINDS: [Verdict; 3] = [Verdict::New { hole: false }, Verdict::Duplicate, Verdict::OutOfWindow];
+
+    /// The verdict's code in hardware (the RTL `sack` block's `out_verdict`).
+    pub const fn code(self) -> u64 {
+        match self {
+            Verdict::New { .. } => 0,
+            Verdict::Duplicate => 1,
+            Verdict::OutOfWindow => 2,
+        }
+    }
+}
+
 /// One path's receive state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SackTracker {
@@ -121,6 +139,15 @@ mod tests {
         t.accept(Psn::new(2));
         assert_eq!(t.cum(), Psn::new(4));
         assert_eq!(t.bitmap(), &[0; 32], "bits behind cum are cleared");
+    }
+
+    #[test]
+    fn verdict_codes_are_distinct_and_fit_their_width() {
+        for (i, v) in Verdict::KINDS.iter().enumerate() {
+            assert_eq!(v.code(), i as u64, "KINDS is in code order");
+            assert!(v.code() < 1 << Verdict::CODE_BITS);
+        }
+        assert_eq!(Verdict::New { hole: true }.code(), Verdict::New { hole: false }.code());
     }
 
     #[test]
