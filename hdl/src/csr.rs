@@ -1,5 +1,6 @@
 //! `csr`: the AXI-Lite register file, generated from the register map in
-//! `ferroce_proto::regs` (same offsets, access types and reset values).
+//! `ferroce_proto::regs` (same offsets, access types, reset values and
+//! ranges).
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axil_*`: AXI-Lite slave, 16-bit byte address, 32-bit data, one
@@ -17,14 +18,19 @@
 //! * `hw` (in): every hardware-set RO register, register j of
 //!   `ferroce_proto::regs::hardware()` at bits 32j..32j+31.
 //!
-//! Block headers (type, version, next) and the engine_info constants are
-//! constants in the decoder.
-
-use std::fmt::Write as _;
+//! The decoder is loops over tables of `Constant`s built from the map:
+//! the stored registers (address, range, write-only), the hardware
+//! registers (address) and the constants (block headers: type, version,
+//! next; the `Const` registers). A write selects its register, merges the
+//! byte lanes into the old value and checks that value against the
+//! register's range; the register bus is one vector written at the
+//! selected register's offset.
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::regs::{self, Access, RegFile, BLOCKS, N_HARDWARE, N_STORED};
+use ferroce_proto::regs::{self, Access, BLOCKS, N_HARDWARE, N_STORED};
+
+use crate::blocks::{HdlDefault, HdlStruct};
 
 /// Address bits of the AXI-Lite port.
 pub const ADDR_BITS: usize = 16;
@@ -32,9 +38,82 @@ pub const ADDR_BITS: usize = 16;
 pub const STORED_BITS: usize = 32 * N_STORED;
 /// Width of the `hw` bus.
 pub const HW_BITS: usize = 32 * N_HARDWARE;
+/// Registers read as constants: three header registers per block and the
+/// `Const` registers.
+pub const N_CONST: usize = 3 * BLOCKS.len() + count_const();
+/// Bits of an offset into the `regs` bus.
+const OFFSET_BITS: usize = usize::BITS as usize - STORED_BITS.leading_zeros() as usize;
+
+/// AXI response OKAY.
+const AXI_OKAY: u64 = 0;
+/// AXI response SLVERR.
+const AXI_SLVERR: u64 = 2;
+
+const fn count_const() -> usize {
+    let mut n = 0;
+    let mut b = 0;
+    while b < BLOCKS.len() {
+        let mut r = 0;
+        while r < BLOCKS[b].regs.len() {
+            if matches!(BLOCKS[b].regs[r].access, Access::Const) {
+                n += 1;
+            }
+            r += 1;
+        }
+        b += 1;
+    }
+    n
+}
+
+/// The constant registers, (address, value), headers first.
+fn constants() -> Vec<(u32, u32)> {
+    let mut v = Vec::with_capacity(N_CONST);
+    for (i, b) in BLOCKS.iter().enumerate() {
+        let base = regs::block_base(i);
+        let next = if i + 1 < BLOCKS.len() { regs::block_base(i + 1) } else { 0 };
+        v.extend([(base, b.type_id), (base + 4, b.version), (base + 8, next)]);
+    }
+    v.extend(regs::all_regs().filter(|(_, r)| r.access == Access::Const).map(|(a, r)| (a, r.reset)));
+    v
+}
+
+/// Stored register i.
+fn stored(i: usize) -> regs::Register {
+    *regs::stored()[i].1
+}
+
+/// The values stored register i may take (any, if it has no range).
+fn bounds(i: usize) -> regs::Bounds {
+    stored(i).range.unwrap_or(regs::Bounds { min: 0, max: u32::MAX })
+}
+
+/// Every stored register at its reset value, as the `regs` bus.
+fn reset_bus() -> Bits<STORED_BITS> {
+    let mut bus = Bits::<STORED_BITS>::default();
+    for (i, (_, r)) in regs::stored().iter().enumerate() {
+        bus = bus | (bit_cast::<STORED_BITS, 32>((r.reset as u64).into()) << (32 * i) as u64);
+    }
+    bus
+}
+
+/// A 32-bit word at the bottom of the `regs` bus.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct BusWord {
+    pub word: Bits<32>,
+    pub zero: Bits<{ STORED_BITS - 32 }>,
+}
+
+/// The write strobes as a bit mask.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct ByteMask {
+    pub b0: Bits<8>,
+    pub b1: Bits<8>,
+    pub b2: Bits<8>,
+    pub b3: Bits<8>,
+}
 
 /// The register file.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct Csr {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -58,213 +137,193 @@ pub struct Csr {
     pub regs: Signal<Out, Bits<STORED_BITS>>,
     pub strobe: Signal<Out, Bits<N_STORED>>,
     pub hw: Signal<In, Bits<HW_BITS>>,
-    _state: Box<SimState>,
+    regs_q: DFF<Bits<STORED_BITS>>,
+    strobe_q: DFF<Bits<N_STORED>>,
+    bvalid: DFF<bool>,
+    bresp: DFF<Bits<2>>,
+    rvalid: DFF<bool>,
+    rresp: DFF<Bits<2>>,
+    rdata: DFF<Bits<32>>,
+    wr_fire: Signal<Local, bool>,
+    rd_fire: Signal<Local, bool>,
+    byte_mask: Signal<Local, ByteMask>,
+    wmask: Signal<Local, Bits<32>>,
+    wr_any: Signal<Local, bool>,
+    wr_old: Signal<Local, Bits<32>>,
+    wr_min: Signal<Local, Bits<32>>,
+    wr_max: Signal<Local, Bits<32>>,
+    wr_value: Signal<Local, Bits<32>>,
+    wr_ok: Signal<Local, bool>,
+    value_word: Signal<Local, BusWord>,
+    value_wide: Signal<Local, Bits<STORED_BITS>>,
+    rd_ok: Signal<Local, bool>,
+    rd_value: Signal<Local, Bits<32>>,
+    /// Stored registers: address, range, write-only (reads 0), offset on
+    /// the bus, strobe bit.
+    #[constants(|i: usize| regs::stored()[i].0 as u64)]
+    stored_addr: [Constant<Bits<ADDR_BITS>>; N_STORED],
+    #[constants(|i: usize| bounds(i).min as u64)]
+    stored_min: [Constant<Bits<32>>; N_STORED],
+    #[constants(|i: usize| bounds(i).max as u64)]
+    stored_max: [Constant<Bits<32>>; N_STORED],
+    #[constants(|i: usize| stored(i).access == Access::Wo)]
+    stored_wo: [Constant<bool>; N_STORED],
+    #[constants(|i: usize| (32 * i) as u64)]
+    stored_offset: [Constant<Bits<OFFSET_BITS>>; N_STORED],
+    #[constants(|i: usize| 1u64 << i)]
+    stored_strobe: [Constant<Bits<N_STORED>>; N_STORED],
+    /// Hardware registers: address.
+    #[constants(|j: usize| regs::hardware()[j].0 as u64)]
+    hw_addr: [Constant<Bits<ADDR_BITS>>; N_HARDWARE],
+    /// Constant registers: address and value.
+    #[constants(|k: usize| constants()[k].0 as u64)]
+    const_addr: [Constant<Bits<ADDR_BITS>>; N_CONST],
+    #[constants(|k: usize| constants()[k].1 as u64)]
+    const_value: [Constant<Bits<32>>; N_CONST],
+    #[constant(reset_bus())]
+    regs_reset: Constant<Bits<STORED_BITS>>,
+    #[constant(0u64)]
+    zero_word: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero_bus_hi: Constant<Bits<{ STORED_BITS - 32 }>>,
+    #[constant(u32::MAX as u64)]
+    word_mask: Constant<Bits<STORED_BITS>>,
+    #[constant(0u64)]
+    zero_strobe: Constant<Bits<N_STORED>>,
+    #[constant(0xffu64)]
+    byte_ones: Constant<Bits<8>>,
+    #[constant(0u64)]
+    byte_zero: Constant<Bits<8>>,
+    #[constant(AXI_OKAY)]
+    okay: Constant<Bits<2>>,
+    #[constant(AXI_SLVERR)]
+    slverr: Constant<Bits<2>>,
 }
-
-/// State for rust-hdl's own simulator (the Verilog keeps it in registers).
-#[derive(Default)]
-struct SimState {
-    file: Option<RegFile>,
-    bvalid: bool,
-    bresp: u64,
-    rvalid: bool,
-    rresp: u64,
-    rdata: u64,
-    strobe: u64,
-}
-
-const OKAY: u64 = 0;
-const SLVERR: u64 = 2;
 
 impl Logic for Csr {
+    #[hdl_gen]
     fn update(&mut self) {
-        let wr_fire = self.s_axil_awvalid.val() && self.s_axil_wvalid.val() && !self._state.bvalid;
-        let rd_fire = self.s_axil_arvalid.val() && !self._state.rvalid;
-        if self.clock.pos_edge() {
-            let hw = self.hw.val();
-            let st = &mut *self._state;
-            let file = st.file.get_or_insert_with(RegFile::new);
-            for (j, (addr, _)) in regs::hardware().iter().enumerate() {
-                file.set(*addr, hw.get_bits::<32>(32 * j).index() as u32);
+        dff_setup!(self, clock, regs_q, strobe_q, bvalid, bresp, rvalid, rresp, rdata);
+        self.wr_fire.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val();
+        self.rd_fire.next = self.s_axil_arvalid.val() & !self.rvalid.q.val();
+
+        // Write: the stored register at awaddr, its bytes merged, its range.
+        self.byte_mask.next.b0 = self.byte_zero.val();
+        self.byte_mask.next.b1 = self.byte_zero.val();
+        self.byte_mask.next.b2 = self.byte_zero.val();
+        self.byte_mask.next.b3 = self.byte_zero.val();
+        if self.s_axil_wstrb.val().get_bit(0) {
+            self.byte_mask.next.b0 = self.byte_ones.val();
+        }
+        if self.s_axil_wstrb.val().get_bit(1) {
+            self.byte_mask.next.b1 = self.byte_ones.val();
+        }
+        if self.s_axil_wstrb.val().get_bit(2) {
+            self.byte_mask.next.b2 = self.byte_ones.val();
+        }
+        if self.s_axil_wstrb.val().get_bit(3) {
+            self.byte_mask.next.b3 = self.byte_ones.val();
+        }
+        self.wmask.next = self.byte_mask.val().into();
+        self.wr_any.next = false;
+        self.wr_old.next = self.zero_word.val();
+        self.wr_min.next = self.zero_word.val();
+        self.wr_max.next = self.zero_word.val();
+        // The decoders run only for an access (cheaper to simulate).
+        if self.wr_fire.val() {
+            for i in 0..N_STORED {
+                if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
+                    self.wr_any.next = true;
+                    self.wr_old.next = self.regs_q.q.val().get_bits::<32>(32 * i);
+                    self.wr_min.next = self.stored_min[i].val();
+                    self.wr_max.next = self.stored_max[i].val();
+                }
             }
-            st.strobe = 0;
-            if wr_fire {
-                let addr = self.s_axil_awaddr.val().index() as u32;
-                let r = file.write_strobed(
-                    addr,
-                    self.s_axil_wdata.val().index() as u32,
-                    self.s_axil_wstrb.val().index() as u8,
-                );
-                st.bvalid = true;
-                st.bresp = if r.is_ok() { OKAY } else { SLVERR };
-                if r.is_ok() {
-                    if let Some(i) = regs::stored().iter().position(|(a, _)| *a == addr) {
-                        st.strobe = 1 << i;
+        }
+        self.wr_value.next = (self.wr_old.val() & !self.wmask.val()) | (self.s_axil_wdata.val() & self.wmask.val());
+        self.wr_ok.next =
+            self.wr_any.val() & (self.wr_value.val() >= self.wr_min.val()) & (self.wr_value.val() <= self.wr_max.val());
+        self.value_word.next.word = self.wr_value.val();
+        self.value_word.next.zero = self.zero_bus_hi.val();
+        self.value_wide.next = self.value_word.val().into();
+
+        // Read: a constant, a stored register (write-only ones read 0) or a
+        // hardware register.
+        self.rd_ok.next = false;
+        self.rd_value.next = self.zero_word.val();
+        if self.rd_fire.val() {
+            for k in 0..N_CONST {
+                if self.s_axil_araddr.val() == self.const_addr[k].val() {
+                    self.rd_ok.next = true;
+                    self.rd_value.next = self.const_value[k].val();
+                }
+            }
+            for i in 0..N_STORED {
+                if self.s_axil_araddr.val() == self.stored_addr[i].val() {
+                    self.rd_ok.next = true;
+                    if !self.stored_wo[i].val() {
+                        self.rd_value.next = self.regs_q.q.val().get_bits::<32>(32 * i);
                     }
                 }
-            } else if self.s_axil_bready.val() {
-                st.bvalid = false;
             }
-            if rd_fire {
-                let r = file.read(self.s_axil_araddr.val().index() as u32);
-                st.rvalid = true;
-                st.rresp = if r.is_ok() { OKAY } else { SLVERR };
-                st.rdata = r.unwrap_or(0) as u64;
-            } else if self.s_axil_rready.val() {
-                st.rvalid = false;
-            }
-            if self.reset.val() {
-                *st = SimState::default();
+            for j in 0..N_HARDWARE {
+                if self.s_axil_araddr.val() == self.hw_addr[j].val() {
+                    self.rd_ok.next = true;
+                    self.rd_value.next = self.hw.val().get_bits::<32>(32 * j);
+                }
             }
         }
-        let st = &*self._state;
-        self.s_axil_awready.next = wr_fire;
-        self.s_axil_wready.next = wr_fire;
-        self.s_axil_bvalid.next = st.bvalid;
-        self.s_axil_bresp.next = st.bresp.into();
-        self.s_axil_arready.next = rd_fire;
-        self.s_axil_rvalid.next = st.rvalid;
-        self.s_axil_rresp.next = st.rresp.into();
-        self.s_axil_rdata.next = st.rdata.into();
-        let mut bus = Bits::<STORED_BITS>::default();
-        let file = st.file.clone().unwrap_or_default();
-        for (i, (addr, _)) in regs::stored().iter().enumerate() {
-            bus.set_bits::<32>(32 * i, (file.get(*addr) as u64).into());
-        }
-        self.regs.next = bus;
-        self.strobe.next = st.strobe.into();
-    }
 
-    fn connect(&mut self) {
-        self.s_axil_awready.connect();
-        self.s_axil_wready.connect();
-        self.s_axil_bvalid.connect();
-        self.s_axil_bresp.connect();
-        self.s_axil_arready.connect();
-        self.s_axil_rvalid.connect();
-        self.s_axil_rresp.connect();
-        self.s_axil_rdata.connect();
-        self.regs.connect();
-        self.strobe.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(decoder_verilog())
-    }
-}
-
-/// The decoder, written from the register map.
-pub fn decoder_verilog() -> String {
-    let stored = regs::stored();
-    let hardware = regs::hardware();
-    let a = ADDR_BITS;
-    let mut s = String::new();
-    let _ = writeln!(s, "// Generated from ferroce_proto::regs: do not edit.");
-    let _ = writeln!(s, "reg bvalid_q;\nreg [1:0] bresp_q;\nreg rvalid_q;\nreg [1:0] rresp_q;\nreg [31:0] rdata_q;");
-    let _ = writeln!(s, "reg [{}:0] regs_q;\nreg [{}:0] strobe_q;", STORED_BITS - 1, N_STORED - 1);
-    let _ = writeln!(s, "wire wr_fire = s_axil_awvalid & s_axil_wvalid & ~bvalid_q;");
-    let _ = writeln!(s, "wire rd_fire = s_axil_arvalid & ~rvalid_q;");
-    let _ = writeln!(
-        s,
-        "wire [31:0] wmask = {{{{8{{s_axil_wstrb[3]}}}}, {{8{{s_axil_wstrb[2]}}}}, {{8{{s_axil_wstrb[1]}}}}, {{8{{s_axil_wstrb[0]}}}}}};"
-    );
-    let _ = writeln!(
-        s,
-        "always @(*) begin\n  s_axil_awready = wr_fire;\n  s_axil_wready = wr_fire;\n  s_axil_bvalid = bvalid_q;\n  \
-         s_axil_bresp = bresp_q;\n  s_axil_arready = rd_fire;\n  s_axil_rvalid = rvalid_q;\n  s_axil_rresp = rresp_q;\n  \
-         s_axil_rdata = rdata_q;\n  regs = regs_q;\n  strobe = strobe_q;\nend"
-    );
-    // Read decode.
-    let _ = writeln!(s, "reg [31:0] rd_value;\nreg rd_ok;\nalways @(*) begin\n  rd_ok = 1'b1;\n  rd_value = 32'd0;\n  case (s_axil_araddr)");
-    for (i, b) in BLOCKS.iter().enumerate() {
-        let base = regs::block_base(i);
-        let next = if i + 1 < BLOCKS.len() { regs::block_base(i + 1) } else { 0 };
-        for (off, v, what) in [(0, b.type_id, "type"), (4, b.version, "version"), (8, next, "next")] {
-            let _ = writeln!(s, "    {a}'h{:04x}: rd_value = 32'h{v:08x}; // {}.{what}", base + off, b.name);
-        }
-    }
-    for (addr, r) in regs::all_regs() {
-        let value = match r.access {
-            Access::Const => format!("32'h{:08x}", r.reset),
-            Access::Wo => "32'd0".to_string(),
-            Access::Rw => {
-                let i = stored.iter().position(|(x, _)| *x == addr).expect("RW is stored");
-                format!("regs_q[{}:{}]", 32 * i + 31, 32 * i)
+        if self.wr_fire.val() {
+            self.bvalid.d.next = true;
+            if self.wr_ok.val() {
+                self.bresp.d.next = self.okay.val();
+            } else {
+                self.bresp.d.next = self.slverr.val();
             }
-            Access::Ro => {
-                let j = hardware.iter().position(|(x, _)| *x == addr).expect("RO is hardware");
-                format!("hw[{}:{}]", 32 * j + 31, 32 * j)
-            }
-        };
-        let _ = writeln!(s, "    {a}'h{addr:04x}: rd_value = {value}; // {}", r.name);
-    }
-    let _ = writeln!(s, "    default: rd_ok = 1'b0;\n  endcase\nend");
-    // Write decode: only RW and WO registers accept writes, and a ranged
-    // one only a value in its range once the byte enables are applied.
-    let mut accept = Vec::with_capacity(N_STORED);
-    for (i, (_, r)) in stored.iter().enumerate() {
-        let terms = range_terms(&format!("wr_value_{i}"), r);
-        if terms.is_empty() {
-            accept.push("1'b1".to_string());
-            continue;
+        } else if self.s_axil_bready.val() {
+            self.bvalid.d.next = false;
         }
-        let (hi, lo) = (32 * i + 31, 32 * i);
-        let _ = writeln!(
-            s,
-            "wire [31:0] wr_value_{i} = (regs_q[{hi}:{lo}] & ~wmask) | (s_axil_wdata & wmask); // {}\n\
-             wire wr_in_range_{i} = {};",
-            r.name,
-            terms.join(" & ")
-        );
-        accept.push(format!("wr_in_range_{i}"));
-    }
-    let _ = writeln!(
-        s,
-        "reg wr_ok;\nreg [{}:0] wr_sel;\nalways @(*) begin\n  wr_ok = 1'b0;\n  wr_sel = {N_STORED}'d0;\n  case (s_axil_awaddr)",
-        N_STORED - 1
-    );
-    for (i, (addr, r)) in stored.iter().enumerate() {
-        let ok = &accept[i];
-        let _ = writeln!(s, "    {a}'h{addr:04x}: begin wr_ok = {ok}; wr_sel[{i}] = {ok}; end // {}", r.name);
-    }
-    let _ = writeln!(s, "    default: wr_ok = 1'b0;\n  endcase\nend");
-    let mut reset = String::new();
-    for (i, (_, r)) in stored.iter().enumerate() {
-        let _ = writeln!(reset, "    regs_q[{}:{}] <= 32'h{:08x};", 32 * i + 31, 32 * i, r.reset);
-    }
-    let _ = writeln!(s, "always @(posedge clock) begin\n  strobe_q <= {N_STORED}'d0;");
-    let _ = writeln!(
-        s,
-        "  if (wr_fire) begin\n    bvalid_q <= 1'b1;\n    bresp_q <= wr_ok ? 2'b00 : 2'b10;\n  end else if (s_axil_bready) begin\n    bvalid_q <= 1'b0;\n  end"
-    );
-    let _ = writeln!(
-        s,
-        "  if (rd_fire) begin\n    rvalid_q <= 1'b1;\n    rresp_q <= rd_ok ? 2'b00 : 2'b10;\n    rdata_q <= rd_value;\n  end else if (s_axil_rready) begin\n    rvalid_q <= 1'b0;\n  end"
-    );
-    for i in 0..N_STORED {
-        let (hi, lo) = (32 * i + 31, 32 * i);
-        let _ = writeln!(
-            s,
-            "  if (wr_fire & wr_sel[{i}]) begin\n    regs_q[{hi}:{lo}] <= (regs_q[{hi}:{lo}] & ~wmask) | (s_axil_wdata & wmask);\n    strobe_q[{i}] <= 1'b1;\n  end"
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  if (reset) begin\n    bvalid_q <= 1'b0;\n    bresp_q <= 2'b00;\n    rvalid_q <= 1'b0;\n    rresp_q <= 2'b00;\n    rdata_q <= 32'd0;\n    strobe_q <= {N_STORED}'d0;\n{reset}  end\nend"
-    );
-    s
-}
+        if self.rd_fire.val() {
+            self.rvalid.d.next = true;
+            if self.rd_ok.val() {
+                self.rresp.d.next = self.okay.val();
+            } else {
+                self.rresp.d.next = self.slverr.val();
+            }
+            self.rdata.d.next = self.rd_value.val();
+        } else if self.s_axil_rready.val() {
+            self.rvalid.d.next = false;
+        }
+        self.strobe_q.d.next = self.zero_strobe.val();
+        if self.wr_fire.val() & self.wr_ok.val() {
+            for i in 0..N_STORED {
+                if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
+                    self.regs_q.d.next = (self.regs_q.q.val() & !(self.word_mask.val() << self.stored_offset[i].val()))
+                        | (self.value_wide.val() << self.stored_offset[i].val());
+                    self.strobe_q.d.next = self.stored_strobe[i].val();
+                }
+            }
+        }
 
-/// The compares that keep `value` in `r`'s range, leaving out those no
-/// 32-bit value fails (a lint would flag them as constant).
-fn range_terms(value: &str, r: &regs::Register) -> Vec<String> {
-    let Some(b) = r.range else { return Vec::new() };
-    let mut terms = Vec::new();
-    if b.min > 0 {
-        terms.push(format!("({value} >= 32'd{})", b.min));
+        if self.reset.val() {
+            self.bvalid.d.next = false;
+            self.bresp.d.next = self.okay.val();
+            self.rvalid.d.next = false;
+            self.rresp.d.next = self.okay.val();
+            self.rdata.d.next = self.zero_word.val();
+            self.strobe_q.d.next = self.zero_strobe.val();
+            self.regs_q.d.next = self.regs_reset.val();
+        }
+        self.s_axil_awready.next = self.wr_fire.val();
+        self.s_axil_wready.next = self.wr_fire.val();
+        self.s_axil_bvalid.next = self.bvalid.q.val();
+        self.s_axil_bresp.next = self.bresp.q.val();
+        self.s_axil_arready.next = self.rd_fire.val();
+        self.s_axil_rvalid.next = self.rvalid.q.val();
+        self.s_axil_rresp.next = self.rresp.q.val();
+        self.s_axil_rdata.next = self.rdata.q.val();
+        self.regs.next = self.regs_q.q.val();
+        self.strobe.next = self.strobe_q.q.val();
     }
-    if b.max < u32::MAX {
-        terms.push(format!("({value} <= 32'd{})", b.max));
-    }
-    terms
 }

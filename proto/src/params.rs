@@ -50,3 +50,40 @@ const _: () = assert!(1 << RECV_RING_BITS == RECV_RING);
 /// The xorshift state that replaces a zero seed of the source-port
 /// generator (xorshift sticks at 0): `PortGen::new(0)` starts from it.
 pub const SPRAY_ZERO_SEED: u32 = 0x2545_f491;
+
+// ---- cc, health, pacer, rate_div ----
+// The per-path and per-connection blocks of the
+// send side. Operation codes on their `in_op` ports (driven by `tx_path` and
+// the engine) and the widths of their fields.
+
+/// `cc`: window width in packets (0..=SACK_WINDOW).
+pub const CWND_BITS: usize = 9;
+/// `cc`: `in_op` of an ACK.
+pub const CC_OP_ACK: usize = 0;
+/// `cc`: `in_op` of a load (the key starts at its cap).
+pub const CC_OP_LOAD: usize = 1;
+/// `health`: `in_op` of a new packet sent.
+pub const HEALTH_OP_SENT: usize = 0;
+/// `health`: `in_op` of an ACK.
+pub const HEALTH_OP_ACK: usize = 1;
+/// `health`: `in_op` of a retransmission timeout.
+pub const HEALTH_OP_RTO: usize = 2;
+/// `health`: width of the epoch's sent and lost counters (saturating).
+pub const HEALTH_EPOCH_BITS: usize = 16;
+/// `health`: width of the run of timeouts (saturating).
+pub const HEALTH_RTO_BITS: usize = 8;
+/// `health`: a path is re-pathed when lost x 2^this >= sent in an epoch
+/// (a quarter, as `model::health::Health::on_ack`).
+pub const HEALTH_LOSS_SHIFT: usize = 2;
+/// `pacer`: `in_op` LOAD (start at `in_cost`).
+pub const PACER_OP_LOAD: usize = 0;
+/// `pacer`: `in_op` SET (change the cost).
+pub const PACER_OP_SET: usize = 1;
+/// `pacer`: `in_op` SEND (bytes left at now).
+pub const PACER_OP_SEND: usize = 2;
+/// `pacer`: `in_op` QUERY.
+pub const PACER_OP_QUERY: usize = 3;
+/// `pacer`: width of the time base in cycles.
+pub const PACER_TIME_BITS: usize = 48;
+/// `rate_div`: bits per byte, in `Pacer::cost_q16`'s numerator.
+pub const BITS_PER_BYTE: u64 = 8;

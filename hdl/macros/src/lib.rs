@@ -138,7 +138,10 @@ fn hdl_struct_impl(input: &DeriveInput) -> Result<TS, syn::Error> {
             fn vcd(self) -> #p::VCDValue {
                 #p::VCDValue::Composite(vec![#(Box::new(#p::Synth::vcd(self.#ids))),*])
             }
-            fn verilog(self) -> #p::VerilogLiteral {
+            fn verilog(self) -> #p::VerilogLiteral
+            where
+                Self: Sized,
+            {
                 let t: #p::Bits<{ <#name as #p::Synth>::BITS }> = self.into();
                 t.into()
             }

@@ -3,116 +3,53 @@
 //!
 //! Ports (`clock`; `reset` synchronous, active high; 2^K path keys):
 //! * `ready` (out): low during the 2^K-cycle clearing sweep after reset.
-//! * `in_valid`, `in_op` (0 ACK, 1 load), `in_key`: one operation per
-//!   cycle, no back-pressure. An ACK carries `in_newly` (packets newly
-//!   acknowledged), `in_ce` (CE marks echoed), `in_outstanding` (packets
-//!   still unacknowledged), `in_srtt` and `in_now` (one time unit, 32-bit
-//!   wrapping) and `in_max` (window cap). A load starts the key at `in_max`.
+//! * `in_valid`, `in_op` (`params::CC_OP_ACK` or `CC_OP_LOAD`), `in_key`:
+//!   one operation per cycle, no back-pressure. An ACK carries `in_newly`
+//!   (packets newly acknowledged), `in_ce` (CE marks echoed),
+//!   `in_outstanding` (packets still unacknowledged), `in_srtt` and `in_now`
+//!   (one time unit, 32-bit wrapping) and `in_max` (window cap). A load
+//!   starts the key at `in_max` (at least one packet).
 //! * `out_valid`, `out_key`, `out_cwnd`, `out_cut`: two cycles after each
 //!   ACK, the window after it and whether it was halved. Loads produce no
 //!   output.
+//!
+//! Cycle t: the key's state is read (`KeyedState`); t+1: the ACK is applied
+//! and written back; t+2: the result is out. Back-to-back operations on one
+//! key see each other (the store forwards its last write).
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::model::cc::Window;
+use ferroce_proto::params::{CC_OP_LOAD, CWND_BITS};
 
 use crate::blocks::keyed::KeyedState;
+use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Bits of one key's state: {last_cut[31:0], credit[8:0], cwnd[8:0]}.
-pub const STATE_BITS: usize = 32 + 9 + 9;
-
-/// Combinational core: state and ACK in, next state out.
-#[derive(LogicBlock, Default)]
-pub struct CcCore {
-    pub state: Signal<In, Bits<STATE_BITS>>,
-    pub load: Signal<In, bool>,
-    pub newly: Signal<In, Bits<9>>,
-    pub ce: Signal<In, Bits<16>>,
-    pub outstanding: Signal<In, Bits<9>>,
-    pub srtt: Signal<In, Bits<32>>,
-    pub now: Signal<In, Bits<32>>,
-    pub max: Signal<In, Bits<9>>,
-    pub new_state: Signal<Out, Bits<STATE_BITS>>,
-    pub cut: Signal<Out, bool>,
+/// One key's state, from bit 0: {last_cut[31:0], credit, cwnd}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CcState {
+    /// Packets the path may have unacknowledged.
+    pub cwnd: Bits<CWND_BITS>,
+    /// Packets acknowledged since the last increase.
+    pub credit: Bits<CWND_BITS>,
+    /// When the window was last halved.
+    pub last_cut: Bits<32>,
 }
 
-fn pack(w: &Window) -> Bits<STATE_BITS> {
-    let mut s = Bits::<STATE_BITS>::default();
-    s.set_bits::<9>(0, (w.cwnd as u64).into());
-    s.set_bits::<9>(9, (w.credit as u64).into());
-    s.set_bits::<32>(18, w.last_cut.into());
-    s
-}
+/// Bits of one key's state.
+pub const STATE_BITS: usize = <CcState as Synth>::BITS;
 
-impl Logic for CcCore {
-    fn update(&mut self) {
-        let max = self.max.val().index() as u32;
-        if self.load.val() {
-            self.new_state.next = pack(&Window::new(max));
-            self.cut.next = false;
-            return;
+impl From<Bits<STATE_BITS>> for CcState {
+    fn from(b: Bits<STATE_BITS>) -> CcState {
+        CcState {
+            cwnd: b.get_bits::<CWND_BITS>(0),
+            credit: b.get_bits::<CWND_BITS>(CWND_BITS),
+            last_cut: b.get_bits::<32>(2 * CWND_BITS),
         }
-        let st = self.state.val();
-        let mut w = Window {
-            cwnd: st.get_bits::<9>(0).index() as u32,
-            credit: st.get_bits::<9>(9).index() as u32,
-            last_cut: st.get_bits::<32>(18).index() as u64,
-        };
-        let cut = w.on_ack(
-            self.now.val().index() as u64,
-            self.newly.val().index() as u32,
-            self.ce.val().index() as u32,
-            self.outstanding.val().index() as u32,
-            self.srtt.val().index() as u64,
-            max,
-        );
-        self.new_state.next = pack(&w);
-        self.cut.next = cut;
-    }
-
-    fn connect(&mut self) {
-        self.new_state.connect();
-        self.cut.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(CC_CORE_VERILOG.into())
     }
 }
-
-const CC_CORE_VERILOG: &str = r#"
-wire [8:0] cwnd = state[8:0];
-wire [8:0] credit = state[17:9];
-wire [31:0] last_cut = state[49:18];
-wire marked = ce != 16'd0;
-wire [31:0] since = now - last_cut;
-wire halve = marked & (since > srtt);
-wire [9:0] outstanding_1 = {1'b0, outstanding} + 10'd1;
-wire [9:0] limit = ({1'b0, cwnd} < outstanding_1) ? {1'b0, cwnd} : outstanding_1;
-wire [9:0] half = limit >> 1;
-wire [8:0] halved = (half == 10'd0) ? 9'd1 : half[8:0];
-wire [9:0] sum = {1'b0, credit} + {1'b0, newly};
-wire grow = sum >= {1'b0, cwnd};
-wire [9:0] bigger = {1'b0, cwnd} + 10'd1;
-wire [8:0] grown = (bigger > {1'b0, max}) ? max : bigger[8:0];
-always @(*) begin
-  cut = 1'b0;
-  new_state = state;
-  if (load) begin
-    new_state = {32'd0, 9'd0, (max == 9'd0) ? 9'd1 : max};
-  end else if (marked) begin
-    if (halve) begin
-      cut = 1'b1;
-      new_state = {now, 9'd0, halved};
-    end
-  end else if (newly != 9'd0) begin
-    new_state = grow ? {last_cut, 9'd0, grown} : {last_cut, sum[8:0], cwnd};
-  end
-end
-"#;
 
 /// The window store for 2^K paths.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct Cc<const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -120,29 +57,49 @@ pub struct Cc<const K: usize> {
     pub in_valid: Signal<In, bool>,
     pub in_op: Signal<In, bool>,
     pub in_key: Signal<In, Bits<K>>,
-    pub in_newly: Signal<In, Bits<9>>,
+    pub in_newly: Signal<In, Bits<CWND_BITS>>,
     pub in_ce: Signal<In, Bits<16>>,
-    pub in_outstanding: Signal<In, Bits<9>>,
+    pub in_outstanding: Signal<In, Bits<CWND_BITS>>,
     pub in_srtt: Signal<In, Bits<32>>,
     pub in_now: Signal<In, Bits<32>>,
-    pub in_max: Signal<In, Bits<9>>,
+    pub in_max: Signal<In, Bits<CWND_BITS>>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
-    pub out_cwnd: Signal<Out, Bits<9>>,
+    pub out_cwnd: Signal<Out, Bits<CWND_BITS>>,
     pub out_cut: Signal<Out, bool>,
-    core: CcCore,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<bool>,
-    s1_newly: DFF<Bits<9>>,
+    s1_newly: DFF<Bits<CWND_BITS>>,
     s1_ce: DFF<Bits<16>>,
-    s1_outstanding: DFF<Bits<9>>,
+    s1_outstanding: DFF<Bits<CWND_BITS>>,
     s1_srtt: DFF<Bits<32>>,
     s1_now: DFF<Bits<32>>,
-    s1_max: DFF<Bits<9>>,
+    s1_max: DFF<Bits<CWND_BITS>>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
-    o_cwnd: DFF<Bits<9>>,
+    o_cwnd: DFF<Bits<CWND_BITS>>,
     o_cut: DFF<bool>,
+    st: Signal<Local, CcState>,
+    load: Signal<Local, bool>,
+    marked: Signal<Local, bool>,
+    since: Signal<Local, Bits<32>>,
+    halve: Signal<Local, bool>,
+    limit: Signal<Local, Bits<CWND_BITS>>,
+    half: Signal<Local, Bits<CWND_BITS>>,
+    halved: Signal<Local, Bits<CWND_BITS>>,
+    sum: Signal<Local, Bits<CWND_BITS>>,
+    grow: Signal<Local, bool>,
+    grown: Signal<Local, Bits<CWND_BITS>>,
+    new_st: Signal<Local, CcState>,
+    cut: Signal<Local, bool>,
+    #[constant(CC_OP_LOAD != 0)]
+    op_load: Constant<bool>,
+    #[constant(1u64)]
+    one: Constant<Bits<CWND_BITS>>,
+    #[constant(0u64)]
+    zero: Constant<Bits<CWND_BITS>>,
+    #[constant(0u64)]
+    zero_time: Constant<Bits<32>>,
 }
 
 impl<const K: usize> Logic for Cc<K> {
@@ -175,21 +132,71 @@ impl<const K: usize> Logic for Cc<K> {
         self.s1_now.d.next = self.in_now.val();
         self.s1_max.d.next = self.in_max.val();
 
-        self.core.state.next = self.store.state.val();
-        self.core.load.next = self.s1_op.q.val();
-        self.core.newly.next = self.s1_newly.q.val();
-        self.core.ce.next = self.s1_ce.q.val();
-        self.core.outstanding.next = self.s1_outstanding.q.val();
-        self.core.srtt.next = self.s1_srtt.q.val();
-        self.core.now.next = self.s1_now.q.val();
-        self.core.max.next = self.s1_max.q.val();
-        self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.core.new_state.val();
+        // The ACK against the state read in the previous cycle.
+        self.st.next = self.store.state.val().into();
+        self.load.next = self.s1_op.q.val() == self.op_load.val();
+        self.marked.next = self.s1_ce.q.val().any();
+        // Wrapping time: the cut is one RTT old once now - last_cut > srtt.
+        self.since.next = self.s1_now.q.val() - self.st.val().last_cut;
+        self.halve.next = self.marked.val() & (self.since.val() > self.s1_srtt.q.val());
+        // min(cwnd, outstanding + 1) / 2, at least one packet; the sum
+        // cannot overflow where it is taken (outstanding < cwnd).
+        if self.st.val().cwnd <= self.s1_outstanding.q.val() {
+            self.limit.next = self.st.val().cwnd;
+        } else {
+            self.limit.next = self.s1_outstanding.q.val() + self.one.val();
+        }
+        self.half.next = self.limit.val() >> 1;
+        if self.half.val().any() {
+            self.halved.next = self.half.val();
+        } else {
+            self.halved.next = self.one.val();
+        }
+        // credit + newly >= cwnd, the carry of the 9-bit sum included.
+        self.sum.next = self.st.val().credit + self.s1_newly.q.val();
+        self.grow.next = (self.sum.val() < self.st.val().credit) | (self.sum.val() >= self.st.val().cwnd);
+        // min(cwnd + 1, max).
+        if self.st.val().cwnd >= self.s1_max.q.val() {
+            self.grown.next = self.s1_max.q.val();
+        } else {
+            self.grown.next = self.st.val().cwnd + self.one.val();
+        }
 
-        self.o_valid.d.next = self.store.s1_valid.val() & !self.s1_op.q.val();
+        // Each field's next value, in the model's order of cases.
+        self.cut.next = false;
+        self.new_st.next.last_cut = self.st.val().last_cut;
+        self.new_st.next.credit = self.st.val().credit;
+        self.new_st.next.cwnd = self.st.val().cwnd;
+        if self.load.val() {
+            self.new_st.next.last_cut = self.zero_time.val();
+            self.new_st.next.credit = self.zero.val();
+            if self.s1_max.q.val().any() {
+                self.new_st.next.cwnd = self.s1_max.q.val();
+            } else {
+                self.new_st.next.cwnd = self.one.val();
+            }
+        } else if self.marked.val() {
+            if self.halve.val() {
+                self.cut.next = true;
+                self.new_st.next.last_cut = self.s1_now.q.val();
+                self.new_st.next.credit = self.zero.val();
+                self.new_st.next.cwnd = self.halved.val();
+            }
+        } else if self.s1_newly.q.val().any() {
+            if self.grow.val() {
+                self.new_st.next.credit = self.zero.val();
+                self.new_st.next.cwnd = self.grown.val();
+            } else {
+                self.new_st.next.credit = self.sum.val();
+            }
+        }
+        self.store.wr_valid.next = true;
+        self.store.wr_state.next = self.new_st.val().into();
+
+        self.o_valid.d.next = self.store.s1_valid.val() & !self.load.val();
         self.o_key.d.next = self.store.s1_key.val();
-        self.o_cwnd.d.next = self.core.new_state.val().get_bits::<9>(0);
-        self.o_cut.d.next = self.core.cut.val();
+        self.o_cwnd.d.next = self.new_st.val().cwnd;
+        self.o_cut.d.next = self.cut.val();
         if self.reset.val() {
             self.o_valid.d.next = false;
         }

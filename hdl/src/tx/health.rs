@@ -2,105 +2,81 @@
 //! retirement. Reference: `ferroce_proto::model::health::Health`.
 //!
 //! Ports (`clock`; `reset` synchronous, active high; 2^K path keys):
-//! * `in_valid`, `in_op` (0 new packet sent, 1 ACK, 2 RTO), `in_key`,
-//!   `in_newly` and `in_lost` (ACK), `in_repath_after` and
-//!   `in_retire_after` (RTO): one event per cycle.
+//! * `ready` (out): low during the 2^K-cycle clearing sweep after reset.
+//! * `in_valid`, `in_op` (`params::HEALTH_OP_SENT`, `HEALTH_OP_ACK`,
+//!   `HEALTH_OP_RTO`), `in_key`, `in_newly` and `in_lost` (ACK),
+//!   `in_repath_after` and `in_retire_after` (RTO): one event per cycle.
 //! * Two cycles later: `out_valid`, `out_key`, `out_repath` (move the path
 //!   to a new source port), `out_retired` (the path takes no new data).
 //!
 //! Counters are 16 bits (epoch) and 8 bits (timeout run), saturating.
+//! Cycle t: the key's state is read (`KeyedState`); t+1: the event is
+//! applied and written back; t+2: the result is out.
 
 use rust_hdl::prelude::*;
 
+use ferroce_proto::model::health::EPOCH;
+use ferroce_proto::params::{
+    HEALTH_EPOCH_BITS, HEALTH_LOSS_SHIFT, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, HEALTH_RTO_BITS,
+};
+
 use crate::blocks::keyed::KeyedState;
+use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Bits of one path's state: {retired, rtos[7:0], lost[15:0], sent[15:0]}.
-pub const STATE_BITS: usize = 41;
+/// Width of `in_newly` and `in_lost`.
+const COUNT_BITS: usize = 9;
 
-/// Combinational core.
-#[derive(LogicBlock, Default)]
-pub struct HealthCore {
-    pub state: Signal<In, Bits<STATE_BITS>>,
-    pub op: Signal<In, Bits<2>>,
-    pub newly: Signal<In, Bits<9>>,
-    pub lost: Signal<In, Bits<9>>,
-    pub repath_after: Signal<In, Bits<8>>,
-    pub retire_after: Signal<In, Bits<8>>,
-    pub new_state: Signal<Out, Bits<STATE_BITS>>,
-    pub repath: Signal<Out, bool>,
-    pub retired: Signal<Out, bool>,
+/// One path's state, from bit 0: {retired, rtos, lost, sent}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct HealthState {
+    /// New packets sent in this epoch.
+    pub sent: Bits<HEALTH_EPOCH_BITS>,
+    /// Packets found lost in this epoch.
+    pub lost: Bits<HEALTH_EPOCH_BITS>,
+    /// Timeouts in a row.
+    pub rtos: Bits<HEALTH_RTO_BITS>,
+    /// The path takes no new data.
+    pub retired: bool,
 }
 
-impl Logic for HealthCore {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
-    fn update(&mut self) {
-        self.new_state.next = self.state.val();
-        self.repath.next = false;
-        self.retired.next = false;
-    }
+/// Bits of one path's state.
+pub const STATE_BITS: usize = <HealthState as Synth>::BITS;
 
-    fn connect(&mut self) {
-        self.new_state.connect();
-        self.repath.connect();
-        self.retired.connect();
+impl From<Bits<STATE_BITS>> for HealthState {
+    fn from(b: Bits<STATE_BITS>) -> HealthState {
+        HealthState {
+            sent: b.get_bits::<HEALTH_EPOCH_BITS>(0),
+            lost: b.get_bits::<HEALTH_EPOCH_BITS>(HEALTH_EPOCH_BITS),
+            rtos: b.get_bits::<HEALTH_RTO_BITS>(2 * HEALTH_EPOCH_BITS),
+            retired: b.get_bit(2 * HEALTH_EPOCH_BITS + HEALTH_RTO_BITS),
+        }
     }
+}
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            r#"
-wire [15:0] sent = state[15:0];
-wire [15:0] lostc = state[31:16];
-wire [7:0] rtos = state[39:32];
-wire ret = state[40];
-wire [16:0] lost_sum = {1'b0, lostc} + {8'd0, lost};
-wire [15:0] lost1 = lost_sum[16] ? 16'hffff : lost_sum[15:0];
-wire ack_clears = newly != 9'd0;
-wire epoch_done = sent >= 16'd64;
-wire [17:0] lost_x4 = {lost1, 2'b00};
-wire [7:0] rtos1 = (rtos == 8'hff) ? rtos : rtos + 8'd1;
-reg [15:0] n_sent;
-reg [15:0] n_lost;
-reg [7:0] n_rtos;
-reg n_ret;
-always @(*) begin
-  n_sent = sent;
-  n_lost = lostc;
-  n_rtos = rtos;
-  n_ret = ret;
-  repath = 1'b0;
-  case (op)
-    2'd0: n_sent = (sent == 16'hffff) ? sent : sent + 16'd1;
-    2'd1: begin
-      n_lost = lost1;
-      if (ack_clears) begin
-        n_rtos = 8'd0;
-        n_ret = 1'b0;
-      end
-      if (epoch_done) begin
-        repath = lost_x4 >= {2'b00, sent};
-        n_sent = 16'd0;
-        n_lost = 16'd0;
-      end
-    end
-    2'd2: begin
-      n_rtos = rtos1;
-      if (rtos1 >= retire_after) n_ret = 1'b1;
-      repath = rtos1 >= repath_after;
-    end
-    default: ;
-  endcase
-  new_state = {n_ret, n_rtos, n_lost, n_sent};
-  retired = n_ret;
-end
-"#
-            .into(),
-        )
-    }
+/// An ACK's losses widened to an epoch counter.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct LostWide {
+    pub lo: Bits<COUNT_BITS>,
+    pub hi: Bits<{ HEALTH_EPOCH_BITS - COUNT_BITS }>,
+}
+
+/// `lost << HEALTH_LOSS_SHIFT` without dropping bits.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct LostScaled {
+    pub lo: Bits<HEALTH_LOSS_SHIFT>,
+    pub hi: Bits<HEALTH_EPOCH_BITS>,
+}
+
+/// `sent` at the width of [`LostScaled`].
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct SentWide {
+    pub lo: Bits<HEALTH_EPOCH_BITS>,
+    pub hi: Bits<HEALTH_LOSS_SHIFT>,
 }
 
 /// Health counters for 2^K paths.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
+#[allow(non_snake_case)]
 pub struct PathHealth<const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -108,25 +84,57 @@ pub struct PathHealth<const K: usize> {
     pub in_valid: Signal<In, bool>,
     pub in_op: Signal<In, Bits<2>>,
     pub in_key: Signal<In, Bits<K>>,
-    pub in_newly: Signal<In, Bits<9>>,
-    pub in_lost: Signal<In, Bits<9>>,
-    pub in_repath_after: Signal<In, Bits<8>>,
-    pub in_retire_after: Signal<In, Bits<8>>,
+    pub in_newly: Signal<In, Bits<COUNT_BITS>>,
+    pub in_lost: Signal<In, Bits<COUNT_BITS>>,
+    pub in_repath_after: Signal<In, Bits<HEALTH_RTO_BITS>>,
+    pub in_retire_after: Signal<In, Bits<HEALTH_RTO_BITS>>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
     pub out_repath: Signal<Out, bool>,
     pub out_retired: Signal<Out, bool>,
-    core: HealthCore,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<2>>,
-    s1_newly: DFF<Bits<9>>,
-    s1_lost: DFF<Bits<9>>,
-    s1_repath_after: DFF<Bits<8>>,
-    s1_retire_after: DFF<Bits<8>>,
+    s1_newly: DFF<Bits<COUNT_BITS>>,
+    s1_lost: DFF<Bits<COUNT_BITS>>,
+    s1_repath_after: DFF<Bits<HEALTH_RTO_BITS>>,
+    s1_retire_after: DFF<Bits<HEALTH_RTO_BITS>>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
     o_repath: DFF<bool>,
     o_retired: DFF<bool>,
+    st: Signal<Local, HealthState>,
+    lost_wide: Signal<Local, LostWide>,
+    lost_add: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
+    lost_sum: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
+    lost_sat: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
+    lost_scaled: Signal<Local, LostScaled>,
+    sent_wide: Signal<Local, SentWide>,
+    lost_x: Signal<Local, Bits<{ HEALTH_EPOCH_BITS + HEALTH_LOSS_SHIFT }>>,
+    sent_x: Signal<Local, Bits<{ HEALTH_EPOCH_BITS + HEALTH_LOSS_SHIFT }>>,
+    lossy: Signal<Local, bool>,
+    rtos_inc: Signal<Local, Bits<HEALTH_RTO_BITS>>,
+    new_st: Signal<Local, HealthState>,
+    repath: Signal<Local, bool>,
+    #[constant(HEALTH_OP_SENT as u64)]
+    HEALTH_OP_SENT: Constant<Bits<2>>,
+    #[constant(HEALTH_OP_ACK as u64)]
+    HEALTH_OP_ACK: Constant<Bits<2>>,
+    #[constant(HEALTH_OP_RTO as u64)]
+    HEALTH_OP_RTO: Constant<Bits<2>>,
+    #[constant(EPOCH as u64)]
+    epoch: Constant<Bits<HEALTH_EPOCH_BITS>>,
+    #[constant(1u64)]
+    one_epoch: Constant<Bits<HEALTH_EPOCH_BITS>>,
+    #[constant(0u64)]
+    zero_epoch: Constant<Bits<HEALTH_EPOCH_BITS>>,
+    #[constant(0u64)]
+    zero_lost_hi: Constant<Bits<{ HEALTH_EPOCH_BITS - COUNT_BITS }>>,
+    #[constant(0u64)]
+    zero_shift: Constant<Bits<HEALTH_LOSS_SHIFT>>,
+    #[constant(1u64)]
+    one_rto: Constant<Bits<HEALTH_RTO_BITS>>,
+    #[constant(0u64)]
+    zero_rto: Constant<Bits<HEALTH_RTO_BITS>>,
 }
 
 impl<const K: usize> Logic for PathHealth<K> {
@@ -154,18 +162,69 @@ impl<const K: usize> Logic for PathHealth<K> {
         self.s1_lost.d.next = self.in_lost.val();
         self.s1_repath_after.d.next = self.in_repath_after.val();
         self.s1_retire_after.d.next = self.in_retire_after.val();
-        self.core.state.next = self.store.state.val();
-        self.core.op.next = self.s1_op.q.val();
-        self.core.newly.next = self.s1_newly.q.val();
-        self.core.lost.next = self.s1_lost.q.val();
-        self.core.repath_after.next = self.s1_repath_after.q.val();
-        self.core.retire_after.next = self.s1_retire_after.q.val();
+
+        // The event against the state read in the previous cycle.
+        self.st.next = self.store.state.val().into();
+        // lost + the ACK's losses, saturating (the carry of the 16-bit sum).
+        self.lost_wide.next.lo = self.s1_lost.q.val();
+        self.lost_wide.next.hi = self.zero_lost_hi.val();
+        self.lost_add.next = self.lost_wide.val().into();
+        self.lost_sum.next = self.st.val().lost + self.lost_add.val();
+        if self.lost_sum.val() < self.st.val().lost {
+            self.lost_sat.next = !self.zero_epoch.val();
+        } else {
+            self.lost_sat.next = self.lost_sum.val();
+        }
+        // A quarter or more of the epoch lost: lost << 2 >= sent, unclipped.
+        self.lost_scaled.next.lo = self.zero_shift.val();
+        self.lost_scaled.next.hi = self.lost_sat.val();
+        self.sent_wide.next.lo = self.st.val().sent;
+        self.sent_wide.next.hi = self.zero_shift.val();
+        self.lost_x.next = self.lost_scaled.val().into();
+        self.sent_x.next = self.sent_wide.val().into();
+        self.lossy.next = self.lost_x.val() >= self.sent_x.val();
+        if self.st.val().rtos.all() {
+            self.rtos_inc.next = self.st.val().rtos;
+        } else {
+            self.rtos_inc.next = self.st.val().rtos + self.one_rto.val();
+        }
+
+        self.new_st.next = self.st.val();
+        self.repath.next = false;
+        match self.s1_op.q.val().index() {
+            HEALTH_OP_SENT => {
+                if !self.st.val().sent.all() {
+                    self.new_st.next.sent = self.st.val().sent + self.one_epoch.val();
+                }
+            }
+            HEALTH_OP_ACK => {
+                self.new_st.next.lost = self.lost_sat.val();
+                if self.s1_newly.q.val().any() {
+                    self.new_st.next.rtos = self.zero_rto.val();
+                    self.new_st.next.retired = false;
+                }
+                if self.st.val().sent >= self.epoch.val() {
+                    self.repath.next = self.lossy.val();
+                    self.new_st.next.sent = self.zero_epoch.val();
+                    self.new_st.next.lost = self.zero_epoch.val();
+                }
+            }
+            HEALTH_OP_RTO => {
+                self.new_st.next.rtos = self.rtos_inc.val();
+                if self.rtos_inc.val() >= self.s1_retire_after.q.val() {
+                    self.new_st.next.retired = true;
+                }
+                self.repath.next = self.rtos_inc.val() >= self.s1_repath_after.q.val();
+            }
+            _ => {}
+        }
         self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.core.new_state.val();
+        self.store.wr_state.next = self.new_st.val().into();
+
         self.o_valid.d.next = self.store.s1_valid.val();
         self.o_key.d.next = self.store.s1_key.val();
-        self.o_repath.d.next = self.core.repath.val();
-        self.o_retired.d.next = self.core.retired.val();
+        self.o_repath.d.next = self.repath.val();
+        self.o_retired.d.next = self.new_st.val().retired;
         if self.reset.val() {
             self.o_valid.d.next = false;
         }

@@ -214,7 +214,10 @@ impl Synth for FrameHeader {
     fn vcd(self) -> VCDValue {
         Bits::<HDR_BE_BITS>::from(self).into()
     }
-    fn verilog(self) -> VerilogLiteral {
+    fn verilog(self) -> VerilogLiteral
+    where
+        Self: Sized,
+    {
         Bits::<HDR_BE_BITS>::from(self).into()
     }
 }
