@@ -50,6 +50,9 @@ pub struct Opts {
     /// The port's line rate, for pacing and the rate hint (the simulated
     /// MAC interface's by default).
     pub line_rate_mbps: u32,
+    /// Read the engine's counters and every path's state at the end
+    /// ([`Report::stats`]).
+    pub stats: bool,
 }
 
 impl Default for Opts {
@@ -67,6 +70,7 @@ impl Default for Opts {
             pcap: None,
             dma_stall: 0.1,
             line_rate_mbps: crate::SIM_LINE_MBPS,
+            stats: false,
         }
     }
 }
@@ -89,6 +93,90 @@ pub struct Report {
     pub wire_fraction: Option<f64>,
     pub rtos: u32,
     pub completions: u32,
+    /// With [`Opts::stats`]: the engine's counters and paths after the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<RunStats>,
+}
+
+/// The engine's counters and the state of every path of both connections
+/// at the end of a run.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct RunStats {
+    /// Every register of the `stats` block by name (a `_lo`/`_hi` pair as
+    /// one 64-bit value under the name without the suffix), in map order;
+    /// a JSON object.
+    #[serde(serialize_with = "in_order")]
+    pub counters: Vec<(String, u64)>,
+    pub paths: Vec<PathState>,
+}
+
+fn in_order<S: serde::Serializer>(v: &[(String, u64)], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_map(v.iter().map(|(k, v)| (k, v)))
+}
+
+impl RunStats {
+    /// The counter called `name`.
+    pub fn counter(&self, name: &str) -> Option<u64> {
+        self.counters.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+/// One path as the path table shows it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PathState {
+    pub conn: u32,
+    pub path: u32,
+    /// Its UDP source port now (a re-path draws a new one).
+    pub sport: u32,
+    /// Data packets sent, of them retransmitted, and CE marks echoed back.
+    pub sent: u32,
+    pub retransmitted: u32,
+    pub ecn_echoes: u32,
+    pub srtt_ns: u32,
+    /// Window in packets.
+    pub cwnd: f64,
+    /// Taken out of use after repeated timeouts.
+    pub retired: bool,
+}
+
+/// Read every counter and the paths `0..paths` of connections 0 and 1.
+fn run_stats<D: Device>(d: &mut Driver<D>, paths: u32) -> Result<RunStats> {
+    let block = ferroce_proto::regs::BLOCKS.iter().find(|b| b.name == "stats").expect("the map has a stats block");
+    let mut counters = Vec::new();
+    for r in block.regs {
+        if let Some(name) = r.name.strip_suffix("_hi") {
+            if block.regs.iter().any(|l| l.name.strip_suffix("_lo") == Some(name)) {
+                continue;
+            }
+        }
+        let v = d.get("stats", r.name)? as u64;
+        match r.name.strip_suffix("_lo") {
+            Some(name) if block.regs.iter().any(|h| h.name.strip_suffix("_hi") == Some(name)) => {
+                let hi = d.get("stats", &format!("{name}_hi"))? as u64;
+                counters.push((name.to_string(), hi << 32 | v));
+            }
+            _ => counters.push((r.name.to_string(), v)),
+        }
+    }
+    let mut states = Vec::new();
+    for conn in [0, 1] {
+        for path in 0..paths {
+            d.set("path_table", "index", conn * MAX_PATHS + path)?;
+            let mut f = |name: &str| d.get("path_table", name);
+            states.push(PathState {
+                conn,
+                path,
+                sport: f("sport")?,
+                sent: f("sent")?,
+                retransmitted: f("retransmitted")?,
+                ecn_echoes: f("ecn_echoes")?,
+                srtt_ns: f("srtt_ns")?,
+                cwnd: f("cwnd")? as f64 / 65536.0,
+                retired: f("state")? & 1 != 0,
+            });
+        }
+    }
+    Ok(RunStats { counters, paths: states })
 }
 
 const LOG_SQ: u32 = 7;
@@ -103,6 +191,13 @@ pub struct Layout {
     pub src: u64,
     pub dst: u64,
 }
+
+/// The engine's own MAC and IPv4 address in a loopback run.
+pub const LOCAL: ([u8; 6], [u8; 4]) = ([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]);
+/// The peer both connections address on the simulator: the host behind
+/// its wire's reflecting far end ([`crate::sim::SimLoopback`]), so that no
+/// frame goes from an address to itself.
+pub const SIM_PEER: ([u8; 6], [u8; 4]) = ([2, 0, 0, 0, 0, 2], [10, 0, 0, 2]);
 
 /// Bytes the rings take at the start of a hardware DMA buffer.
 const RING_BYTES: u64 = 1 << 20;
@@ -215,7 +310,7 @@ pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(R
     mem.add_region("dst", Iova(l.dst), total as usize, true);
     let dma = ferroce_sim::engine::DmaConfig { seed: o.seed, stall: o.dma_stall, ..Default::default() };
     let dev = SimLoopback::with_dma(mem, o.loss, dma, o.pcap.as_deref())?;
-    let (mut r, mut dev) = run(dev, l, o, &|d: &SimLoopback| d.engine.cycles(), progress)?;
+    let (mut r, mut dev) = run(dev, l, o, SIM_PEER, &|d: &SimLoopback| d.engine.cycles(), progress)?;
     dev.finish()?;
     r.frames = dev.frames;
     r.frames_lost = dev.lost;
@@ -243,7 +338,8 @@ pub fn run_hw(dev: HwDevice, o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Re
     let t = std::time::Instant::now();
     let ns_per_cycle = ferroce_hdl::engine::NS_PER_CYCLE as u128;
     let clock = move |_: &HwDevice| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
-    Ok(run(dev, l, o, &clock, progress)?.0)
+    // A loopback plug returns each frame as sent: the peer is the engine.
+    Ok(run(dev, l, o, LOCAL, &clock, progress)?.0)
 }
 
 /// DMA memory a hardware run needs.
@@ -251,12 +347,15 @@ pub fn hw_bytes(o: &Opts) -> u64 {
     RING_BYTES + 2 * o.size as u64 * o.count as u64
 }
 
-/// Run `o` on `dev` with its rings and buffers at `l`; `clock` reads the
-/// time in engine cycles. Returns the report and the device.
+/// Run `o` on `dev` with its rings and buffers at `l`, the engine at
+/// [`LOCAL`] and both connections addressing `peer` (MAC, IPv4), where the
+/// loop returns their frames from; `clock` reads the time in engine cycles.
+/// Returns the report and the device.
 pub fn run<D: Device>(
     mut dev: D,
     l: Layout,
     o: &Opts,
+    peer: ([u8; 6], [u8; 4]),
     clock: &dyn Fn(&D) -> u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(Report, D)> {
@@ -267,17 +366,20 @@ pub fn run<D: Device>(
         dev.write_mem(at, &chunk)?;
         at += chunk.len() as u64;
     }
-    let mac = [2, 0, 0, 0, 0, 1];
-    let ip = [10, 0, 0, 1];
-    let cfg = Config { mtu: o.mtu, port_seed: o.seed as u32, line_rate_mbps: o.line_rate_mbps, ..Config::new(mac, ip) };
+    let cfg = Config {
+        mtu: o.mtu,
+        port_seed: o.seed as u32,
+        line_rate_mbps: o.line_rate_mbps,
+        ..Config::new(LOCAL.0, LOCAL.1)
+    };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, LOG_SQ), ring(l.rq, LOG_RQ), ring(l.cq, LOG_CQ))?;
     for (index, remote) in [(0, 1), (1, 0)] {
         d.connect(&ConnSpec {
             index,
             remote,
-            peer_mac: mac,
-            peer_ip: ip,
+            peer_mac: peer.0,
+            peer_ip: peer.1,
             paths: o.paths,
             streams: o.streams,
             initial_rate_mbps: 0,
@@ -348,6 +450,7 @@ pub fn run<D: Device>(
     }
     let retransmits = d.get("stats", "tx_retx")?;
     let rtos = d.get("stats", "rtos")?;
+    let stats = if o.stats { Some(run_stats(&mut d, o.paths)?) } else { None };
     let report = Report {
         bytes: total,
         messages: o.count,
@@ -360,6 +463,7 @@ pub fn run<D: Device>(
         wire_fraction: None,
         rtos,
         completions: cqes.len() as u32,
+        stats,
     };
     Ok((report, d.dev))
 }

@@ -93,8 +93,9 @@ impl EnginePair {
             )?);
             engines.push(e);
         }
-        let (mac_a, ip_a) = fabric.host_addr(0);
-        let (mac_b, ip_b) = fabric.host_addr(1);
+        // Each engine sends to its leaf, the first router on the way.
+        let (ip_a, ip_b) = (fabric.host_addr(0).1, fabric.host_addr(1).1);
+        let (mac_a, mac_b) = (fabric.gateway_mac(1), fabric.gateway_mac(0));
         let (paths, streams) = (c.paths, c.streams);
         drivers[0].connect(&ConnSpec {
             index: 0,

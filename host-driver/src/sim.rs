@@ -6,7 +6,13 @@ use crate::{Error, RegisterAccess, Result};
 
 /// The whole engine in Verilator with its MAC looped back to itself through
 /// a wire that delays frames and loses some: a [`crate::driver::Device`]
-/// for the driver.
+/// for the driver. The far end of the wire is a reflecting port, as on an
+/// Ethernet tester: it hands each frame back with its MAC and IPv4
+/// addresses swapped, so the engine can address its peer as a host of its
+/// own ([`crate::loopback::SIM_PEER`]) and the frames on the wire go
+/// between two distinct hosts, as equipment and the kernel expect (a frame
+/// from an address to itself is a martian to Linux). A connection whose peer
+/// is the engine's own address sees its frames unchanged.
 #[allow(missing_debug_implementations)]
 pub struct SimLoopback {
     pub engine: ferroce_sim::engine::EngineSim,
@@ -94,7 +100,8 @@ impl SimLoopback {
             }
         }
         while self.wire.front().is_some_and(|(t, _)| *t <= now) {
-            let (_, f) = self.wire.pop_front().expect("a frame");
+            let (_, mut f) = self.wire.pop_front().expect("a frame");
+            ferroce_proto::wire::reflect(&mut f);
             self.engine.give_frame(f);
         }
         if let Some(v) = self.engine.violations.first() {

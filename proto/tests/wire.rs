@@ -151,6 +151,35 @@ fn ce_marking_keeps_the_frame_valid() {
     assert_eq!(p.transport, data_repr());
 }
 
+#[test]
+fn a_routed_hop_rewrites_the_macs_and_decrements_the_ttl() {
+    let mut f = hex(DATA_FRAME);
+    assert!(wire::route_hop(&mut f, [2, 0xfe, 0, 0, 0, 3], [2, 0, 0, 0, 1, 1]));
+    assert_eq!(&f[0..12], &[2, 0, 0, 0, 1, 1, 2, 0xfe, 0, 0, 0, 3]);
+    // TTL 64 -> 63 at frame byte 22; the checksum 0x252e goes up by 0x0100.
+    assert_eq!(&f[22..26], &[0x3f, 0x11, 0x26, 0x2e]);
+    assert_eq!(&f[26..], &hex(DATA_FRAME)[26..]);
+    let p = wire::parse(&f, wire::FERROCE_PORT).unwrap();
+    assert_eq!((p.addr.ttl, p.transport), (63, data_repr()));
+    // A router drops what would leave with TTL 0, unchanged.
+    f[22] = 1;
+    let before = f.clone();
+    assert!(!wire::route_hop(&mut f, [2, 0xfe, 0, 0, 0, 3], [2, 0, 0, 0, 1, 1]));
+    assert_eq!(f, before);
+}
+
+#[test]
+fn a_reflected_frame_goes_back_to_its_sender_and_stays_valid() {
+    let mut f = hex(DATA_FRAME);
+    assert!(wire::reflect(&mut f));
+    assert_eq!(&f[0..12], &hex(DATA_FRAME)[..12].rchunks(6).flatten().copied().collect::<Vec<u8>>()[..]);
+    assert_eq!(&f[26..34], &[0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x00, 0x01]);
+    let p = wire::parse(&f, wire::FERROCE_PORT).unwrap();
+    assert_eq!((p.addr.src_ip, p.addr.dst_ip, p.transport), ([10, 0, 1, 1], [10, 0, 0, 1], data_repr()));
+    assert!(wire::reflect(&mut f));
+    assert_eq!(f, hex(DATA_FRAME), "twice is the frame as sent");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 

@@ -219,12 +219,12 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
     let (rx_mac, rx_ip) = fabric.host_addr(rx);
     let mut recv = net.endpoint(rx_mac, rx_ip, 0)?;
     for (k, &h) in senders.iter().enumerate() {
-        let (mac, ip) = fabric.host_addr(h);
+        let (_, ip) = fabric.host_addr(h);
         let id = ConnId(k as u16 + 1);
         recv.connect(ConnConfig {
             id,
             remote_id: CONN,
-            peer_mac: mac,
+            peer_mac: fabric.gateway_mac(rx),
             peer_ip: ip,
             paths: net.paths,
             streams: 1,
@@ -259,7 +259,7 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
         t.connect(ConnConfig {
             id: CONN,
             remote_id: ConnId(k as u16 + 1),
-            peer_mac: rx_mac,
+            peer_mac: fabric.gateway_mac(h),
             peer_ip: rx_ip,
             paths: net.paths,
             streams: 1,

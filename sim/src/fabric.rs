@@ -3,9 +3,11 @@
 //! Every link is one direction of a cable: an output queue (byte-bounded,
 //! tail drop, ECN marking above a threshold), serialisation at the link rate,
 //! propagation delay, then the impairments of that link (loss, duplication,
-//! corruption, black holes). Switches route on the destination IPv4 address
-//! and pick among equal-cost uplinks by a hash of the UDP 5-tuple, so the
-//! source port chooses the path. Hosts pull frames from their transport when
+//! corruption, black holes). Switches are routers: they route on the
+//! destination IPv4 address, pick among equal-cost uplinks by a hash of the
+//! UDP 5-tuple (so the source port chooses the path), and forward as a
+//! router does, from their own MAC to the next hop's with the TTL one lower
+//! (a host sends to its leaf's MAC, [`Fabric::gateway_mac`]). Hosts pull frames from their transport when
 //! their link is idle and are woken at the transport's next timeout.
 
 use std::cmp::Ordering;
@@ -141,6 +143,8 @@ struct Link {
 struct Switch {
     routes: HashMap<[u8; 4], Vec<LinkId>>,
     seed: u64,
+    /// The MAC of all its ports.
+    mac: [u8; 6],
 }
 
 /// A host: a transport, its memory and its NIC link.
@@ -255,7 +259,11 @@ impl<T: Transport> Fabric<T> {
         let leaf = |l: usize| l;
         let spine = |s: usize| ls.leaves + s;
         for i in 0..ls.leaves + ls.spines {
-            f.switches.push(Switch { routes: HashMap::new(), seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64) });
+            f.switches.push(Switch {
+                routes: HashMap::new(),
+                seed: ls.seed.wrapping_mul(31).wrapping_add(i as u64),
+                mac: [0x02, 0xfe, 0, 0, (i >> 8) as u8, i as u8],
+            });
         }
         let add = |f: &mut Fabric<T>, cfg: LinkConfig, from: Node, to: Node| -> LinkId {
             f.links.push(Link {
@@ -312,6 +320,23 @@ impl<T: Transport> Fabric<T> {
     /// MAC, IPv4 address and egress link of host `h`.
     pub fn host_addr(&self, h: usize) -> ([u8; 6], [u8; 4]) {
         (self.addrs[h].0, self.addrs[h].1)
+    }
+
+    /// The MAC of host `h`'s leaf: the next hop of everything it sends.
+    pub fn gateway_mac(&self, h: usize) -> [u8; 6] {
+        self.node_mac(self.links[self.addrs[h].2].to)
+    }
+
+    fn node_mac(&self, n: Node) -> [u8; 6] {
+        match n {
+            Node::Host(h) => self.addrs[h].0,
+            Node::Switch(s) => self.switches[s].mac,
+        }
+    }
+
+    /// Frames the switches dropped: no route, or a TTL that ran out.
+    pub fn dropped_by_routers(&self) -> u64 {
+        self.dropped_unroutable
     }
 
     /// Number of host slots.
@@ -532,12 +557,15 @@ impl<T: Transport> Fabric<T> {
                 }
             }
             Node::Switch(s) => {
+                let mut frame = frame;
                 let sw = &self.switches[s];
                 let out = wire::five_tuple(&frame)
                     .and_then(|t| sw.routes.get(&t.1).map(|r| r[(ecmp_hash(sw.seed, &t) % r.len() as u64) as usize]));
                 match out {
-                    Some(l) => self.enqueue(l, frame),
-                    None => self.dropped_unroutable += 1,
+                    Some(l) if wire::route_hop(&mut frame, sw.mac, self.node_mac(self.links[l].to)) => {
+                        self.enqueue(l, frame)
+                    }
+                    _ => self.dropped_unroutable += 1,
                 }
             }
         }
@@ -740,6 +768,36 @@ mod tests {
             })
             .collect();
         assert_eq!(busy.iter().filter(|&&n| n == 10).count(), 1, "{busy:?}");
+    }
+
+    #[test]
+    fn routers_rewrite_the_macs_per_hop_and_decrement_the_ttl() {
+        let mut f = two_leaves(2, LinkConfig::new(100_000, us(1)));
+        let (gw0, gw1) = (f.gateway_mac(0), f.gateway_mac(2));
+        assert_ne!(gw0, gw1, "each leaf has its own MAC");
+        let mut across = frame(&f, 0, 2, 50_000);
+        across[0..6].copy_from_slice(&gw0);
+        let mut near = frame(&f, 0, 1, 50_000);
+        near[0..6].copy_from_slice(&gw0);
+        let mut dying = frame(&f, 0, 2, 50_001);
+        dying[0..6].copy_from_slice(&gw0);
+        let ip = &mut dying[14..34];
+        wire::headers::IPV4.field("ttl").set(ip, 2);
+        wire::headers::IPV4.field("checksum").set(ip, 0);
+        let c = wire::internet_checksum(ip);
+        wire::headers::IPV4.field("checksum").set(ip, c as u64);
+        f.host_mut(0).transport.out.extend([across, near, dying]);
+        f.kick(0);
+        f.run_until(us(100));
+        // Leaf, spine, leaf: three routers, TTL 61, from the far leaf's MAC.
+        let got = &f.host(2).transport.got;
+        assert_eq!(got.len(), 1, "the frame with TTL 2 dies at the second router");
+        let p = wire::parse(&got[0].1, wire::FERROCE_PORT).unwrap();
+        assert_eq!((p.addr.src_mac, p.addr.dst_mac, p.addr.ttl), (gw1, f.host_addr(2).0, 61));
+        // One router between hosts on the same leaf.
+        let p = wire::parse(&f.host(1).transport.got[0].1, wire::FERROCE_PORT).unwrap();
+        assert_eq!((p.addr.src_mac, p.addr.dst_mac, p.addr.ttl), (gw0, f.host_addr(1).0, 63));
+        assert_eq!(f.dropped_by_routers(), 1);
     }
 
     #[test]

@@ -227,7 +227,8 @@ impl Pair {
         let (sender, receiver) = (0, 1);
         for (me, peer) in [(sender, receiver), (receiver, sender)] {
             let (mac, ip) = fabric.host_addr(me);
-            let (peer_mac, peer_ip) = fabric.host_addr(peer);
+            let (_, peer_ip) = fabric.host_addr(peer);
+            let peer_mac = fabric.gateway_mac(me);
             let mut t = net.endpoint(mac, ip, me as u64)?;
             t.connect(ConnConfig {
                 id: CONN,

@@ -120,3 +120,57 @@ pub fn python_tool(tool: &Tool, script: &Path) -> Command {
     c.arg(script);
     c
 }
+
+/// Wireshark's tshark (for the dissector test), as Debian packages it: a
+/// whole Wireshark with its libraries does not come as a wheel, so it is
+/// installed with apt-get at this pinned release series.
+pub const TSHARK_APT: &str = "tshark=4.0.*";
+/// Environment variable naming an already configured tshark.
+pub const TSHARK_ENV: &str = "FERROCE_TSHARK";
+
+/// `name` on `PATH`, if any.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// Path to tshark: `FERROCE_TSHARK`, else `tshark` on `PATH`, else
+/// installed from Debian's packages ([`TSHARK_APT`], which needs apt-get
+/// and root). The error says why it could not be had.
+pub fn tshark(log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
+    if let Ok(p) = std::env::var(TSHARK_ENV) {
+        log(&format!("tshark: using {p} from {TSHARK_ENV}"));
+        return Ok(PathBuf::from(p));
+    }
+    if let Some(p) = on_path("tshark") {
+        return Ok(p);
+    }
+    if on_path("apt-get").is_none() {
+        return Err(Error::Tool(format!(
+            "tshark is not installed and this machine has no apt-get to install {TSHARK_APT}: install Wireshark's \
+             tshark or name one in {TSHARK_ENV}"
+        )));
+    }
+    let install = || {
+        Command::new("apt-get")
+            .args(["install", "-y", "-q", "--no-install-recommends", TSHARK_APT])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .output()
+    };
+    log(&format!("tshark: installing {TSHARK_APT} with apt-get ..."));
+    let mut out = install().map_err(|e| Error::Tool(format!("running apt-get: {e}")))?;
+    if !out.status.success() {
+        // A fresh machine has no package lists yet.
+        let _ = Command::new("apt-get").args(["update", "-q"]).output();
+        out = install().map_err(|e| Error::Tool(format!("running apt-get: {e}")))?;
+    }
+    match on_path("tshark") {
+        Some(p) if out.status.success() => {
+            log(&format!("tshark: installed {TSHARK_APT} ({})", p.display()));
+            Ok(p)
+        }
+        _ => Err(Error::Tool(format!(
+            "apt-get could not install {TSHARK_APT}: {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("no message")
+        ))),
+    }
+}

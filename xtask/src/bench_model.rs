@@ -97,10 +97,13 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let dir = crate::root().join("docs/bench");
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("model-goodput.svg"), crate::plot::goodput_svg(&sweep))?;
+    crate::plot::goodput(&sweep, &dir, "model-goodput")?;
     let (md, misses) = markdown(&sweep, &reorder, &incast, &cold, quick, started.elapsed().as_secs_f64());
     std::fs::write(dir.join("model.md"), md)?;
-    eprintln!("wrote docs/bench/model.md and docs/bench/model-goodput.svg in {:.1}s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "wrote docs/bench/model.md and docs/bench/model-goodput.svg and .png in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
     for m in &misses {
         eprintln!("target missed: {m}");
     }

@@ -2,7 +2,7 @@
 //! rate between two engines and through a loopback, goodput against loss
 //! on the same fabric as the model benchmark (with the reference model and
 //! go-back-N beside it, at the engine's 16 Gb/s), and the simulator's speed. Writes
-//! docs/bench/rtl.md, docs/bench/rtl-goodput.svg and optionally JSON.
+//! docs/bench/rtl.md, docs/bench/rtl-goodput.svg and .png and optionally JSON.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -155,21 +155,23 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let dir = dir_bench();
     std::fs::write(dir.join("rtl.md"), markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref()))?;
-    std::fs::write(
-        dir.join("rtl-goodput.svg"),
-        crate::plot::lines_svg(
-            &sweep,
-            |p| p.loss,
-            |p| p.mtu,
-            &[
-                ("ferroce RTL", "#2ca02c", |p: &Point| p.rtl),
-                ("ferroce model", "#1f77b4", |p: &Point| p.model),
-                ("go-back-N", "#d62728", |p: &Point| p.gbn),
-                ("ideal", "#999999", |p: &Point| p.ideal),
-            ],
-        ),
+    crate::plot::lines(
+        &sweep,
+        |p| p.loss,
+        |p| p.mtu,
+        &[
+            ("ferroce RTL", 0x2ca02c, |p: &Point| p.rtl),
+            ("ferroce model", 0x1f77b4, |p: &Point| p.model),
+            ("go-back-N", 0xd62728, |p: &Point| p.gbn),
+            ("ideal", 0x999999, |p: &Point| p.ideal),
+        ],
+        &dir,
+        "rtl-goodput",
     )?;
-    eprintln!("wrote docs/bench/rtl.md and docs/bench/rtl-goodput.svg in {:.0} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "wrote docs/bench/rtl.md and docs/bench/rtl-goodput.svg and .png in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

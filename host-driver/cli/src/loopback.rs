@@ -69,6 +69,11 @@ pub struct Args {
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
+    /// At the end, print the engine's counters and every path's state
+    /// (sent, retransmitted, ECN echoes, smoothed RTT, window, source port);
+    /// with --json under "stats".
+    #[arg(long)]
+    stats: bool,
     /// Write every frame on the wire to this pcap file.
     #[arg(long)]
     pcap: Option<std::path::PathBuf>,
@@ -97,6 +102,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
         line_rate_mbps: a.line_rate,
+        stats: a.stats,
     };
     loopback::validate(&o)?;
     if let Some(t) = &a.trace {
@@ -163,6 +169,35 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if let Some(p) = &a.pcap {
             println!("pcap              {}", p.display());
         }
+        if let Some(s) = &r.stats {
+            print_stats(s);
+        }
     }
     Ok(())
+}
+
+fn print_stats(s: &loopback::RunStats) {
+    println!("\nengine counters");
+    for (name, v) in &s.counters {
+        println!("  {name:<20} {v}");
+    }
+    println!(
+        "\n{:>4} {:>4} {:>6} {:>8} {:>8} {:>8} {:>10} {:>8} {:>7}",
+        "conn", "path", "sport", "sent", "retx", "ecn", "srtt_ns", "cwnd", "retired"
+    );
+    for p in &s.paths {
+        println!(
+            "{:>4} {:>4} {:>6} {:>8} {:>8} {:>8} {:>10} {:>8.2} {:>7}",
+            p.conn,
+            p.path,
+            p.sport,
+            p.sent,
+            p.retransmitted,
+            p.ecn_echoes,
+            p.srtt_ns,
+            p.cwnd,
+            if p.retired { "yes" } else { "no" }
+        );
+    }
+    println!("(re-paths: {} in all, the engine-wide counter above)", s.counter("repaths").unwrap_or(0));
 }

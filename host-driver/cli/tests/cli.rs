@@ -131,6 +131,46 @@ fn cli_info_over_the_simulated_register_file() {
 }
 
 #[test]
+fn loopback_stats_json_has_every_counter_and_every_path() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+        .args(["loopback", "--size", "20000", "--count", "6", "--paths", "4", "--loss", "0.05", "--stats", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let counters = v["stats"]["counters"].as_object().expect("stats.counters is an object");
+    let stats = regs::BLOCKS.iter().find(|b| b.name == "stats").unwrap();
+    for r in stats.regs {
+        let name = r.name.strip_suffix("_lo").or(r.name.strip_suffix("_hi")).unwrap_or(r.name);
+        assert!(counters.contains_key(name), "counter {name} in {counters:?}");
+    }
+    assert_eq!(counters["bytes_placed"], 120_000, "the 64-bit counter from its two halves");
+    assert_eq!(counters["tx_retx"], v["retransmits"]);
+    let paths = v["stats"]["paths"].as_array().expect("stats.paths");
+    assert_eq!(paths.len(), 8, "4 paths of each of the 2 connections");
+    let keys = ["conn", "path", "sport", "sent", "retransmitted", "ecn_echoes", "srtt_ns", "cwnd", "retired"];
+    for p in paths {
+        for k in keys {
+            assert!(p.get(k).is_some(), "key {k} in {p}");
+        }
+    }
+    let sum =
+        |conn: u64, k: &str| paths.iter().filter(|p| p["conn"] == conn).map(|p| p[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum(0, "sent"), counters["tx_data"].as_u64().unwrap(), "connection 0 sent every data packet");
+    assert_eq!(sum(0, "retransmitted"), counters["tx_retx"].as_u64().unwrap());
+    assert_eq!(sum(1, "sent"), 0, "connection 1 only acknowledges");
+    assert!(
+        paths.iter().filter(|p| p["conn"] == 0).all(|p| p["srtt_ns"].as_u64().unwrap() > 0),
+        "every path measured an RTT"
+    );
+    // Without --stats the report has none.
+    let plain =
+        Command::new(env!("CARGO_BIN_EXE_ferroce")).args(["loopback", "--count", "1", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).expect("JSON on stdout");
+    assert!(v.get("stats").is_none(), "{v}");
+}
+
+#[test]
 fn loopback_json_reports_a_verified_transfer() {
     let out = Command::new(env!("CARGO_BIN_EXE_ferroce"))
         .args(["loopback", "--size", "20000", "--count", "6", "--loss", "0.02", "--json"])

@@ -41,6 +41,16 @@ impl Opcode {
             other => return Err(Error::UnknownOpcode(other)),
         })
     }
+    /// The opcode's name, as the dissector and the docs show it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Opcode::Write => "WRITE",
+            Opcode::WriteImm => "WRITE_IMM",
+            Opcode::Send => "SEND",
+            Opcode::Ack => "ACK",
+            Opcode::Nak => "NAK",
+        }
+    }
     /// True for WRITE, WRITE with immediate and SEND.
     pub fn is_data(self) -> bool {
         matches!(self, Opcode::Write | Opcode::WriteImm | Opcode::Send)
@@ -87,6 +97,15 @@ impl NakCode {
     pub const fn code(self) -> u8 {
         self as u8
     }
+    /// The code's name, as the dissector shows it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NakCode::Access => "ACCESS",
+            NakCode::NoRecv => "NO_RECV",
+            NakCode::RecvTooSmall => "RECV_TOO_SMALL",
+            NakCode::SeqErr => "SEQ_ERR",
+        }
+    }
     fn from_u8(v: u8) -> Result<NakCode> {
         Ok(match v {
             1 => NakCode::Access,
@@ -104,6 +123,8 @@ pub mod flags {
     pub const RETX: u8 = 0x01;
     /// The receiver should acknowledge at once (no coalescing).
     pub const ACK_REQ: u8 = 0x02;
+    /// Every flag with its name; the other bits are reserved (0 when sent).
+    pub const ALL: [(u8, &str); 2] = [(RETX, "RETX"), (ACK_REQ, "ACK_REQ")];
 }
 
 /// L2-L4 addressing of a frame.
@@ -531,5 +552,48 @@ pub fn mark_ce(frame: &mut [u8]) -> bool {
     csum.set(ip, 0);
     let c = internet_checksum(ip);
     csum.set(ip, c as u64);
+    true
+}
+
+/// Forward an IPv4 frame one routed hop in place, as a router does: the
+/// Ethernet addresses become the router's egress port (`src_mac`) and the
+/// next hop (`dst_mac`), the TTL drops by one and the IPv4 checksum is
+/// recomputed. Returns false (and changes nothing) for a non-IPv4 frame or
+/// one whose TTL would reach 0, which a router drops (RFC 1812 5.3.1).
+pub fn route_hop(frame: &mut [u8], src_mac: [u8; 6], dst_mac: [u8; 6]) -> bool {
+    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+        return false;
+    }
+    let ttl = IPV4.field("ttl");
+    let left = ttl.get(&frame[ETH.len..]);
+    if left <= 1 {
+        return false;
+    }
+    ETH.field("dst").bytes_mut(frame).copy_from_slice(&dst_mac);
+    ETH.field("src").bytes_mut(frame).copy_from_slice(&src_mac);
+    let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
+    ttl.set(ip, left - 1);
+    let csum = IPV4.field("checksum");
+    csum.set(ip, 0);
+    let c = internet_checksum(ip);
+    csum.set(ip, c as u64);
+    true
+}
+
+/// Hand an IPv4 frame back to where it came from, as the looped port of an
+/// Ethernet tester does: source and destination MAC and IPv4 addresses
+/// swapped (the IPv4 checksum, a sum, is unchanged). False (and nothing
+/// changed) for a non-IPv4 frame.
+pub fn reflect(frame: &mut [u8]) -> bool {
+    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+        return false;
+    }
+    let (dst, src) = frame.split_at_mut(6);
+    dst.swap_with_slice(&mut src[..6]);
+    let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
+    let (s, d) = (IPV4.field("src"), IPV4.field("dst"));
+    let (a, b) = (s.get(ip), d.get(ip));
+    s.set(ip, b);
+    d.set(ip, a);
     true
 }
