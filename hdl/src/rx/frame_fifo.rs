@@ -18,6 +18,11 @@
 //! where the read pointer moves, at the pointer's next value, so that the
 //! beat under the pointer is there in the following cycle; a beat written
 //! at that same edge to that same address is forwarded from a register.
+//! At such an edge the RAM is read at another address (bit 0 flipped) and
+//! its output ignored, so the read and write addresses provably never meet:
+//! synthesis then maps the RAM to block RAM as is, without the read-before-
+//! write emulation (a second copy of the write port in registers, and a
+//! bypass) that it adds when a read may collide with a write.
 
 use rust_hdl::prelude::*;
 
@@ -93,7 +98,14 @@ pub struct FrameFifo {
     rd_go: Signal<Local, bool>,
     pop_verdict: Signal<Local, bool>,
     rd_next: Signal<Local, Bits<PTR_BITS>>,
+    /// The RAM address under `rd_next`.
+    rd_addr: Signal<Local, Bits<DEPTH_BITS>>,
+    /// The beat under `rd_next` is being written at this edge.
+    fw_now: Signal<Local, bool>,
     vslot: Signal<Local, Bits<4>>,
+    /// The queue after this cycle's pop, and the slot a new verdict goes to.
+    vq_shifted: Signal<Local, Bits<VERDICTS>>,
+    vtarget: Signal<Local, Bits<4>>,
 
     /// `used` of a full RAM: 2^A.
     #[constant(DEPTH_BITS as u64)]
@@ -117,6 +129,8 @@ pub struct FrameFifo {
     vq_zero: Constant<Bits<VERDICTS>>,
     #[constant(1u64)]
     one4: Constant<Bits<4>>,
+    #[constant(1u64)]
+    addr_bit0: Constant<Bits<DEPTH_BITS>>,
 }
 
 impl Logic for FrameFifo {
@@ -204,26 +218,25 @@ impl Logic for FrameFifo {
         }
 
         // Verdict queue: shift out at a frame start, shift in at the top.
+        // The slots at and above `vcount` are always clear (a pop shifts in
+        // a zero, a push fills the slot at `vcount`), so a good verdict is
+        // or-ed in and a bad one needs nothing.
         self.vslot.next = self.vcount.q.val().get_bits::<4>(0);
+        self.vq_shifted.next = self.vq.q.val();
+        self.vtarget.next = self.vslot.val();
+        if self.pop_verdict.val() {
+            self.vq_shifted.next = self.vq.q.val() >> self.vq_one.val();
+            self.vtarget.next = self.vslot.val() - self.one4.val();
+        }
+        self.vq.d.next = self.vq_shifted.val();
+        if self.v_take.val() & self.verdict_good.val() {
+            self.vq.d.next = self.vq_shifted.val() | (self.vq_one.val() << self.vtarget.val());
+        }
         if self.v_take.val() & !self.pop_verdict.val() {
-            if self.verdict_good.val() {
-                self.vq.d.next = self.vq.q.val() | (self.vq_one.val() << self.vslot.val());
-            } else {
-                self.vq.d.next = self.vq.q.val() & !(self.vq_one.val() << self.vslot.val());
-            }
             self.vcount.d.next = self.vcount.q.val() + self.vcount_one.val();
         }
         if !self.v_take.val() & self.pop_verdict.val() {
-            self.vq.d.next = self.vq.q.val() >> self.vq_one.val();
             self.vcount.d.next = self.vcount.q.val() - self.vcount_one.val();
-        }
-        if self.v_take.val() & self.pop_verdict.val() {
-            if self.verdict_good.val() {
-                self.vq.d.next = (self.vq.q.val() >> self.vq_one.val())
-                    | (self.vq_one.val() << (self.vslot.val() - self.one4.val()));
-            } else {
-                self.vq.d.next = self.vq.q.val() >> self.vq_one.val();
-            }
         }
 
         if self.reset.val() {
@@ -238,9 +251,14 @@ impl Logic for FrameFifo {
             self.frame_good.d.next = false;
         }
         self.rd.d.next = self.rd_next.val();
-        self.ram.read_address.next = self.rd_next.val().get_bits::<DEPTH_BITS>(0);
-        self.fw_hit.d.next =
-            self.ram.write_enable.val() & (self.ram.write_address.val() == self.ram.read_address.val());
+        self.rd_addr.next = self.rd_next.val().get_bits::<DEPTH_BITS>(0);
+        self.fw_now.next = self.ram.write_enable.val() & (self.ram.write_address.val() == self.rd_addr.val());
+        self.fw_hit.d.next = self.fw_now.val();
+        if self.fw_now.val() {
+            self.ram.read_address.next = self.rd_addr.val() ^ self.addr_bit0.val();
+        } else {
+            self.ram.read_address.next = self.rd_addr.val();
+        }
         self.fw_beat.d.next = self.ram.write_data.val();
 
         self.s_axis_tready.next = self.wdrop.q.val() | !self.full.val();
