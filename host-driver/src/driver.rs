@@ -4,6 +4,7 @@
 //! the engine reaches by DMA (the simulator's buffer, or pinned memory on
 //! hardware). Every wait has a limit and ends in a typed error.
 
+use ferroce_proto::defaults::DEFAULTS;
 use ferroce_proto::regs;
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
@@ -40,20 +41,21 @@ pub struct Config {
 }
 
 impl Config {
-    /// `mac` and `ip` with the usual transport settings: 1024-byte packets,
-    /// an ACK every 4 packets or after 2 us, RTOs of at least 100 us, SEND
-    /// retries after 5 us, port seed 0, a 10 Gb/s port.
+    /// `mac` and `ip` with the settings the registers reset to
+    /// ([`DEFAULTS`]: 1024-byte packets, an ACK every 4 packets or after
+    /// 2 us, RTOs of at least 100 us, SEND retries after 50 us, port seed 0,
+    /// a 10 Gb/s port), the model's defaults too.
     pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
         Config {
             mac,
             ip,
-            mtu: 1024,
-            ack_every: 4,
-            ack_delay_ns: 2_000,
-            rto_min_ns: 100_000,
-            rnr_delay_ns: 5_000,
-            port_seed: 0,
-            line_rate_mbps: 10_000,
+            mtu: DEFAULTS.mtu,
+            ack_every: DEFAULTS.ack_every as u32,
+            ack_delay_ns: DEFAULTS.ack_delay_ns,
+            rto_min_ns: DEFAULTS.rto_min_ns,
+            rnr_delay_ns: DEFAULTS.rnr_delay_ns,
+            port_seed: DEFAULTS.port_seed,
+            line_rate_mbps: DEFAULTS.line_rate_mbps,
         }
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! * [`wire`]: Ethernet II / IPv4 / UDP / ferroce transport headers as field
 //!   tables, a thin `Packet` view over bytes and a semantic `Repr` for each.
+//! * [`defaults`]: the settings at reset, one definition for the register
+//!   map, the model and the driver.
 //! * [`regs`]: the register map, the single source for the RTL decoder, the
 //!   driver's accessors and `docs/regmap.md`.
 //! * [`model`]: the sans-IO reference transport (the golden model).
@@ -11,6 +13,7 @@
 //! [`Time`] (picoseconds) and host memory through the [`HostMemory`] trait.
 
 pub mod baseline;
+pub mod defaults;
 pub mod error;
 pub mod model;
 pub mod params;

@@ -6,6 +6,8 @@
 //! of the next block from the start of the region (+0x08, 0 for the last).
 //! A driver walks the chain and never hard-codes a base address.
 
+// The settings at reset, shared with the model and the driver.
+use crate::defaults::DEFAULTS as D;
 use crate::{Error, Result};
 
 /// How software may access a register.
@@ -146,15 +148,23 @@ pub const BLOCKS: &[Block] = &[
             r("mac_lo", 0x14, Rw, 0, "local MAC address bytes 2-5 (byte 2 in bits 31:24)"),
             r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0").within(0, U16),
             r("ip", 0x1c, Rw, 0, "local IPv4 address"),
-            r("udp_port", 0x20, Rw, 17989, "UDP destination port of ferroce").within(0, U16),
-            r("line_rate_mbps", 0x24, Rw, 10_000, "line rate used for pacing and the rate hint").within(1, u32::MAX),
-            r("mtu", 0x28, Rw, 1024, "payload bytes per packet").within(1, MAX_MTU),
-            r("ack_every", 0x2c, Rw, 4, "ACK after this many data packets on a path").within(1, U16),
-            r("ack_delay_ns", 0x30, Rw, 2_000, "...or this long after the first unacknowledged one")
+            r("udp_port", 0x20, Rw, D.udp_port as u32, "UDP destination port of ferroce").within(0, U16),
+            r("line_rate_mbps", 0x24, Rw, D.line_rate_mbps, "line rate used for pacing and the rate hint")
+                .within(1, u32::MAX),
+            r("mtu", 0x28, Rw, D.mtu, "payload bytes per packet").within(1, MAX_MTU),
+            r("ack_every", 0x2c, Rw, D.ack_every as u32, "ACK after this many data packets on a path").within(1, U16),
+            r("ack_delay_ns", 0x30, Rw, D.ack_delay_ns, "...or this long after the first unacknowledged one")
                 .within(0, TIMER_NS),
-            r("rto_min_ns", 0x34, Rw, 100_000, "lower bound of the retransmission timeout").within(0, TIMER_NS),
-            r("rnr_delay_ns", 0x38, Rw, 50_000, "retry delay after a SEND found no receive buffer").within(0, TIMER_NS),
-            r("port_seed", 0x3c, Rw, 0, "seed of the source-port generator; writing it reseeds (0: a fixed seed)"),
+            r("rto_min_ns", 0x34, Rw, D.rto_min_ns, "lower bound of the retransmission timeout").within(0, TIMER_NS),
+            r("rnr_delay_ns", 0x38, Rw, D.rnr_delay_ns, "retry delay after a SEND found no receive buffer")
+                .within(0, TIMER_NS),
+            r(
+                "port_seed",
+                0x3c,
+                Rw,
+                D.port_seed,
+                "seed of the source-port generator; writing it reseeds (0: a fixed seed)",
+            ),
         ],
     },
     Block {

@@ -198,24 +198,12 @@ pub fn jain(x: &[f64]) -> f64 {
     }
 }
 
-/// N senders (one leaf) into one receiver (another leaf), each backlogged.
-///
-/// * `rtts_to_fair`: base RTTs from the start until every sender's pacing
-///   rate stays within 10 % of line/N for the rest of the run (sampled every
-///   quarter RTT);
-/// * `jain`: Jain's index of the bytes each connection placed at the
-///   receiver after that point;
-/// * `peak_queue_bdp`: the deepest switch queue of the run in BDPs.
-///
-/// The receiver also has `idle` established connections that never send, so
-/// the share handed out at setup (line / established) is below the fair
-/// share and the senders must find it from the ACKs' rate hints.
-pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
-    let net = NetConfig::new(Kind::Ferroce);
-    let mut fabric: Fabric<crate::scenario::AnyTransport> = Fabric::leaf_spine(net.topology(2, n));
-    let slice = 4 * MSG as u64;
+/// The incast's fabric: host 0 receives from hosts n..2n (one connection
+/// each, its own region slice) and has `idle` connections more.
+fn incast_fabric(net: &NetConfig, n: usize, idle: usize, slice: u64) -> Result<Fabric<crate::scenario::AnyTransport>> {
     let rx = 0usize;
     let senders: Vec<usize> = (n..2 * n).collect();
+    let mut fabric: Fabric<crate::scenario::AnyTransport> = Fabric::leaf_spine(net.topology(2, n));
     let (rx_mac, rx_ip) = fabric.host_addr(rx);
     let mut recv = net.endpoint(rx_mac, rx_ip, 0)?;
     for (k, &h) in senders.iter().enumerate() {
@@ -269,6 +257,27 @@ pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
         mem.add_region("src", SRC_BASE, slice as usize, false);
         fabric.attach(h, t, mem);
     }
+    Ok(fabric)
+}
+
+/// N senders (one leaf) into one receiver (another leaf), each backlogged.
+///
+/// * `rtts_to_fair`: base RTTs from the start until every sender's pacing
+///   rate stays within 10 % of line/N for the rest of the run (sampled every
+///   quarter RTT);
+/// * `jain`: Jain's index of the bytes each connection placed at the
+///   receiver after that point;
+/// * `peak_queue_bdp`: the deepest switch queue of the run in BDPs.
+///
+/// The receiver also has `idle` established connections that never send, so
+/// the share handed out at setup (line / established) is below the fair
+/// share and the senders must find it from the ACKs' rate hints.
+pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
+    let net = NetConfig::new(Kind::Ferroce);
+    let slice = 4 * MSG as u64;
+    let rx = 0usize;
+    let senders: Vec<usize> = (n..2 * n).collect();
+    let mut fabric = incast_fabric(&net, n, idle, slice)?;
     let fair = net.rate_mbps as f64 / n as f64;
     let tick = net.rtt / 4;
     let mut posted = vec![0u64; n];

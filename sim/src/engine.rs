@@ -150,6 +150,27 @@ fn pack(b: &[u8]) -> u64 {
     b.iter().enumerate().fold(0u64, |a, (i, x)| a | (*x as u64) << (8 * i))
 }
 
+/// The bytes of the lanes `keep` marks in a 64-bit beat, appended to `out`.
+fn unpack(data: u64, keep: u64, out: &mut Vec<u8>) {
+    for lane in 0..8 {
+        if keep >> lane & 1 == 1 {
+            out.push((data >> (8 * lane)) as u8);
+        }
+    }
+}
+
+/// One 64-bit beat offered on a stream input (MAC receive, DMA read data).
+#[derive(Debug, Clone, Copy)]
+struct Beat {
+    data: u64,
+    keep: u64,
+    last: bool,
+    /// Bytes in the beat.
+    n: usize,
+    /// `tuser` on the last beat: the MAC marks the frame bad.
+    bad: bool,
+}
+
 impl EngineSim {
     /// An engine out of reset, with `mem` as its host memory.
     pub fn new(mem: Memory, dma: DmaConfig) -> Result<EngineSim> {
@@ -235,32 +256,48 @@ impl EngineSim {
 
     /// One clock cycle of the engine and everything around it.
     pub fn cycle(&mut self) {
-        let stall = self.dma.stall;
         let now = self.sim.cycles();
-        // MAC receive: the next beat of the first frame.
+        let beat = self.drive_mac();
+        let held = self.dma_hold > 0;
+        self.dma_hold = self.dma_hold.saturating_sub(1);
+        let rbeat = self.drive_dma(now, held);
+        self.drive_axil();
+        self.sim.eval();
+        // What moved in this cycle.
+        self.take_mac(beat);
+        self.take_dma_reads(now, rbeat);
+        self.take_dma_writes();
+        self.take_axil();
+        self.sim.tick();
+    }
+
+    /// MAC receive: the next beat of the first frame; MAC transmit: ready
+    /// unless held (the MAC paces at line rate).
+    fn drive_mac(&mut self) -> Option<Beat> {
         let beat = self.rx.front().map(|(f, bad)| {
             let n = (f.len() - self.rx_at).min(8);
             let last = self.rx_at + n == f.len();
-            (pack(&f[self.rx_at..self.rx_at + n]), (1u64 << n) - 1, last, n, last && *bad)
+            Beat { data: pack(&f[self.rx_at..self.rx_at + n]), keep: (1u64 << n) - 1, last, n, bad: last && *bad }
         });
-        let s = &mut self.sim;
-        let p = &self.p;
+        let (s, p) = (&mut self.sim, &self.p);
         s.set(p.s_mac_rx_tvalid, beat.is_some() as u64);
-        if let Some((d, k, l, _, bad)) = beat {
-            s.set(p.s_mac_rx_tdata, d);
-            s.set(p.s_mac_rx_tkeep, k);
-            s.set(p.s_mac_rx_tlast, l as u64);
-            s.set(p.s_mac_rx_tuser, bad as u64);
+        if let Some(b) = beat {
+            s.set(p.s_mac_rx_tdata, b.data);
+            s.set(p.s_mac_rx_tkeep, b.keep);
+            s.set(p.s_mac_rx_tlast, b.last as u64);
+            s.set(p.s_mac_rx_tuser, b.bad as u64);
         }
-        // MAC transmit: ready unless held (the MAC paces at line rate).
         s.set(p.m_mac_tx_tready, (self.mac_tx_hold == 0) as u64);
         self.mac_tx_hold = self.mac_tx_hold.saturating_sub(1);
-        let held = self.dma_hold > 0;
-        self.dma_hold = self.dma_hold.saturating_sub(1);
-        // DMA reads: commands while fewer than max_reads are in flight;
-        // data once the latency has passed.
+        beat
+    }
+
+    /// DMA reads: commands while fewer than max_reads are in flight; data
+    /// once the latency has passed. DMA writes: ready unless stalled.
+    fn drive_dma(&mut self, now: u64, held: bool) -> Option<Beat> {
+        let stall = self.dma.stall;
         let rd_cmd_ready = self.reads.len() + (self.reading.is_some() as usize) < self.dma.max_reads && !held;
-        s.set(p.m_dma_rd_cmd_ready, (rd_cmd_ready && !self.rng.chance(stall)) as u64);
+        self.sim.set(self.p.m_dma_rd_cmd_ready, (rd_cmd_ready && !self.rng.chance(stall)) as u64);
         if self.reading.is_none() {
             if let Some(&(addr, len, at)) = self.reads.front() {
                 if now >= at {
@@ -278,20 +315,26 @@ impl EngineSim {
         let rbeat = match &self.reading {
             Some((d, at)) if !held && !self.rng.chance(stall) => {
                 let n = (d.len() - at).min(8);
-                Some((pack(&d[*at..at + n]), (1u64 << n) - 1, at + n == d.len(), n))
+                let data = pack(&d[*at..at + n]);
+                Some(Beat { data, keep: (1u64 << n) - 1, last: at + n == d.len(), n, bad: false })
             }
             _ => None,
         };
-        let s = &mut self.sim;
+        let (s, p) = (&mut self.sim, &self.p);
         s.set(p.s_dma_rd_tvalid, rbeat.is_some() as u64);
-        if let Some((d, k, l, _)) = rbeat {
-            s.set(p.s_dma_rd_tdata, d);
-            s.set(p.s_dma_rd_tkeep, k);
-            s.set(p.s_dma_rd_tlast, l as u64);
+        if let Some(b) = rbeat {
+            s.set(p.s_dma_rd_tdata, b.data);
+            s.set(p.s_dma_rd_tkeep, b.keep);
+            s.set(p.s_dma_rd_tlast, b.last as u64);
         }
         s.set(p.m_dma_wr_cmd_ready, (!held && !self.rng.chance(stall)) as u64);
         s.set(p.m_dma_wr_tready, (!held && !self.rng.chance(stall)) as u64);
-        // AXI-Lite: the access in progress.
+        rbeat
+    }
+
+    /// AXI-Lite: the access in progress.
+    fn drive_axil(&mut self) {
+        let (s, p) = (&mut self.sim, &self.p);
         match self.axil {
             Some((Axil::Write { addr, data }, false)) => {
                 s.set(p.s_axil_awaddr, addr as u64);
@@ -312,70 +355,77 @@ impl EngineSim {
         }
         s.set(p.s_axil_bready, 1);
         s.set(p.s_axil_rready, 1);
-        s.eval();
+    }
 
-        // What moved in this cycle.
-        if let Some((_, _, last, n, _)) = beat {
+    /// The receive beat taken, the transmit beat sent.
+    fn take_mac(&mut self, beat: Option<Beat>) {
+        let (s, p) = (&self.sim, &self.p);
+        if let Some(b) = beat {
             if s.get(p.s_mac_rx_tready) == 1 {
-                self.rx_at += n;
-                if last {
+                self.rx_at += b.n;
+                if b.last {
                     self.rx.pop_front();
                     self.rx_at = 0;
                 }
             }
         }
         if s.get(p.m_mac_tx_tvalid) == 1 {
-            let (d, k) = (s.get(p.m_mac_tx_tdata), s.get(p.m_mac_tx_tkeep));
-            for lane in 0..8 {
-                if k >> lane & 1 == 1 {
-                    self.tx_frame.push((d >> (8 * lane)) as u8);
-                }
-            }
+            unpack(s.get(p.m_mac_tx_tdata), s.get(p.m_mac_tx_tkeep), &mut self.tx_frame);
             if s.get(p.m_mac_tx_tlast) == 1 {
                 self.tx.push_back(std::mem::take(&mut self.tx_frame));
             }
         }
+    }
+
+    /// A read command taken, a read beat delivered.
+    fn take_dma_reads(&mut self, now: u64, rbeat: Option<Beat>) {
+        let (s, p) = (&self.sim, &self.p);
         if s.get(p.m_dma_rd_cmd_valid) == 1 && s.get(p.m_dma_rd_cmd_ready) == 1 {
             let (a, l) = (s.get(p.m_dma_rd_cmd_addr), s.get(p.m_dma_rd_cmd_len) as usize);
             self.reads.push_back((a, l, now + self.dma.read_latency));
             self.dma_reads += 1;
         }
-        if let Some((_, _, last, n)) = rbeat {
+        if let Some(b) = rbeat {
             if s.get(p.s_dma_rd_tready) == 1 {
                 let r = self.reading.as_mut().expect("a read in progress");
-                r.1 += n;
-                if last {
+                r.1 += b.n;
+                if b.last {
                     self.reading = None;
                 }
             }
         }
+    }
+
+    /// A write command taken, write data into host memory.
+    fn take_dma_writes(&mut self) {
+        let (s, p) = (&self.sim, &self.p);
         if s.get(p.m_dma_wr_cmd_valid) == 1 && s.get(p.m_dma_wr_cmd_ready) == 1 {
             self.writes.push_back((s.get(p.m_dma_wr_cmd_addr), s.get(p.m_dma_wr_cmd_len) as usize));
             self.dma_writes += 1;
         }
-        if s.get(p.m_dma_wr_tvalid) == 1 && s.get(p.m_dma_wr_tready) == 1 {
-            let (d, k) = (s.get(p.m_dma_wr_tdata), s.get(p.m_dma_wr_tkeep));
-            for lane in 0..8 {
-                if k >> lane & 1 == 1 {
-                    self.wdata.push((d >> (8 * lane)) as u8);
-                }
-            }
-            if s.get(p.m_dma_wr_tlast) == 1 {
-                let data = std::mem::take(&mut self.wdata);
-                match self.writes.pop_front() {
-                    Some((addr, len)) if len == data.len() => {
-                        let before = self.mem.violations().len();
-                        self.mem.write(Iova(addr), &data);
-                        if self.mem.violations().len() > before {
-                            self.violations.push(format!("DMA write outside writable memory: {addr:#x}+{len}"));
-                        }
-                    }
-                    other => {
-                        self.violations.push(format!("DMA write data ({} bytes) for command {other:?}", data.len()))
-                    }
-                }
-            }
+        if s.get(p.m_dma_wr_tvalid) != 1 || s.get(p.m_dma_wr_tready) != 1 {
+            return;
         }
+        unpack(s.get(p.m_dma_wr_tdata), s.get(p.m_dma_wr_tkeep), &mut self.wdata);
+        if s.get(p.m_dma_wr_tlast) != 1 {
+            return;
+        }
+        let data = std::mem::take(&mut self.wdata);
+        match self.writes.pop_front() {
+            Some((addr, len)) if len == data.len() => {
+                let before = self.mem.violations().len();
+                self.mem.write(Iova(addr), &data);
+                if self.mem.violations().len() > before {
+                    self.violations.push(format!("DMA write outside writable memory: {addr:#x}+{len}"));
+                }
+            }
+            other => self.violations.push(format!("DMA write data ({} bytes) for command {other:?}", data.len())),
+        }
+    }
+
+    /// The AXI-Lite access accepted or answered.
+    fn take_axil(&mut self) {
+        let (s, p) = (&self.sim, &self.p);
         match self.axil {
             Some((Axil::Write { .. }, false)) if s.get(p.s_axil_awready) == 1 => {
                 self.axil = self.axil.map(|(a, _)| (a, true));
@@ -395,7 +445,6 @@ impl EngineSim {
             self.axil_result = Some(if s.get(p.s_axil_rresp) != 0 { Err(v) } else { Ok(v) });
             self.axil = None;
         }
-        s.tick();
     }
 
     fn axil(&mut self, op: Axil) -> Result<u32> {

@@ -8,29 +8,39 @@
 //! memory images and counters agree. The model's ACKs drive the senders,
 //! so losses are repaired by real retransmissions.
 //!
-//! Used by the `rtl_rx_path` test and by `cargo xtask diff --side rx`.
+//! Used by the `rtl_rx_path` test and by `cargo xtask diff --side rx`. What
+//! it shares with the send side is in [`crate::lockstep::common`].
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
+use ferroce_proto::params::RECV_RING;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{
-    Access, Completion, CompletionKind, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport,
-    WorkRequest,
+    Access, Completion, CompletionKind, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use ferroce_proto::types::{ns, us, Time};
 use ferroce_proto::wire::{self, AckRepr, Body, CommonRepr, NakCode, NakRepr, Opcode, TransportRepr};
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId, WrId};
 
-pub use crate::lockstep::Divergence;
+pub use crate::lockstep::common::Divergence;
+use crate::lockstep::common::{
+    self, beat, ip_word, mac_word, path_key, rx_cpl_kind, stream_key, unbeat, Channel, Harness, Io, OutStream,
+    StallCheck,
+};
 use crate::memory::Memory;
-use crate::verilator::{ModelLib, Port, Sim};
+use crate::verilator::ModelLib;
 
 const B_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
 const B_IP: [u8; 4] = [10, 0, 0, 11];
 const MTU: u32 = 256;
 const ACK_EVERY: u16 = 4;
+
+/// `rx_path`'s `ctl_op`: start a path at a PSN, or clear a stream (the
+/// stream clear takes a path key's connection and low bits).
+const CTL_PATH_START: u64 = 0;
+const CTL_STREAM_CLEAR: u64 = 1;
 
 /// A sender and the connection it has with the receiver B.
 struct Peer {
@@ -46,10 +56,17 @@ struct Peer {
     sends: Vec<Vec<u32>>,
 }
 
+/// One DMA write into B's memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DmaWrite {
+    addr: u64,
+    data: Vec<u8>,
+}
+
 /// DMA writes into B's memory, recorded in order.
 struct Rec<'a> {
     mem: &'a mut Memory,
-    writes: Vec<(u64, Vec<u8>)>,
+    writes: Vec<DmaWrite>,
 }
 
 impl HostMemory for Rec<'_> {
@@ -57,372 +74,391 @@ impl HostMemory for Rec<'_> {
         self.mem.read(addr, buf)
     }
     fn write(&mut self, addr: Iova, data: &[u8]) {
-        self.writes.push((addr.0, data.to_vec()));
+        self.writes.push(DmaWrite { addr: addr.0, data: data.to_vec() });
         self.mem.write(addr, data)
     }
 }
 
-/// An ACK: (path key, cum, bitmap, ts echo, sport, packets, CE).
-type AckT = (u64, u32, [u8; 32], u32, u16, u16, u16);
-/// Feedback: (nak, path key, psn, ts, bitmap, ts echo, hint, CE, packets,
-/// code, stream, msg seq).
-type FbT = (bool, u64, u32, u32, [u8; 32], u32, u32, u16, u16, u8, u16, u32);
-
-/// What the receiver produced for one frame or timer round.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Out {
-    writes: Vec<(u64, Vec<u8>)>,
-    acks: Vec<AckT>,
-    /// (path key, psn, stream, msg seq, code, sport)
-    naks: Vec<(u64, u32, u16, u32, u8, u16)>,
-    /// (stream key, kind, status, msg seq, len, imm, id)
-    cpls: Vec<(u64, u8, u8, u32, u32, u32, u64)>,
-    fbs: Vec<FbT>,
+/// An ACK request (`m_ack_*`), or an ACK frame of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ack {
+    /// Path key.
+    key: u64,
+    cum: u32,
+    sack: [u8; 32],
+    ts_echo: u32,
+    sport: u16,
+    /// Data packets the ACK covers.
+    pkts: u16,
+    /// CE-marked packets among them.
+    ce: u16,
 }
 
-fn path_key(conn: ConnId, path: u8) -> u64 {
-    (conn.0 as u64) << ferroce_hdl::emit::PATH_BITS | path as u64
+/// A NAK request (`m_nak_*`), or a NAK frame of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Nak {
+    /// Path key.
+    key: u64,
+    psn: u32,
+    stream: u16,
+    msg_seq: u32,
+    code: u8,
+    sport: u16,
 }
 
-fn stream_key(conn: ConnId, stream: u16) -> u64 {
-    (conn.0 as u64) << 3 | stream as u64
+/// A receive completion (`m_cpl_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RxCompletion {
+    /// Stream key.
+    key: u64,
+    kind: u8,
+    status: u8,
+    seq: u32,
+    len: u32,
+    imm: u32,
+    id: u64,
 }
 
-fn words_to_bytes(w: &[u32]) -> [u8; 32] {
-    let mut b = [0u8; 32];
-    for (i, x) in w.iter().enumerate() {
-        b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
-    }
-    b
-}
-
-/// The RTL receive path with its stimulus and the checks on its outputs.
-#[allow(missing_debug_implementations)]
-struct Rtl {
-    s: Sim,
-    ports: HashMap<&'static str, Port>,
-    rng: Rng,
-    /// Output streams stalled last cycle, with what they showed.
-    held: HashMap<&'static str, Vec<u64>>,
-    cmds: VecDeque<(u64, usize)>,
-    data: Vec<u8>,
-    arms: Vec<u64>,
-}
-
-/// Output streams with back-pressure: (valid, ready, payload ports).
-const STREAMS: &[(&str, &str, &[&str])] = &[
-    ("m_dma_cmd_valid", "m_dma_cmd_ready", &["m_dma_cmd_addr", "m_dma_cmd_len"]),
-    ("m_dma_data_tvalid", "m_dma_data_tready", &["m_dma_data_tdata", "m_dma_data_tkeep", "m_dma_data_tlast"]),
-    (
-        "m_ack_valid",
-        "m_ack_ready",
-        &["m_ack_key", "m_ack_cum", "m_ack_ts", "m_ack_sport", "m_ack_pending", "m_ack_ce", "m_ack_sack"],
-    ),
-    (
-        "m_nak_valid",
-        "m_nak_ready",
-        &["m_nak_key", "m_nak_psn", "m_nak_stream", "m_nak_msg_seq", "m_nak_code", "m_nak_sport"],
-    ),
-    ("m_cpl_valid", "m_cpl_ready", &["m_cpl_key", "m_cpl_kind", "m_cpl_status", "m_cpl_seq", "m_cpl_id"]),
-    ("m_fb_valid", "m_fb_ready", &["m_fb_key", "m_fb_psn", "m_fb_nak", "m_fb_sack", "m_fb_hint"]),
-];
-
-const INPUTS: &[&str] = &[
-    "cfg_port",
-    "cfg_mac",
-    "cfg_ip",
-    "cfg_ack_every",
-    "conn_wr",
-    "conn_wr_index",
-    "conn_wr_valid_bit",
-    "conn_wr_peer_ip",
-    "conn_wr_paths",
-    "mr_wr",
-    "mr_wr_index",
-    "mr_wr_valid_bit",
-    "mr_wr_rkey",
-    "mr_wr_base",
-    "mr_wr_len",
-    "mr_wr_remote_write",
-    "mr_wr_conn",
-    "ctl_valid",
-    "ctl_ready",
-    "ctl_op",
-    "ctl_key",
-    "ctl_psn",
-    "post_valid",
-    "post_ready",
-    "post_key",
-    "post_addr",
-    "post_len",
-    "post_id",
-    "timer_valid",
-    "timer_ready",
-    "timer_key",
-    "s_axis_tdata",
-    "s_axis_tkeep",
-    "s_axis_tvalid",
-    "s_axis_tready",
-    "s_axis_tlast",
-    "m_arm_valid",
-    "m_arm_key",
-    "ready",
-    "m_cpl_len",
-    "m_cpl_imm",
-    "m_fb_ts",
-    "m_fb_ts_echo",
-    "m_fb_ce",
-    "m_fb_pkts",
-    "m_fb_code",
-    "m_fb_stream",
-    "m_fb_msg_seq",
-];
-
-impl Rtl {
-    fn new(lib: &Arc<ModelLib>, seed: u64) -> Rtl {
-        let mut s = Sim::new(lib);
-        s.clock("clock");
-        let mut ports = HashMap::new();
-        for n in INPUTS.iter().chain(STREAMS.iter().flat_map(|(v, r, d)| [v, r].into_iter().chain(d.iter()))) {
-            ports.insert(*n, s.port(n));
+impl RxCompletion {
+    fn of_model(c: &Completion) -> RxCompletion {
+        RxCompletion {
+            key: stream_key(c.conn, c.stream.0),
+            kind: rx_cpl_kind(c.kind),
+            status: c.status.code(),
+            seq: c.msg_seq.0,
+            len: c.len,
+            imm: c.imm.unwrap_or(0),
+            id: c.id.0,
         }
-        for c in ferroce_hdl::rx::rx_path::COUNTERS {
-            ports.insert(*c, s.port(c));
-        }
-        let mut r = Rtl {
-            s,
-            ports,
-            rng: Rng::new(seed),
-            held: HashMap::new(),
-            cmds: VecDeque::new(),
-            data: Vec::new(),
-            arms: Vec::new(),
-        };
-        r.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
-        r.set("cfg_port", wire::FERROCE_PORT as u64);
-        r.set("cfg_mac", u64::from_be_bytes([0, 0, B_MAC[0], B_MAC[1], B_MAC[2], B_MAC[3], B_MAC[4], B_MAC[5]]));
-        r.set("cfg_ip", u32::from_be_bytes(B_IP) as u64);
-        r.set("cfg_ack_every", ACK_EVERY as u64);
-        r
-    }
-
-    fn set(&mut self, n: &str, v: u64) {
-        let p = self.ports[n];
-        self.s.set(p, v);
-    }
-
-    fn get(&self, n: &str) -> u64 {
-        self.s.get(self.ports[n])
-    }
-
-    /// One cycle: random ready on every output stream, the protocol check,
-    /// outputs taken into `out`. Returns whether anything moved out.
-    fn cycle(&mut self, out: &mut Out) -> bool {
-        let mut readies = Vec::new();
-        for (_, r, _) in STREAMS {
-            let ready = !self.rng.chance(0.25);
-            self.set(r, ready as u64);
-            readies.push(ready);
-        }
-        self.s.eval();
-        let mut moved = false;
-        for (i, (v, _, d)) in STREAMS.iter().enumerate() {
-            if self.get(v) == 0 {
-                assert!(!self.held.contains_key(v), "{v} dropped while stalled");
-                continue;
-            }
-            let now: Vec<u64> = d.iter().flat_map(|p| self.s.get_words(self.ports[p])).map(u64::from).collect();
-            if let Some(h) = self.held.get(v) {
-                assert_eq!(h, &now, "{v}: data changed while stalled");
-            }
-            if readies[i] {
-                self.held.remove(v);
-                self.take(v, out);
-                moved = true;
-            } else {
-                self.held.insert(v, now);
-            }
-        }
-        if self.get("m_arm_valid") == 1 {
-            self.arms.push(self.get("m_arm_key"));
-            moved = true;
-        }
-        self.s.tick();
-        moved
-    }
-
-    fn take(&mut self, v: &str, out: &mut Out) {
-        let (s, ports) = (&self.s, &self.ports);
-        let g = |n: &str| s.get(ports[n]);
-        match v {
-            "m_dma_cmd_valid" => self.cmds.push_back((g("m_dma_cmd_addr"), g("m_dma_cmd_len") as usize)),
-            "m_dma_data_tvalid" => {
-                let (d, k) = (g("m_dma_data_tdata"), g("m_dma_data_tkeep"));
-                assert!(k != 0 && k & (k + 1) == 0, "tkeep contiguous from lane 0: {k:#x}");
-                for lane in 0..8 {
-                    if k >> lane & 1 == 1 {
-                        self.data.push((d >> (8 * lane)) as u8);
-                    }
-                }
-                if g("m_dma_data_tlast") == 1 {
-                    let (addr, len) = self.cmds.pop_front().expect("DMA data after its command");
-                    assert_eq!(len, self.data.len(), "DMA write at {addr:#x}: command length and data differ");
-                    out.writes.push((addr, std::mem::take(&mut self.data)));
-                }
-            }
-            "m_ack_valid" => out.acks.push((
-                g("m_ack_key"),
-                g("m_ack_cum") as u32,
-                words_to_bytes(&s.get_words(ports["m_ack_sack"])),
-                g("m_ack_ts") as u32,
-                g("m_ack_sport") as u16,
-                g("m_ack_pending") as u16,
-                g("m_ack_ce") as u16,
-            )),
-            "m_nak_valid" => out.naks.push((
-                g("m_nak_key"),
-                g("m_nak_psn") as u32,
-                g("m_nak_stream") as u16,
-                g("m_nak_msg_seq") as u32,
-                g("m_nak_code") as u8,
-                g("m_nak_sport") as u16,
-            )),
-            "m_cpl_valid" => out.cpls.push((
-                g("m_cpl_key"),
-                g("m_cpl_kind") as u8,
-                g("m_cpl_status") as u8,
-                g("m_cpl_seq") as u32,
-                g("m_cpl_len") as u32,
-                g("m_cpl_imm") as u32,
-                g("m_cpl_id"),
-            )),
-            "m_fb_valid" => out.fbs.push(fb_fields(
-                g("m_fb_nak") == 1,
-                g("m_fb_key"),
-                g("m_fb_psn") as u32,
-                g("m_fb_ts") as u32,
-                words_to_bytes(&s.get_words(ports["m_fb_sack"])),
-                g("m_fb_ts_echo") as u32,
-                g("m_fb_hint") as u32,
-                g("m_fb_ce") as u16,
-                g("m_fb_pkts") as u16,
-                g("m_fb_code") as u8,
-                g("m_fb_stream") as u16,
-                g("m_fb_msg_seq") as u32,
-            )),
-            _ => unreachable!(),
-        }
-    }
-
-    /// Run until nothing has moved for a while.
-    fn settle(&mut self, out: &mut Out) {
-        let mut quiet = 0;
-        while quiet < 32 {
-            quiet = if self.cycle(out) { 0 } else { quiet + 1 };
-        }
-        assert!(self.held.is_empty() && self.cmds.is_empty() && self.data.is_empty());
-    }
-
-    /// Offer one handshake (`valid`, `ready`) with `fields` set until taken.
-    fn handshake(&mut self, valid: &str, ready: &str, fields: &[(&str, u64)], out: &mut Out) {
-        for (n, v) in fields {
-            self.set(n, *v);
-        }
-        self.set(valid, 1);
-        let mut n = 0;
-        loop {
-            self.s.eval();
-            let taken = self.get(ready) == 1;
-            self.cycle(out);
-            if taken {
-                break;
-            }
-            n += 1;
-            assert!(n < 10_000, "{valid} never taken");
-        }
-        self.set(valid, 0);
-    }
-
-    fn frame(&mut self, f: &[u8], out: &mut Out) {
-        let mut at = 0;
-        let mut n = 0;
-        while at < f.len() {
-            let offer = !self.rng.chance(0.2);
-            let k = (f.len() - at).min(8);
-            let d = f[at..at + k].iter().enumerate().fold(0u64, |a, (i, b)| a | (*b as u64) << (8 * i));
-            self.set("s_axis_tdata", d);
-            self.set("s_axis_tkeep", (1u64 << k) - 1);
-            self.set("s_axis_tlast", (at + k == f.len()) as u64);
-            self.set("s_axis_tvalid", offer as u64);
-            self.s.eval();
-            let taken = offer && self.get("s_axis_tready") == 1;
-            self.cycle(out);
-            if taken {
-                at += k;
-            }
-            n += 1;
-            assert!(n < 100_000, "frame input stuck");
-        }
-        self.set("s_axis_tvalid", 0);
-        self.settle(out);
-    }
-
-    fn counters(&self) -> HashMap<&'static str, u64> {
-        ferroce_hdl::rx::rx_path::COUNTERS.iter().map(|c| (*c, self.get(c))).collect()
     }
 }
 
-/// The feedback port shows every field for both frame types; the ones of
-/// the other type are header bytes of no meaning, so they are zeroed here.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
-fn fb_fields(
+/// An ACK or NAK for the send side (`m_fb_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Feedback {
     nak: bool,
+    /// Path key.
     key: u64,
     psn: u32,
     ts: u32,
     sack: [u8; 32],
-    echo: u32,
+    ts_echo: u32,
     hint: u32,
     ce: u16,
     pkts: u16,
     code: u8,
     stream: u16,
-    msg: u32,
-) -> FbT {
-    if nak {
-        (true, key, psn, ts, [0; 32], 0, 0, 0, 0, code, stream, msg)
-    } else {
-        (false, key, psn, ts, sack, echo, hint, ce, pkts, 0, stream, 0)
+    msg_seq: u32,
+}
+
+impl Feedback {
+    /// The feedback port shows every field for both frame types; the ones
+    /// of the other type are header bytes of no meaning, so they are zeroed.
+    fn masked(self) -> Feedback {
+        if self.nak {
+            Feedback { sack: [0; 32], ts_echo: 0, hint: 0, ce: 0, pkts: 0, ..self }
+        } else {
+            Feedback { code: 0, msg_seq: 0, ..self }
+        }
+    }
+
+    /// What the feedback port shows for an ACK or NAK frame B accepts.
+    fn of_frame(p: &wire::Frame<'_>) -> Option<Feedback> {
+        let c = p.transport.common;
+        let none = Feedback {
+            nak: false,
+            key: path_key(c.conn, c.path.0),
+            psn: c.psn.get(),
+            ts: c.timestamp,
+            sack: [0; 32],
+            ts_echo: 0,
+            hint: 0,
+            ce: 0,
+            pkts: 0,
+            code: 0,
+            stream: c.stream.0,
+            msg_seq: 0,
+        };
+        Some(match p.transport.body {
+            Body::Ack(a) => Feedback {
+                sack: a.sack,
+                ts_echo: a.ts_echo,
+                hint: a.rate_hint_mbps,
+                ce: a.ecn_ce,
+                pkts: a.acked_pkts,
+                ..none
+            },
+            Body::Nak(n) => Feedback { nak: true, code: n.code.code(), msg_seq: n.msg_seq.0, ..none },
+            Body::Data(_) => return None,
+        })
     }
 }
 
-/// A completion of the model as the RTL reports it.
-fn cpl_tuple(c: &Completion) -> (u64, u8, u8, u32, u32, u32, u64) {
-    let kind = match c.kind {
-        CompletionKind::Recv => 1,
-        CompletionKind::WriteImm => 2,
-        CompletionKind::SendDone => panic!("a receiver reports no send completion"),
-    };
-    let status = match c.status {
-        CompletionStatus::Success => 0,
-        CompletionStatus::RemoteAccessError => 1,
-        CompletionStatus::RecvTooSmall => 2,
-    };
-    (stream_key(c.conn, c.stream.0), kind, status, c.msg_seq.0, c.len, c.imm.unwrap_or(0), c.id.0)
+/// What the receiver produced for one frame or timer round.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Out {
+    writes: Vec<DmaWrite>,
+    acks: Vec<Ack>,
+    naks: Vec<Nak>,
+    cpls: Vec<RxCompletion>,
+    fbs: Vec<Feedback>,
+}
+
+/// Output streams with back-pressure, in the order their readies are drawn.
+const STREAMS: &[OutStream] = &[
+    OutStream { valid: "m_dma_cmd_valid", ready: "m_dma_cmd_ready", payload: &["m_dma_cmd_addr", "m_dma_cmd_len"] },
+    OutStream {
+        valid: "m_dma_data_tvalid",
+        ready: "m_dma_data_tready",
+        payload: &["m_dma_data_tdata", "m_dma_data_tkeep", "m_dma_data_tlast"],
+    },
+    OutStream {
+        valid: "m_ack_valid",
+        ready: "m_ack_ready",
+        payload: &["m_ack_key", "m_ack_cum", "m_ack_ts", "m_ack_sport", "m_ack_pending", "m_ack_ce", "m_ack_sack"],
+    },
+    OutStream {
+        valid: "m_nak_valid",
+        ready: "m_nak_ready",
+        payload: &["m_nak_key", "m_nak_psn", "m_nak_stream", "m_nak_msg_seq", "m_nak_code", "m_nak_sport"],
+    },
+    OutStream {
+        valid: "m_cpl_valid",
+        ready: "m_cpl_ready",
+        payload: &["m_cpl_key", "m_cpl_kind", "m_cpl_status", "m_cpl_seq", "m_cpl_id"],
+    },
+    OutStream {
+        valid: "m_fb_valid",
+        ready: "m_fb_ready",
+        payload: &["m_fb_key", "m_fb_psn", "m_fb_nak", "m_fb_sack", "m_fb_hint"],
+    },
+];
+const DMA_CMD: usize = 0;
+const DMA_DATA: usize = 1;
+const ACK: usize = 2;
+const NAK: usize = 3;
+const CPL: usize = 4;
+const FB: usize = 5;
+
+/// The RTL receive path with its stimulus and the checks on its outputs.
+#[allow(missing_debug_implementations)]
+struct Rtl {
+    io: Io,
+    rng: Rng,
+    stalls: StallCheck,
+    /// DMA write commands waiting for their data, and the data so far.
+    cmds: VecDeque<(u64, usize)>,
+    data: Vec<u8>,
+    /// ACK-timer arm requests (path keys).
+    arms: Vec<u64>,
+}
+
+impl Harness for Rtl {
+    fn io(&mut self) -> &mut Io {
+        &mut self.io
+    }
+}
+
+impl Rtl {
+    fn new(lib: &Arc<ModelLib>, seed: u64) -> Rtl {
+        let mut r = Rtl {
+            io: Io::new(lib),
+            rng: Rng::new(seed),
+            stalls: StallCheck::default(),
+            cmds: VecDeque::new(),
+            data: Vec::new(),
+            arms: Vec::new(),
+        };
+        r.io.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
+        r.io.set("cfg_port", wire::FERROCE_PORT as u64);
+        r.io.set("cfg_mac", mac_word(B_MAC));
+        r.io.set("cfg_ip", ip_word(B_IP));
+        r.io.set("cfg_ack_every", ACK_EVERY as u64);
+        r
+    }
+
+    /// One cycle: random ready on every output stream, the protocol check,
+    /// outputs taken into `out`. Returns whether anything moved out.
+    fn cycle(&mut self, out: &mut Out) -> bool {
+        for st in STREAMS {
+            let ready = !self.rng.chance(0.25);
+            self.io.set(st.ready, ready as u64);
+        }
+        self.io.s.eval();
+        let fired = self.stalls.observe(&mut self.io, STREAMS);
+        let mut moved = false;
+        for (i, _) in fired.iter().enumerate().filter(|(_, f)| **f) {
+            self.take(i, out);
+            moved = true;
+        }
+        if self.io.get("m_arm_valid") == 1 {
+            let k = self.io.get("m_arm_key");
+            self.arms.push(k);
+            moved = true;
+        }
+        self.io.s.tick();
+        moved
+    }
+
+    /// The transfer on output stream `i`.
+    fn take(&mut self, i: usize, out: &mut Out) {
+        let io = &mut self.io;
+        match i {
+            DMA_CMD => self.cmds.push_back((io.get("m_dma_cmd_addr"), io.get("m_dma_cmd_len") as usize)),
+            DMA_DATA => {
+                let (d, k) = (io.get("m_dma_data_tdata"), io.get("m_dma_data_tkeep"));
+                assert!(k != 0 && k & (k + 1) == 0, "tkeep contiguous from lane 0: {k:#x}");
+                unbeat(d, k, &mut self.data);
+                if io.get("m_dma_data_tlast") == 1 {
+                    let (addr, len) = self.cmds.pop_front().expect("DMA data after its command");
+                    assert_eq!(len, self.data.len(), "DMA write at {addr:#x}: command length and data differ");
+                    out.writes.push(DmaWrite { addr, data: std::mem::take(&mut self.data) });
+                }
+            }
+            ACK => out.acks.push(Ack {
+                key: io.get("m_ack_key"),
+                cum: io.get("m_ack_cum") as u32,
+                sack: io.get_bitmap("m_ack_sack"),
+                ts_echo: io.get("m_ack_ts") as u32,
+                sport: io.get("m_ack_sport") as u16,
+                pkts: io.get("m_ack_pending") as u16,
+                ce: io.get("m_ack_ce") as u16,
+            }),
+            NAK => out.naks.push(Nak {
+                key: io.get("m_nak_key"),
+                psn: io.get("m_nak_psn") as u32,
+                stream: io.get("m_nak_stream") as u16,
+                msg_seq: io.get("m_nak_msg_seq") as u32,
+                code: io.get("m_nak_code") as u8,
+                sport: io.get("m_nak_sport") as u16,
+            }),
+            CPL => out.cpls.push(RxCompletion {
+                key: io.get("m_cpl_key"),
+                kind: io.get("m_cpl_kind") as u8,
+                status: io.get("m_cpl_status") as u8,
+                seq: io.get("m_cpl_seq") as u32,
+                len: io.get("m_cpl_len") as u32,
+                imm: io.get("m_cpl_imm") as u32,
+                id: io.get("m_cpl_id"),
+            }),
+            FB => out.fbs.push(Self::feedback(io)),
+            _ => unreachable!(),
+        }
+    }
+
+    fn feedback(io: &mut Io) -> Feedback {
+        Feedback {
+            nak: io.get("m_fb_nak") == 1,
+            key: io.get("m_fb_key"),
+            psn: io.get("m_fb_psn") as u32,
+            ts: io.get("m_fb_ts") as u32,
+            sack: io.get_bitmap("m_fb_sack"),
+            ts_echo: io.get("m_fb_ts_echo") as u32,
+            hint: io.get("m_fb_hint") as u32,
+            ce: io.get("m_fb_ce") as u16,
+            pkts: io.get("m_fb_pkts") as u16,
+            code: io.get("m_fb_code") as u8,
+            stream: io.get("m_fb_stream") as u16,
+            msg_seq: io.get("m_fb_msg_seq") as u32,
+        }
+        .masked()
+    }
+
+    /// Run until nothing has moved for a while.
+    fn settle(&mut self, out: &mut Out) {
+        common::settle_quiet(self, 32, |r| r.cycle(out));
+        assert!(self.stalls.is_clear() && self.cmds.is_empty() && self.data.is_empty());
+    }
+
+    /// Offer one handshake (`valid`, `ready`) with `fields` set until taken.
+    fn handshake(&mut self, valid: &str, ready: &str, fields: &[(&str, u64)], out: &mut Out) {
+        common::handshake(self, valid, ready, fields, |r| {
+            r.cycle(out);
+        });
+    }
+
+    /// One frame into the receive port, with random gaps, then settle.
+    fn frame(&mut self, f: &[u8], out: &mut Out) {
+        let mut at = 0;
+        common::until(self, 100_000, "frame input stuck", |r| {
+            if at >= f.len() {
+                return true;
+            }
+            let offer = !r.rng.chance(0.2);
+            let k = (f.len() - at).min(8);
+            let (d, keep) = beat(&f[at..at + k]);
+            r.io.set("s_axis_tdata", d);
+            r.io.set("s_axis_tkeep", keep);
+            r.io.set("s_axis_tlast", (at + k == f.len()) as u64);
+            r.io.set("s_axis_tvalid", offer as u64);
+            r.io.s.eval();
+            let taken = offer && r.io.get("s_axis_tready") == 1;
+            r.cycle(out);
+            if taken {
+                at += k;
+            }
+            false
+        });
+        self.io.set("s_axis_tvalid", 0);
+        self.settle(out);
+    }
+
+    fn counters(&mut self) -> HashMap<&'static str, u64> {
+        ferroce_hdl::rx::rx_path::COUNTERS.iter().map(|c| (*c, self.io.get(c))).collect()
+    }
 }
 
 /// The model receiver's control frames as the RTL reports them.
-fn control_tuples(frames: Vec<Vec<u8>>, at_b: &HashMap<u16, ConnId>, out: &mut Out) {
+fn control_requests(frames: &[Vec<u8>], at_b: &HashMap<u16, ConnId>, out: &mut Out) {
     for f in frames {
-        let p = wire::parse(&f, wire::FERROCE_PORT).expect("the model sends valid frames");
+        let p = wire::parse(f, wire::FERROCE_PORT).expect("the model sends valid frames");
         let c = p.transport.common;
         let key = path_key(at_b[&c.conn.0], c.path.0);
+        let (psn, sport) = (c.psn.get(), p.addr.sport);
         match p.transport.body {
-            Body::Ack(a) => out.acks.push((key, c.psn.get(), a.sack, a.ts_echo, p.addr.sport, a.acked_pkts, a.ecn_ce)),
-            Body::Nak(n) => out.naks.push((key, c.psn.get(), c.stream.0, n.msg_seq.0, n.code as u8, p.addr.sport)),
+            Body::Ack(a) => out.acks.push(Ack {
+                key,
+                cum: psn,
+                sack: a.sack,
+                ts_echo: a.ts_echo,
+                sport,
+                pkts: a.acked_pkts,
+                ce: a.ecn_ce,
+            }),
+            Body::Nak(n) => {
+                let (stream, msg_seq, code) = (c.stream.0, n.msg_seq.0, n.code.code());
+                out.naks.push(Nak { key, psn, stream, msg_seq, code, sport })
+            }
             Body::Data(_) => panic!("the receiver sends no data"),
         }
     }
+}
+
+/// Every output of one frame (or timer round) must be the model's.
+fn compare(got: Out, want: Out, what: String, step: u64, cycle: u64) -> Result<(), Divergence> {
+    let diverge = |w: String| Err(Divergence { step, cycle, what: format!("{what}: {w}") });
+    if got.writes.len() != want.writes.len() {
+        return diverge(format!("{} DMA writes, the model {}", got.writes.len(), want.writes.len()));
+    }
+    for (i, (g, w)) in got.writes.iter().zip(&want.writes).enumerate() {
+        if g != w {
+            let (ga, gl, wa, wl) = (g.addr, g.data.len(), w.addr, w.data.len());
+            return diverge(format!("DMA write {i}: RTL {ga:#x}+{gl}, model {wa:#x}+{wl}"));
+        }
+    }
+    if got.acks != want.acks {
+        return diverge(format!("ACKs: RTL {:?}, model {:?}", got.acks, want.acks));
+    }
+    if got.naks != want.naks {
+        return diverge(format!("NAKs: RTL {:?}, model {:?}", got.naks, want.naks));
+    }
+    if got.cpls != want.cpls {
+        return diverge(format!("completions: RTL {:?}, model {:?}", got.cpls, want.cpls));
+    }
+    if got.fbs != want.fbs {
+        return diverge(format!("feedback: RTL {:?}, model {:?}", got.fbs, want.fbs));
+    }
+    Ok(())
 }
 
 /// One run's mix.
@@ -458,281 +494,336 @@ pub fn model_lib() -> Arc<ModelLib> {
         .expect("rx_path model builds")
 }
 
+/// One of B's memory regions, in its memory and in the region table.
+struct Region {
+    name: &'static str,
+    slot: u64,
+    rkey: u32,
+    base: u64,
+    len: u64,
+    remote_write: bool,
+    owner: ConnId,
+}
+
+const REGIONS: [Region; 3] = [
+    Region {
+        name: "mr_a",
+        slot: 0,
+        rkey: 0x100,
+        base: 0x1000_0000,
+        len: 1 << 20,
+        remote_write: true,
+        owner: ConnId(3),
+    },
+    Region {
+        name: "mr_ro",
+        slot: 1,
+        rkey: 0x300,
+        base: 0x1800_0000,
+        len: 1 << 16,
+        remote_write: false,
+        owner: ConnId(3),
+    },
+    Region {
+        name: "mr_c",
+        slot: 5,
+        rkey: 0x200,
+        base: 0x2000_0000,
+        len: 1 << 18,
+        remote_write: true,
+        owner: ConnId(7),
+    },
+];
+
+/// A sender's connection to B.
+#[derive(Clone, Copy)]
+struct Sender {
+    ip: [u8; 4],
+    /// Connection number at the sender and at B.
+    local: ConnId,
+    at_b: ConnId,
+    paths: u8,
+    streams: u16,
+}
+
+/// Senders A (16 paths, 8 streams) and C (4 paths, 3 streams).
+const SENDERS: [Sender; 2] = [
+    Sender { ip: [10, 0, 0, 1], local: ConnId(1), at_b: ConnId(3), paths: 16, streams: 8 },
+    Sender { ip: [10, 0, 0, 3], local: ConnId(2), at_b: ConnId(7), paths: 4, streams: 3 },
+];
+
+/// One run's world: the senders, the model receiver B and the RTL, the
+/// channel between them.
+struct RecvRun<'m> {
+    mix: &'m Mix,
+    rtl: Rtl,
+    rng: Rng,
+    b: Endpoint,
+    /// B's memory as the model writes it, and as the RTL does.
+    bmem: Memory,
+    rmem: Memory,
+    recv_bytes: u64,
+    ack_delay: Time,
+    peers: Vec<Peer>,
+    /// Connection at a sender to its number at B.
+    at_b: HashMap<u16, ConnId>,
+    /// Receive buffers: the next SEND's index per (peer, stream), buffers
+    /// waiting per stream key, where the next goes.
+    next_post: BTreeMap<(usize, u16), usize>,
+    waiting: HashMap<u64, usize>,
+    recv_at: u64,
+    to_b: Channel<Vec<u8>>,
+    /// Frames to a sender (by index).
+    to_peers: Channel<(usize, Vec<u8>)>,
+    /// The RTL's ACK timers per path key.
+    deadlines: BTreeMap<u64, Time>,
+    now: Time,
+    /// Outputs of set-up and posting, which must stay empty.
+    quiet: Out,
+    seen: Seen,
+}
+
 /// Run the model receiver and the RTL side by side; `progress` is called
 /// with the frames compared so far, every 10 000.
 pub fn recv_lockstep(mix: &Mix, progress: &mut dyn FnMut(u64)) -> Result<Seen, Divergence> {
-    let lib = model_lib();
-    let mut rtl = Rtl::new(&lib, mix.seed ^ 7);
-    let mut rng = Rng::new(mix.seed);
+    let mut run = RecvRun::new(mix);
+    while run.peers.iter().any(|p| p.ep.outstanding() > 0) {
+        run.step(progress)?;
+    }
+    run.finish()
+}
 
-    // Receiver B: the model and its memory; the RTL writes into a copy.
-    let mut bcfg = EndpointConfig::new(B_MAC, B_IP, 100_000, MTU);
-    bcfg.ack_every = ACK_EVERY;
-    let ack_delay = bcfg.ack_delay;
-    let mut b = Endpoint::new(bcfg).unwrap();
-    let mut bmem = Memory::default();
-    bmem.add_region("mr_a", Iova(0x1000_0000), 1 << 20, true);
-    bmem.add_region("mr_ro", Iova(0x1800_0000), 1 << 16, true);
-    bmem.add_region("mr_c", Iova(0x2000_0000), 1 << 18, true);
-    // Receive buffers are laid out one after another: room for every SEND.
-    let recv_bytes = (1u64 << 20).max((mix.msgs[0] + mix.msgs[1]) * 1024);
-    bmem.add_region("recv", Iova(0x3000_0000), recv_bytes as usize, true);
-    let mut rmem = bmem.clone();
-    let mrs = [
-        (
-            0,
-            MemoryRegion {
-                rkey: Rkey(0x100),
-                base: Iova(0x1000_0000),
-                len: 1 << 20,
-                access: Access { remote_write: true },
-                conn: ConnId(3),
-            },
-        ),
-        (
-            1,
-            MemoryRegion {
-                rkey: Rkey(0x300),
-                base: Iova(0x1800_0000),
-                len: 1 << 16,
-                access: Access { remote_write: false },
-                conn: ConnId(3),
-            },
-        ),
-        (
-            5,
-            MemoryRegion {
-                rkey: Rkey(0x200),
-                base: Iova(0x2000_0000),
-                len: 1 << 18,
-                access: Access { remote_write: true },
-                conn: ConnId(7),
-            },
-        ),
-    ];
-    let mut out = Out::default();
-    for (slot, mr) in mrs {
-        b.register_mr(mr).unwrap();
-        rtl.handshake(
-            "mr_wr",
-            "ready",
-            &[
-                ("mr_wr_index", slot),
-                ("mr_wr_valid_bit", 1),
-                ("mr_wr_rkey", mr.rkey.0 as u64),
-                ("mr_wr_base", mr.base.0),
-                ("mr_wr_len", mr.len),
-                ("mr_wr_remote_write", mr.access.remote_write as u64),
-                ("mr_wr_conn", mr.conn.0 as u64),
-            ],
-            &mut out,
-        );
+impl<'m> RecvRun<'m> {
+    fn new(mix: &'m Mix) -> RecvRun<'m> {
+        let lib = model_lib();
+        let rtl = Rtl::new(&lib, mix.seed ^ 7);
+        let rng = Rng::new(mix.seed);
+        // Receiver B: the model and its memory; the RTL writes into a copy.
+        let mut bcfg = EndpointConfig::new(B_MAC, B_IP, 100_000, MTU);
+        bcfg.ack_every = ACK_EVERY;
+        let ack_delay = bcfg.ack_delay;
+        let b = Endpoint::new(bcfg).unwrap();
+        let mut bmem = Memory::default();
+        for r in &REGIONS {
+            bmem.add_region(r.name, Iova(r.base), r.len as usize, true);
+        }
+        // Receive buffers are laid out one after another: room for every SEND.
+        let recv_bytes = (1u64 << 20).max((mix.msgs[0] + mix.msgs[1]) * 1024);
+        bmem.add_region("recv", Iova(0x3000_0000), recv_bytes as usize, true);
+        let stats = Stats::default();
+        let mut run = RecvRun {
+            mix,
+            rtl,
+            rng,
+            b,
+            rmem: bmem.clone(),
+            bmem,
+            recv_bytes,
+            ack_delay,
+            peers: Vec::new(),
+            at_b: HashMap::new(),
+            next_post: BTreeMap::new(),
+            waiting: HashMap::new(),
+            recv_at: 0x3000_0000,
+            to_b: Channel::default(),
+            to_peers: Channel::default(),
+            deadlines: BTreeMap::new(),
+            now: 0,
+            quiet: Out::default(),
+            seen: Seen { stats, frames: 0, junk: 0, feedback: 0, timer_acks: 0, send_cpls: 0, messages: 0 },
+        };
+        run.register_regions();
+        for (i, sender) in SENDERS.into_iter().enumerate() {
+            run.add_peer(i, sender);
+        }
+        run.rtl.settle(&mut run.quiet);
+        assert_eq!(run.quiet, Out::default(), "setup produces no output");
+        run.at_b = run.peers.iter().map(|p| (p.local.0, p.at_b)).collect();
+        run.post_work();
+        run
     }
 
-    // Senders A (16 paths, 8 streams) and C (4 paths, 3 streams).
-    let mut peers = Vec::new();
-    for (i, (ip, local, at_b, paths, streams)) in
-        [([10, 0, 0, 1], ConnId(1), ConnId(3), 16u8, 8u16), ([10, 0, 0, 3], ConnId(2), ConnId(7), 4, 3)]
-            .into_iter()
-            .enumerate()
-    {
+    /// B's memory regions, in the model and in the RTL's table.
+    fn register_regions(&mut self) {
+        for r in &REGIONS {
+            let access = Access { remote_write: r.remote_write };
+            let mr = MemoryRegion { rkey: Rkey(r.rkey), base: Iova(r.base), len: r.len, access, conn: r.owner };
+            self.b.register_mr(mr).unwrap();
+            let fields = [
+                ("mr_wr_index", r.slot),
+                ("mr_wr_valid_bit", 1),
+                ("mr_wr_rkey", r.rkey as u64),
+                ("mr_wr_base", r.base),
+                ("mr_wr_len", r.len),
+                ("mr_wr_remote_write", r.remote_write as u64),
+                ("mr_wr_conn", r.owner.0 as u64),
+            ];
+            self.rtl.handshake("mr_wr", "ready", &fields, &mut self.quiet);
+        }
+    }
+
+    /// Sender `i` with its connection to B, at both ends and in the RTL.
+    fn add_peer(&mut self, i: usize, sender: Sender) {
+        let Sender { ip, local, at_b, paths, streams } = sender;
         let mac = [2, 0, 0, 0, 0, i as u8 + 1];
         let mut cfg = EndpointConfig::new(mac, ip, 100_000, MTU);
         cfg.seed = 100 + i as u64;
         let mut ep = Endpoint::new(cfg).unwrap();
-        ep.connect(ConnConfig {
-            id: local,
-            remote_id: at_b,
-            peer_mac: B_MAC,
-            peer_ip: B_IP,
+        let conn = |id, remote_id, peer_mac, peer_ip| ConnConfig {
+            id,
+            remote_id,
+            peer_mac,
+            peer_ip,
             paths,
             streams,
             initial_rate_mbps: None,
-        })
-        .unwrap();
-        b.connect(ConnConfig {
-            id: at_b,
-            remote_id: local,
-            peer_mac: mac,
-            peer_ip: ip,
-            paths,
-            streams,
-            initial_rate_mbps: None,
-        })
-        .unwrap();
-        rtl.handshake(
-            "conn_wr",
-            "ready",
-            &[
-                ("conn_wr_index", at_b.0 as u64),
-                ("conn_wr_valid_bit", 1),
-                ("conn_wr_peer_ip", u32::from_be_bytes(ip) as u64),
-                ("conn_wr_paths", paths as u64),
-            ],
-            &mut out,
-        );
+        };
+        ep.connect(conn(local, at_b, B_MAC, B_IP)).unwrap();
+        self.b.connect(conn(at_b, local, mac, ip)).unwrap();
+        let fields = [
+            ("conn_wr_index", at_b.0 as u64),
+            ("conn_wr_valid_bit", 1),
+            ("conn_wr_peer_ip", ip_word(ip)),
+            ("conn_wr_paths", paths as u64),
+        ];
+        self.rtl.handshake("conn_wr", "ready", &fields, &mut self.quiet);
         for p in 0..paths {
-            rtl.handshake(
-                "ctl_valid",
-                "ctl_ready",
-                &[("ctl_op", 0), ("ctl_key", path_key(at_b, p)), ("ctl_psn", 0)],
-                &mut out,
-            );
+            let fields = [("ctl_op", CTL_PATH_START), ("ctl_key", path_key(at_b, p)), ("ctl_psn", 0)];
+            self.rtl.handshake("ctl_valid", "ctl_ready", &fields, &mut self.quiet);
         }
         for st in 0..streams {
-            // The stream clear takes a path key's connection and low 3 bits.
-            rtl.handshake("ctl_valid", "ctl_ready", &[("ctl_op", 1), ("ctl_key", path_key(at_b, st as u8))], &mut out);
+            let fields = [("ctl_op", CTL_STREAM_CLEAR), ("ctl_key", path_key(at_b, st as u8))];
+            self.rtl.handshake("ctl_valid", "ctl_ready", &fields, &mut self.quiet);
         }
         let mut mem = Memory::default();
         mem.add_region("src", Iova(0x5000_0000), 1 << 20, false);
         for (k, byte) in mem.region_mut("src").iter_mut().enumerate() {
             *byte = ((k as u64 * 2654435761) >> 7) as u8 ^ i as u8;
         }
-        peers.push(Peer { ep, mem, ip, local, at_b, paths, streams, sends: vec![Vec::new(); streams as usize] });
+        self.peers.push(Peer { ep, mem, ip, local, at_b, paths, streams, sends: vec![Vec::new(); streams as usize] });
     }
-    rtl.settle(&mut out);
-    assert_eq!(out, Out::default(), "setup produces no output");
-    let at_b: HashMap<u16, ConnId> = peers.iter().map(|p| (p.local.0, p.at_b)).collect();
 
-    // Work: WRITEs (some to the read-only region or past a region's end),
-    // WRITEs with immediate and SENDs.
-    let mut msgs = 0;
-    for (pi, peer) in peers.iter_mut().enumerate() {
-        let n = mix.msgs[pi];
+    /// Work: WRITEs (some to the read-only region or past a region's end),
+    /// WRITEs with immediate and SENDs.
+    fn post_work(&mut self) {
+        for pi in 0..self.peers.len() {
+            for k in 0..self.mix.msgs[pi] {
+                let wr = self.random_request(pi, k);
+                self.peers[pi].ep.post(wr).unwrap();
+                self.seen.messages += 1;
+            }
+        }
+    }
+
+    fn random_request(&mut self, pi: usize, k: u64) -> WorkRequest {
+        let (rng, peer) = (&mut self.rng, &mut self.peers[pi]);
         let (rkey, base, len) =
             if pi == 0 { (0x100, 0x1000_0000u64, 1u64 << 20) } else { (0x200, 0x2000_0000, 1 << 18) };
-        for k in 0..n {
-            let stream = StreamId(rng.below(peer.streams as u64) as u16);
-            let size = if rng.chance(0.1) { 1 + rng.below(6000) } else { 1 + rng.below(900) } as u32;
-            let local = Iova(0x5000_0000 + rng.below((1 << 20) - size as u64));
-            let id = WrId(1000 * pi as u64 + k);
-            let wr = match rng.below(10) {
-                0..=3 => {
-                    let imm = rng.chance(0.5).then(|| rng.next_u64() as u32);
-                    let (rkey, remote) = match rng.below(20) {
-                        0 => (Rkey(0x300), Iova(0x1800_0000)),                 // read-only
-                        1 => (Rkey(rkey), Iova(base + len - size as u64 / 2)), // past the end
-                        _ => (Rkey(rkey), Iova(base + rng.below(len - size as u64))),
-                    };
-                    WorkRequest::Write { id, conn: peer.local, stream, local, len: size, remote, rkey, imm }
-                }
-                4..=6 => WorkRequest::Write {
-                    id,
-                    conn: peer.local,
-                    stream,
-                    local,
-                    len: size,
-                    remote: Iova(base + rng.below(len - size as u64)),
-                    rkey: Rkey(rkey),
-                    imm: None,
-                },
-                _ => {
-                    peer.sends[stream.0 as usize].push(size);
-                    WorkRequest::Send { id, conn: peer.local, stream, local, len: size }
-                }
-            };
-            peer.ep.post(wr).unwrap();
-            msgs += 1;
+        let stream = StreamId(rng.below(peer.streams as u64) as u16);
+        let size = if rng.chance(0.1) { 1 + rng.below(6000) } else { 1 + rng.below(900) } as u32;
+        let local = Iova(0x5000_0000 + rng.below((1 << 20) - size as u64));
+        let id = WrId(1000 * pi as u64 + k);
+        let conn = peer.local;
+        match rng.below(10) {
+            0..=3 => {
+                let imm = rng.chance(0.5).then(|| rng.next_u64() as u32);
+                let (rkey, remote) = match rng.below(20) {
+                    0 => (Rkey(0x300), Iova(0x1800_0000)),                 // read-only
+                    1 => (Rkey(rkey), Iova(base + len - size as u64 / 2)), // past the end
+                    _ => (Rkey(rkey), Iova(base + rng.below(len - size as u64))),
+                };
+                WorkRequest::Write { id, conn, stream, local, len: size, remote, rkey, imm }
+            }
+            4..=6 => {
+                let remote = Iova(base + rng.below(len - size as u64));
+                WorkRequest::Write { id, conn, stream, local, len: size, remote, rkey: Rkey(rkey), imm: None }
+            }
+            _ => {
+                peer.sends[stream.0 as usize].push(size);
+                WorkRequest::Send { id, conn, stream, local, len: size }
+            }
         }
     }
 
-    // Receive buffers: posted over time, at most 16 waiting per stream; one
-    // in eight is too small for its SEND.
-    let mut next_post: BTreeMap<(usize, u16), usize> = BTreeMap::new();
-    let mut waiting: HashMap<u64, usize> = HashMap::new();
-    let mut recv_at = 0x3000_0000u64;
+    fn diverge(&self, what: String) -> Divergence {
+        Divergence { step: self.seen.frames, cycle: self.rtl.io.s.cycles(), what }
+    }
 
-    // The channel: (delivery time, tie-break, frame), to B and back.
-    let mut to_b: Vec<(Time, u64, Vec<u8>)> = Vec::new();
-    let mut to_peers: Vec<(Time, u64, usize, Vec<u8>)> = Vec::new();
-    let mut deadlines: BTreeMap<u64, Time> = BTreeMap::new();
-    let mut now: Time = 0;
-    let (mut frames, mut junk, mut feedback, mut timer_acks) = (0u64, 0u64, 0u64, 0u64);
-    let mut send_cpls = 0;
-    // Every output of one frame (or timer round) must be the model's.
-    let check = |out: Out, want: Out, what: String, step: u64, cycle: u64| -> Result<(), Divergence> {
-        let diverge = |w: String| Err(Divergence { step, cycle, what: format!("{what}: {w}") });
-        if out.writes.len() != want.writes.len() {
-            return diverge(format!("{} DMA writes, the model {}", out.writes.len(), want.writes.len()));
+    /// 200 ns: the senders, receive buffers, frames to B (each compared),
+    /// B's ACK timers (compared), ACKs and NAKs to the senders.
+    fn step(&mut self, progress: &mut dyn FnMut(u64)) -> Result<(), Divergence> {
+        if self.now > us(400_000) + us(5) * self.seen.messages {
+            let left: Vec<usize> = self.peers.iter().map(|p| p.ep.outstanding()).collect();
+            return Err(self.diverge(format!("the transfer did not finish; outstanding {left:?}")));
         }
-        for (i, (g, w)) in out.writes.iter().zip(&want.writes).enumerate() {
-            if g != w {
-                return diverge(format!("DMA write {i}: RTL {:#x}+{}, model {:#x}+{}", g.0, g.1.len(), w.0, w.1.len()));
-            }
-        }
-        if out.acks != want.acks {
-            return diverge(format!("ACKs: RTL {:?}, model {:?}", out.acks, want.acks));
-        }
-        if out.naks != want.naks {
-            return diverge(format!("NAKs: RTL {:?}, model {:?}", out.naks, want.naks));
-        }
-        if out.cpls != want.cpls {
-            return diverge(format!("completions: RTL {:?}, model {:?}", out.cpls, want.cpls));
-        }
-        if out.fbs != want.fbs {
-            return diverge(format!("feedback: RTL {:?}, model {:?}", out.fbs, want.fbs));
+        self.now += ns(200);
+        self.senders_transmit();
+        self.post_recvs();
+        self.deliver_to_b(progress)?;
+        self.ack_timers()?;
+        self.to_peers.sort();
+        while let Some((pi, f)) = self.to_peers.pop_due(self.now) {
+            let peer = &mut self.peers[pi];
+            peer.ep.handle_frame(self.now, &f, &mut peer.mem);
+            while peer.ep.poll_completion().is_some() {}
         }
         Ok(())
-    };
+    }
 
-    while peers.iter().any(|p| p.ep.outstanding() > 0) {
-        if now > us(400_000) + us(5) * msgs {
-            return Err(Divergence {
-                step: frames,
-                cycle: rtl.s.cycles(),
-                what: format!(
-                    "the transfer did not finish; outstanding {:?}",
-                    peers.iter().map(|p| p.ep.outstanding()).collect::<Vec<_>>()
-                ),
-            });
-        }
-        now += ns(200);
-        // Senders transmit and run their timers.
-        for peer in peers.iter_mut() {
-            if peer.ep.poll_timeout().is_some_and(|t| t <= now) {
-                peer.ep.handle_timeout(now);
+    /// Senders transmit (at most two frames each) and run their timers.
+    fn senders_transmit(&mut self) {
+        for peer in self.peers.iter_mut() {
+            if peer.ep.poll_timeout().is_some_and(|t| t <= self.now) {
+                peer.ep.handle_timeout(self.now);
             }
             for _ in 0..2 {
-                let Some(f) = peer.ep.poll_transmit(now, &peer.mem) else { break };
-                to_b.push((now + ns(500 + rng.below(3000)), rng.next_u64(), f));
+                let Some(f) = peer.ep.poll_transmit(self.now, &peer.mem) else { break };
+                self.to_b.push(self.now + ns(500 + self.rng.below(3000)), self.rng.next_u64(), f);
             }
         }
-        // Post receive buffers.
-        for (pi, peer) in peers.iter().enumerate() {
-            for st in 0..peer.streams {
-                let key = stream_key(peer.at_b, st);
-                let n = next_post.entry((pi, st)).or_default();
-                if *n < peer.sends[st as usize].len()
-                    && waiting.get(&key).copied().unwrap_or(0) < 16
-                    && rng.chance(0.05)
+    }
+
+    /// Receive buffers, posted over time, at most a ring's worth waiting per
+    /// stream; one in eight is too small for its SEND.
+    fn post_recvs(&mut self) {
+        for pi in 0..self.peers.len() {
+            for st in 0..self.peers[pi].streams {
+                let (at_b, sends) = (self.peers[pi].at_b, &self.peers[pi].sends[st as usize]);
+                let key = stream_key(at_b, st);
+                let n = *self.next_post.entry((pi, st)).or_default();
+                if n >= sends.len()
+                    || self.waiting.get(&key).copied().unwrap_or(0) >= RECV_RING
+                    || !self.rng.chance(0.05)
                 {
-                    let want = peer.sends[st as usize][*n];
-                    let len = if want > 1 && rng.chance(0.125) { 1 + rng.below(want as u64 - 1) as u32 } else { want };
-                    let id = WrId(0x4000_0000 + (pi as u64) * 0x10000 + st as u64 * 0x1000 + *n as u64);
-                    b.post_recv(RecvBuffer { id, conn: peer.at_b, stream: StreamId(st), addr: Iova(recv_at), len })
-                        .unwrap();
-                    rtl.handshake(
-                        "post_valid",
-                        "post_ready",
-                        &[("post_key", key), ("post_addr", recv_at), ("post_len", len as u64), ("post_id", id.0)],
-                        &mut out,
-                    );
-                    recv_at += want.max(1) as u64;
-                    assert!(recv_at <= 0x3000_0000 + recv_bytes, "receive buffers fit their region");
-                    *n += 1;
-                    *waiting.entry(key).or_default() += 1;
+                    continue;
                 }
+                let want = sends[n];
+                let rng = &mut self.rng;
+                let len = if want > 1 && rng.chance(0.125) { 1 + rng.below(want as u64 - 1) as u32 } else { want };
+                let id = WrId(0x4000_0000 + (pi as u64) * 0x10000 + st as u64 * 0x1000 + n as u64);
+                let addr = self.recv_at;
+                self.b.post_recv(RecvBuffer { id, conn: at_b, stream: StreamId(st), addr: Iova(addr), len }).unwrap();
+                let fields = [("post_key", key), ("post_addr", addr), ("post_len", len as u64), ("post_id", id.0)];
+                self.rtl.handshake("post_valid", "post_ready", &fields, &mut self.quiet);
+                self.recv_at += want.max(1) as u64;
+                assert!(self.recv_at <= 0x3000_0000 + self.recv_bytes, "receive buffers fit their region");
+                *self.next_post.get_mut(&(pi, st)).unwrap() += 1;
+                *self.waiting.entry(key).or_default() += 1;
             }
         }
-        // Deliver what is due to B, in random order among equals.
-        to_b.sort_by_key(|(t, r, _)| (*t, *r));
-        while to_b.first().is_some_and(|(t, _, _)| *t <= now) {
-            let (_, _, mut f) = to_b.remove(0);
+    }
+
+    /// Deliver what is due to B, in random order among equals, through the
+    /// channel's faults, with junk and feedback frames mixed in.
+    fn deliver_to_b(&mut self, progress: &mut dyn FnMut(u64)) -> Result<(), Divergence> {
+        self.to_b.sort();
+        while let Some(mut f) = self.to_b.pop_due(self.now) {
+            let (mix, rng) = (self.mix, &mut self.rng);
             if rng.chance(mix.loss) {
                 continue; // lost
             }
             if rng.chance(mix.dup) {
-                to_b.push((now + ns(rng.below(2000)), rng.next_u64(), f.clone()));
+                self.to_b.push(self.now + ns(rng.below(2000)), rng.next_u64(), f.clone());
                 // duplicated
             }
             if rng.chance(mix.ce) {
@@ -744,132 +835,147 @@ pub fn recv_lockstep(mix: &Mix, progress: &mut dyn FnMut(u64)) -> Result<Seen, D
             }
             let mut frames_now = vec![f.clone()];
             while rng.chance(mix.junk) {
-                frames_now.push(junk_frame(&f, &mut rng));
-                junk += 1;
+                frames_now.push(junk_frame(&f, rng));
+                self.seen.junk += 1;
             }
             if rng.chance(0.02) {
-                frames_now.push(feedback_frame(&peers[rng.below(2) as usize], &mut rng));
-                feedback += 1;
+                frames_now.push(feedback_frame(&self.peers[rng.below(2) as usize], rng));
+                self.seen.feedback += 1;
             }
             for f in frames_now {
-                frames += 1;
-                let mut got = Out::default();
-                rtl.frame(&f, &mut got);
-                let mut rec = Rec { mem: &mut bmem, writes: Vec::new() };
-                b.handle_frame(now, &f, &mut rec);
-                let mut want = Out { writes: rec.writes, ..Out::default() };
-                let mut ctl = Vec::new();
-                while let Some(c) = b.poll_transmit(now, &bmem) {
-                    ctl.push(c);
-                }
-                control_tuples(ctl.clone(), &at_b, &mut want);
-                while let Some(c) = b.poll_completion() {
-                    want.cpls.push(cpl_tuple(&c));
-                    if c.kind == CompletionKind::Recv {
-                        *waiting.get_mut(&stream_key(c.conn, c.stream.0)).expect("posted") -= 1;
-                        send_cpls += 1;
-                    }
-                }
-                if let Ok(p) = wire::parse(&f, wire::FERROCE_PORT) {
-                    if !p.transport.common.opcode.is_data() && p.addr.dst_ip == B_IP && p.addr.dst_mac == B_MAC {
-                        want.fbs.extend(fb_tuple(&p));
-                    }
-                }
-                for (a, w) in got.writes.iter() {
-                    rmem.write(Iova(*a), w);
-                }
-                // Mirror the model's ACK timer: armed now, cleared by an ACK.
-                for k in rtl.arms.drain(..) {
-                    deadlines.insert(k, now + ack_delay);
-                }
-                for a in &got.acks {
-                    deadlines.remove(&a.0);
-                }
-                let f0 = wire::parse(&f, wire::FERROCE_PORT).map(|p| p.transport.common);
-                check(got, want, format!("frame {frames} at {now} ps ({f0:?})"), frames, rtl.s.cycles())?;
-                if frames % 10_000 == 0 {
-                    progress(frames);
+                let ctl = self.compare_frame(&f)?;
+                if self.seen.frames % 10_000 == 0 {
+                    progress(self.seen.frames);
                 }
                 for c in ctl {
-                    let pi = peers
-                        .iter()
-                        .position(|p| p.ip == wire::parse(&c, wire::FERROCE_PORT).unwrap().addr.dst_ip)
-                        .unwrap();
-                    if !rng.chance(mix.loss) {
-                        to_peers.push((now + ns(500 + rng.below(2000)), rng.next_u64(), pi, c));
+                    let pi = self.peer_of(&c);
+                    if !self.rng.chance(self.mix.loss) {
+                        self.to_peers.push(self.now + ns(500 + self.rng.below(2000)), self.rng.next_u64(), (pi, c));
                     }
                 }
             }
         }
-        // B's ACK timers.
-        b.handle_timeout(now);
-        let mut want = Out::default();
-        let mut ctl = Vec::new();
-        while let Some(c) = b.poll_transmit(now, &bmem) {
-            ctl.push(c);
-        }
-        control_tuples(ctl.clone(), &at_b, &mut want);
-        let due: Vec<u64> = deadlines.iter().filter(|(_, t)| **t <= now).map(|(k, _)| *k).collect();
-        let mut got = Out::default();
-        for k in due {
-            deadlines.remove(&k);
-            rtl.handshake("timer_valid", "timer_ready", &[("timer_key", k)], &mut got);
-        }
-        rtl.settle(&mut got);
-        assert!(rtl.arms.is_empty(), "a timer arms no timer");
-        timer_acks += got.acks.len() as u64;
-        check(got, want, format!("ACK timers at {now} ps"), frames, rtl.s.cycles())?;
-        for c in ctl {
-            let pi =
-                peers.iter().position(|p| p.ip == wire::parse(&c, wire::FERROCE_PORT).unwrap().addr.dst_ip).unwrap();
-            to_peers.push((now + ns(500 + rng.below(2000)), rng.next_u64(), pi, c));
-        }
-        // ACKs and NAKs reach the senders.
-        to_peers.sort_by_key(|(t, r, _, _)| (*t, *r));
-        while to_peers.first().is_some_and(|(t, _, _, _)| *t <= now) {
-            let (_, _, pi, f) = to_peers.remove(0);
-            let peer = &mut peers[pi];
-            peer.ep.handle_frame(now, &f, &mut peer.mem);
-            while peer.ep.poll_completion().is_some() {}
-        }
+        Ok(())
     }
 
-    assert_eq!(out, Out::default(), "posting and setup produce no output");
-    // Both memories hold the same bytes; the counters agree.
-    for r in ["mr_a", "mr_ro", "mr_c", "recv"] {
-        if bmem.region(r) != rmem.region(r) {
-            return Err(Divergence { step: frames, cycle: rtl.s.cycles(), what: format!("memory region {r} differs") });
-        }
+    /// The sender a control frame of B goes to.
+    fn peer_of(&self, f: &[u8]) -> usize {
+        let dst = wire::parse(f, wire::FERROCE_PORT).unwrap().addr.dst_ip;
+        self.peers.iter().position(|p| p.ip == dst).unwrap()
     }
-    let st = b.stats();
-    let c = rtl.counters();
-    let pairs = [
-        ("cnt_frames", st.rx_frames),
-        ("cnt_data", st.rx_data),
-        ("cnt_dup", st.rx_dup),
-        ("cnt_dup_retx", st.rx_dup_retx),
-        ("cnt_oow", st.rx_out_of_window),
-        ("cnt_malformed", st.rx_malformed),
-        ("cnt_bad_conn", st.rx_bad_conn),
-        ("cnt_access", st.rx_access_violation),
-        ("cnt_no_recv", st.rx_no_recv),
-        ("cnt_ce", st.rx_ecn_ce),
-        ("cnt_bytes", st.bytes_placed),
-        ("cnt_post_drop", 0),
-    ];
-    for (name, want) in pairs {
-        if c[name] != want {
-            return Err(Divergence {
-                step: frames,
-                cycle: rtl.s.cycles(),
-                what: format!("counter {name}: RTL {}, model {want}", c[name]),
-            });
+
+    /// One frame to the RTL and to the model, every output compared; B's
+    /// control frames, to send on.
+    fn compare_frame(&mut self, f: &[u8]) -> Result<Vec<Vec<u8>>, Divergence> {
+        self.seen.frames += 1;
+        let mut got = Out::default();
+        self.rtl.frame(f, &mut got);
+        let mut rec = Rec { mem: &mut self.bmem, writes: Vec::new() };
+        self.b.handle_frame(self.now, f, &mut rec);
+        let mut want = Out { writes: rec.writes, ..Out::default() };
+        let ctl = self.model_answers(&mut want);
+        if let Ok(p) = wire::parse(f, wire::FERROCE_PORT) {
+            if !p.transport.common.opcode.is_data() && p.addr.dst_ip == B_IP && p.addr.dst_mac == B_MAC {
+                want.fbs.extend(Feedback::of_frame(&p));
+            }
         }
+        for w in got.writes.iter() {
+            self.rmem.write(Iova(w.addr), &w.data);
+        }
+        // Mirror the model's ACK timer: armed now, cleared by an ACK.
+        for k in self.rtl.arms.drain(..) {
+            self.deadlines.insert(k, self.now + self.ack_delay);
+        }
+        for a in &got.acks {
+            self.deadlines.remove(&a.key);
+        }
+        let f0 = wire::parse(f, wire::FERROCE_PORT).map(|p| p.transport.common);
+        let what = format!("frame {} at {} ps ({f0:?})", self.seen.frames, self.now);
+        compare(got, want, what, self.seen.frames, self.rtl.io.s.cycles())?;
+        Ok(ctl)
     }
-    eprintln!(
-        "{msgs} messages, {frames} frames ({junk} junk, {feedback} feedback), {timer_acks} timer ACKs, {send_cpls} SENDs received, stats {st:?}"
-    );
-    Ok(Seen { stats: st, frames, junk, feedback, timer_acks, send_cpls, messages: msgs })
+
+    /// B's control frames and completions after a frame or timer round,
+    /// into `want`; the frames, to send on.
+    fn model_answers(&mut self, want: &mut Out) -> Vec<Vec<u8>> {
+        let mut ctl = Vec::new();
+        while let Some(c) = self.b.poll_transmit(self.now, &self.bmem) {
+            ctl.push(c);
+        }
+        control_requests(&ctl, &self.at_b, want);
+        while let Some(c) = self.b.poll_completion() {
+            want.cpls.push(RxCompletion::of_model(&c));
+            if c.kind == CompletionKind::Recv {
+                *self.waiting.get_mut(&stream_key(c.conn, c.stream.0)).expect("posted") -= 1;
+                self.seen.send_cpls += 1;
+            }
+        }
+        ctl
+    }
+
+    /// B's ACK timers, and the RTL's fired at the same moment.
+    fn ack_timers(&mut self) -> Result<(), Divergence> {
+        self.b.handle_timeout(self.now);
+        let mut want = Out::default();
+        let mut ctl = Vec::new();
+        while let Some(c) = self.b.poll_transmit(self.now, &self.bmem) {
+            ctl.push(c);
+        }
+        control_requests(&ctl, &self.at_b, &mut want);
+        let now = self.now;
+        let due: Vec<u64> = self.deadlines.iter().filter(|(_, t)| **t <= now).map(|(k, _)| *k).collect();
+        let mut got = Out::default();
+        for k in due {
+            self.deadlines.remove(&k);
+            self.rtl.handshake("timer_valid", "timer_ready", &[("timer_key", k)], &mut got);
+        }
+        self.rtl.settle(&mut got);
+        assert!(self.rtl.arms.is_empty(), "a timer arms no timer");
+        self.seen.timer_acks += got.acks.len() as u64;
+        compare(got, want, format!("ACK timers at {now} ps"), self.seen.frames, self.rtl.io.s.cycles())?;
+        for c in ctl {
+            let pi = self.peer_of(&c);
+            self.to_peers.push(now + ns(500 + self.rng.below(2000)), self.rng.next_u64(), (pi, c));
+        }
+        Ok(())
+    }
+
+    /// Both memories hold the same bytes; the counters agree.
+    fn finish(mut self) -> Result<Seen, Divergence> {
+        assert_eq!(self.quiet, Out::default(), "posting and setup produce no output");
+        for r in ["mr_a", "mr_ro", "mr_c", "recv"] {
+            if self.bmem.region(r) != self.rmem.region(r) {
+                return Err(self.diverge(format!("memory region {r} differs")));
+            }
+        }
+        let st = self.b.stats();
+        let c = self.rtl.counters();
+        let pairs = [
+            ("cnt_frames", st.rx_frames),
+            ("cnt_data", st.rx_data),
+            ("cnt_dup", st.rx_dup),
+            ("cnt_dup_retx", st.rx_dup_retx),
+            ("cnt_oow", st.rx_out_of_window),
+            ("cnt_malformed", st.rx_malformed),
+            ("cnt_bad_conn", st.rx_bad_conn),
+            ("cnt_access", st.rx_access_violation),
+            ("cnt_no_recv", st.rx_no_recv),
+            ("cnt_ce", st.rx_ecn_ce),
+            ("cnt_bytes", st.bytes_placed),
+            ("cnt_post_drop", 0),
+        ];
+        for (name, want) in pairs {
+            if c[name] != want {
+                return Err(self.diverge(format!("counter {name}: RTL {}, model {want}", c[name])));
+            }
+        }
+        let s = Seen { stats: st, ..self.seen };
+        eprintln!(
+            "{} messages, {} frames ({} junk, {} feedback), {} timer ACKs, {} SENDs received, stats {st:?}",
+            s.messages, s.frames, s.junk, s.feedback, s.timer_acks, s.send_cpls
+        );
+        Ok(s)
+    }
 }
 
 /// A frame B must refuse, derived from a valid one.
@@ -946,31 +1052,4 @@ fn feedback_frame(peer: &Peer, rng: &mut Rng) -> Vec<u8> {
         ttl: 64,
     };
     wire::encode(&addr, &TransportRepr { common, body }, &[])
-}
-
-/// What the RTL's feedback port shows for an ACK or NAK frame B accepts.
-#[allow(clippy::type_complexity)]
-fn fb_tuple(p: &wire::Frame<'_>) -> Option<FbT> {
-    let c = p.transport.common;
-    let key = path_key(c.conn, c.path.0);
-    Some(match p.transport.body {
-        Body::Ack(a) => (
-            false,
-            key,
-            c.psn.get(),
-            c.timestamp,
-            a.sack,
-            a.ts_echo,
-            a.rate_hint_mbps,
-            a.ecn_ce,
-            a.acked_pkts,
-            0,
-            c.stream.0,
-            0,
-        ),
-        Body::Nak(n) => {
-            (true, key, c.psn.get(), c.timestamp, [0; 32], 0, 0, 0, 0, n.code as u8, c.stream.0, n.msg_seq.0)
-        }
-        Body::Data(_) => return None,
-    })
 }

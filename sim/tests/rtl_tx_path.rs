@@ -20,12 +20,9 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Stats;
 use ferroce_proto::wire::{self, Body};
 use ferroce_proto::{ConnId, StreamId};
+use ferroce_sim::lockstep::common::{bytes_to_words, mac_word as mac, stream_key};
 use ferroce_sim::lockstep::{model_lib, path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
 use ferroce_sim::memory::Memory;
-
-fn mac(m: [u8; 6]) -> u64 {
-    u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]])
-}
 
 /// Node A's addresses, the UDP port, the MTU and the window cap; the rate
 /// hint put in ACKs and the connections that may send.
@@ -101,14 +98,12 @@ fn ack_and_nak_frames_are_built_exactly() {
                 ecn_ce: rng.next_u64() as u16,
                 acked_pkts: rng.next_u64() as u16,
             };
-            let words: Vec<u32> = sack.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-            let sp = rtl.p("ack_sack");
-            rtl.s.set_words(sp, &words);
+            rtl.io.set_words("ack_sack", &bytes_to_words(&sack));
             rtl.handshake(
                 "ack_valid",
                 "ack_ready",
                 &[
-                    ("ack_key", path_key(ConnId(conn as u16), path as u64)),
+                    ("ack_key", path_key(ConnId(conn as u16), path)),
                     ("ack_cum", psn.get() as u64),
                     ("ack_ts", a.ts_echo as u64),
                     ("ack_sport", sport as u64),
@@ -130,11 +125,11 @@ fn ack_and_nak_frames_are_built_exactly() {
                 "nak_valid",
                 "nak_ready",
                 &[
-                    ("nak_key", path_key(ConnId(conn as u16), path as u64)),
+                    ("nak_key", path_key(ConnId(conn as u16), path)),
                     ("nak_psn", psn.get() as u64),
                     ("nak_stream", stream.0 as u64),
                     ("nak_msg_seq", n.msg_seq.0 as u64),
-                    ("nak_code", n.code as u64),
+                    ("nak_code", n.code.code() as u64),
                     ("nak_sport", sport as u64),
                 ],
                 &mem,
@@ -192,8 +187,8 @@ fn held_back_connections_do_not_send() {
         ];
         rtl.handshake("ctl_valid", "ctl_ready", &ctl, &mem);
         let wr = [
-            ("wr_key", conn << 3),
-            ("wr_op", 1),
+            ("wr_key", stream_key(ConnId(conn as u16), 0)),
+            ("wr_op", wire::Opcode::Write.code() as u64),
             ("wr_len", 3 * MTU as u64 - 100),
             ("wr_local", 0x1000_0000 + (conn << 12)),
             ("wr_remote", 0x8000),

@@ -14,6 +14,7 @@ use super::retx::PathLog;
 use super::sack::{SackTracker, Verdict};
 use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
+use crate::defaults::DEFAULTS;
 use crate::rng::Rng;
 use crate::transport::{Life, 
     Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
@@ -58,19 +59,25 @@ pub struct EndpointConfig {
 }
 
 impl EndpointConfig {
-    /// Defaults for a `line_rate_mbps` NIC with `mtu`-byte payloads.
+    /// The defaults of [`DEFAULTS`] (the registers' reset values): a
+    /// [`DEFAULTS`]`.line_rate_mbps` NIC with [`DEFAULTS`]`.mtu`-byte payloads.
+    pub fn defaults(mac: [u8; 6], ip: [u8; 4]) -> EndpointConfig {
+        EndpointConfig::new(mac, ip, DEFAULTS.line_rate_mbps, DEFAULTS.mtu)
+    }
+
+    /// Defaults ([`DEFAULTS`]) for a `line_rate_mbps` NIC with `mtu`-byte payloads.
     pub fn new(mac: [u8; 6], ip: [u8; 4], line_rate_mbps: u32, mtu: u32) -> EndpointConfig {
         EndpointConfig {
             mac,
             ip,
-            port: wire::FERROCE_PORT,
+            port: DEFAULTS.udp_port,
             line_rate_mbps,
             mtu,
-            ack_every: 4,
-            ack_delay: crate::types::ns(2_000),
-            rto_min: crate::types::us(100),
+            ack_every: DEFAULTS.ack_every,
+            ack_delay: crate::types::ns(DEFAULTS.ack_delay_ns as u64),
+            rto_min: crate::types::ns(DEFAULTS.rto_min_ns as u64),
             active_window: crate::types::us(20),
-            rnr_delay: crate::types::us(50),
+            rnr_delay: crate::types::ns(DEFAULTS.rnr_delay_ns as u64),
             max_cwnd: PATH_WINDOW,
             repath_after_rtos: 1,
             retire_after_rtos: 3,
