@@ -18,14 +18,20 @@
 //!   `out_found` and the packet (`out_stream`, `out_msg_seq`, `out_opcode`,
 //!   `out_msg_len`, `out_offset`, `out_len`, `out_local`, `out_remote`,
 //!   `out_rkey`, `out_imm`, `out_last`). The packet's fields hold until the
-//!   next packet, or until its stream's next message is loaded.
+//!   next packet (a request that finds one).
 //!
 //! State: the fields that do not change along a message sit in a small RAM
 //! (registered read: read at the pick, out one cycle later, when the packet
-//! is); the length and segmentation point of every stream in registers,
-//! read by a mux at the pick; `has` (streams with bytes left) kept on loads
-//! and on each message's last packet. A load wins over a packet of the same
-//! stream in the same cycle.
+//! is), two slots per stream: the packet on the outputs keeps reading its
+//! slot, and a load into its stream goes to the other slot (`cur`: each
+//! stream's head slot), so the outputs hold while the stream's next message
+//! arrives. The bytes left and the segmentation point of every stream sit in
+//! registers, read by a mux tree at the pick; `has` (streams with bytes left)
+//! is kept on loads and on each message's last packet. The pick depends on
+//! `has` and `rr` only, so it is chosen from their next values and
+//! registered (`pick_q`, `found_r`): the mux tree's selects come straight
+//! from flip-flops. A load wins over a packet of the same stream in the same
+//! cycle.
 
 use rust_hdl::prelude::*;
 
@@ -39,6 +45,9 @@ const _: () = assert!(STREAM_BITS == 3);
 /// Streams per connection.
 pub const STREAMS: usize = 1 << STREAM_BITS;
 
+/// Head RAM address bits: a stream's two slots.
+const HEAD_BITS: usize = STREAM_BITS + 1;
+
 /// A stream's head-message fields that do not change along the message.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct Head {
@@ -49,6 +58,13 @@ pub struct Head {
     pub opcode: Bits<8>,
     pub msg_seq: Bits<32>,
     pub msg_len: Bits<32>,
+}
+
+/// A head RAM address: the stream and one of its two slots.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct HeadAddr {
+    pub slot: bool,
+    pub stream: Bits<STREAM_BITS>,
 }
 
 /// `mtu` zero-extended to a byte count.
@@ -95,14 +111,23 @@ pub struct Segmenter {
     pub out_rkey: Signal<Out, Bits<32>>,
     pub out_imm: Signal<Out, Bits<32>>,
     pub out_last: Signal<Out, bool>,
-    heads: RAM<Head, STREAM_BITS>,
-    msg_len: [DFF<Bits<32>>; STREAMS],
+    heads: RAM<Head, HEAD_BITS>,
+    /// Bytes left of each stream's head message.
+    left: [DFF<Bits<32>>; STREAMS],
     seg_point: [DFF<Bits<32>>; STREAMS],
     has: DFF<Bits<STREAMS>>,
+    /// Bit s: the head RAM slot of stream s's head message.
+    cur: DFF<Bits<STREAMS>>,
     rr: DFF<Bits<STREAM_BITS>>,
+    /// The stream a request now would pick (from `has` and `rr`), and
+    /// whether there is one.
+    pick_q: DFF<Bits<STREAM_BITS>>,
+    found_r: DFF<bool>,
     valid_q: DFF<bool>,
     found_q: DFF<bool>,
     stream_q: DFF<Bits<STREAM_BITS>>,
+    /// The slot the packet on the outputs reads.
+    slot_q: DFF<bool>,
     offset_q: DFF<Bits<32>>,
     len_q: DFF<Bits<16>>,
     last_q: DFF<bool>,
@@ -126,92 +151,108 @@ pub struct Segmenter {
     pick: Signal<Local, Bits<STREAM_BITS>>,
     found: Signal<Local, bool>,
     serve: Signal<Local, bool>,
-    len_m2: [Signal<Local, Bits<32>>; 4],
+    left_m2: [Signal<Local, Bits<32>>; 4],
     next_m2: [Signal<Local, Bits<32>>; 4],
-    len_m1: [Signal<Local, Bits<32>>; 2],
+    left_m1: [Signal<Local, Bits<32>>; 2],
     next_m1: [Signal<Local, Bits<32>>; 2],
-    len_p: Signal<Local, Bits<32>>,
+    left_p: Signal<Local, Bits<32>>,
     next_p: Signal<Local, Bits<32>>,
-    left: Signal<Local, Bits<32>>,
     mtu_z: Signal<Local, Mtu32>,
     mtu32: Signal<Local, Bits<32>>,
     offset64: Signal<Local, Bits<64>>,
     seg: Signal<Local, Bits<32>>,
     last: Signal<Local, bool>,
     has_after: Signal<Local, Bits<STREAMS>>,
+    has_next: Signal<Local, Bits<STREAMS>>,
+    rr_next: Signal<Local, Bits<STREAM_BITS>>,
+    cur_after: Signal<Local, Bits<STREAMS>>,
+    /// The stream and slot on the outputs from the next cycle on.
+    hold_stream: Signal<Local, Bits<STREAM_BITS>>,
+    hold_slot: Signal<Local, bool>,
+    /// The slot a load writes: not the one held.
+    load_slot: Signal<Local, bool>,
+    read_at: Signal<Local, HeadAddr>,
+    write_at: Signal<Local, HeadAddr>,
     offset_z: Signal<Local, Offset64>,
 }
 
 impl Logic for Segmenter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, has, rr, valid_q, found_q, stream_q, offset_q, len_q, last_q);
+        dff_setup!(self, clock, has, cur, rr, pick_q, found_r, valid_q, found_q, stream_q, slot_q, offset_q, len_q, last_q);
         for s in 0..STREAMS {
-            self.msg_len[s].clock.next = self.clock.val();
-            self.msg_len[s].d.next = self.msg_len[s].q.val();
+            self.left[s].clock.next = self.clock.val();
+            self.left[s].d.next = self.left[s].q.val();
             self.seg_point[s].clock.next = self.clock.val();
             self.seg_point[s].d.next = self.seg_point[s].q.val();
         }
 
-        // First stream with bytes left in round-robin order from rr: the
-        // candidates from the last to the first, so that the first wins.
-        self.found.next = false;
-        self.pick.next = self.zero_stream.val();
-        for k in 0..STREAMS {
-            if self.has.q.val().get_bit((self.rr.q.val() + self.stream_id_rev[k].val()).index()) {
-                self.found.next = true;
-                self.pick.next = self.rr.q.val() + self.stream_id_rev[k].val();
-            }
-        }
+        // The pick, registered: it depends on `has` and `rr` only, so it is
+        // chosen from their next values at the end (a clean mux select).
+        self.pick.next = self.pick_q.q.val();
+        self.found.next = self.found_r.q.val();
         self.serve.next = self.next_valid.val() & self.found.val();
 
-        // The picked stream's length and segmentation point: a mux tree,
-        // one level per bit of the pick.
+        // The picked stream's bytes left and segmentation point: a mux
+        // tree, one level per bit of the pick.
         for s in 0..4 {
             if self.pick.val().get_bit(0) {
-                self.len_m2[s].next = self.msg_len[2 * s + 1].q.val();
+                self.left_m2[s].next = self.left[2 * s + 1].q.val();
                 self.next_m2[s].next = self.seg_point[2 * s + 1].q.val();
             } else {
-                self.len_m2[s].next = self.msg_len[2 * s].q.val();
+                self.left_m2[s].next = self.left[2 * s].q.val();
                 self.next_m2[s].next = self.seg_point[2 * s].q.val();
             }
         }
         for s in 0..2 {
             if self.pick.val().get_bit(1) {
-                self.len_m1[s].next = self.len_m2[2 * s + 1].val();
+                self.left_m1[s].next = self.left_m2[2 * s + 1].val();
                 self.next_m1[s].next = self.next_m2[2 * s + 1].val();
             } else {
-                self.len_m1[s].next = self.len_m2[2 * s].val();
+                self.left_m1[s].next = self.left_m2[2 * s].val();
                 self.next_m1[s].next = self.next_m2[2 * s].val();
             }
         }
         if self.pick.val().get_bit(2) {
-            self.len_p.next = self.len_m1[1].val();
+            self.left_p.next = self.left_m1[1].val();
             self.next_p.next = self.next_m1[1].val();
         } else {
-            self.len_p.next = self.len_m1[0].val();
+            self.left_p.next = self.left_m1[0].val();
             self.next_p.next = self.next_m1[0].val();
         }
-        self.left.next = self.len_p.val() - self.next_p.val();
         self.mtu_z.next.lo = self.mtu.val();
         self.mtu_z.next.hi = self.zero18.val();
         self.mtu32.next = self.mtu_z.val().into();
-        if self.left.val() > self.mtu32.val() {
+        // The message ends with this packet when what is left fits.
+        self.last.next = true;
+        self.seg.next = self.left_p.val();
+        if self.left_p.val() > self.mtu32.val() {
+            self.last.next = false;
             self.seg.next = self.mtu32.val();
-        } else {
-            self.seg.next = self.left.val();
         }
-        self.last.next = (self.next_p.val() + self.seg.val()) == self.len_p.val();
+
+        // The packet on the outputs from the next cycle on; a load into its
+        // stream takes the other slot.
+        self.hold_stream.next = self.stream_q.q.val();
+        self.hold_slot.next = self.slot_q.q.val();
+        if self.serve.val() {
+            self.hold_stream.next = self.pick.val();
+            self.hold_slot.next = self.cur.q.val().get_bit(self.pick.val().index());
+        }
+        self.load_slot.next = false;
+        if self.load_stream.val() == self.hold_stream.val() {
+            self.load_slot.next = !self.hold_slot.val();
+        }
 
         // Head fields: read at the pick, out with the packet.
+        self.read_at.next.stream = self.hold_stream.val();
+        self.read_at.next.slot = self.hold_slot.val();
+        self.write_at.next.stream = self.load_stream.val();
+        self.write_at.next.slot = self.load_slot.val();
         self.heads.read_clock.next = self.clock.val();
         self.heads.write_clock.next = self.clock.val();
-        if self.serve.val() {
-            self.heads.read_address.next = self.pick.val();
-        } else {
-            self.heads.read_address.next = self.stream_q.q.val();
-        }
-        self.heads.write_address.next = self.load_stream.val();
+        self.heads.read_address.next = self.read_at.val().into();
+        self.heads.write_address.next = self.write_at.val().into();
         self.heads.write_enable.next = self.load_valid.val();
         self.heads.write_data.next.local = self.load_local.val();
         self.heads.write_data.next.remote = self.load_remote.val();
@@ -223,8 +264,9 @@ impl Logic for Segmenter {
 
         self.valid_q.d.next = self.next_valid.val();
         self.found_q.d.next = self.serve.val();
+        self.stream_q.d.next = self.hold_stream.val();
+        self.slot_q.d.next = self.hold_slot.val();
         if self.serve.val() {
-            self.stream_q.d.next = self.pick.val();
             self.offset_q.d.next = self.next_p.val();
             self.len_q.d.next = self.seg.val().get_bits::<16>(0);
             self.last_q.d.next = self.last.val();
@@ -232,10 +274,11 @@ impl Logic for Segmenter {
         }
         for s in 0..STREAMS {
             if self.serve.val() & (self.pick.val() == self.stream_id[s].val()) {
+                self.left[s].d.next = self.left_p.val() - self.seg.val();
                 self.seg_point[s].d.next = self.next_p.val() + self.seg.val();
             }
             if self.load_valid.val() & (self.load_stream.val() == self.stream_id[s].val()) {
-                self.msg_len[s].d.next = self.load_len.val();
+                self.left[s].d.next = self.load_len.val();
                 self.seg_point[s].d.next = self.zero32.val();
             }
         }
@@ -246,6 +289,7 @@ impl Logic for Segmenter {
             }
         }
         self.has.d.next = self.has_after.val();
+        self.cur_after.next = self.cur.q.val();
         for s in 0..STREAMS {
             if self.load_valid.val() & (self.load_stream.val() == self.stream_id[s].val()) {
                 if self.load_len.val().any() {
@@ -253,13 +297,33 @@ impl Logic for Segmenter {
                 } else {
                     self.has.d.next = self.has_after.val() & !self.stream_bit[s].val();
                 }
+                if self.load_slot.val() {
+                    self.cur_after.next = self.cur.q.val() | self.stream_bit[s].val();
+                } else {
+                    self.cur_after.next = self.cur.q.val() & !self.stream_bit[s].val();
+                }
             }
         }
+        self.cur.d.next = self.cur_after.val();
         if self.reset.val() {
             self.has.d.next = self.no_streams.val();
             self.rr.d.next = self.zero_stream.val();
             self.valid_q.d.next = false;
             self.found_q.d.next = false;
+        }
+
+        // Next cycle's pick: the first stream with bytes left in round-robin
+        // order from rr, the candidates from the last to the first, so that
+        // the first wins.
+        self.has_next.next = self.has.d.val();
+        self.rr_next.next = self.rr.d.val();
+        self.found_r.d.next = false;
+        self.pick_q.d.next = self.zero_stream.val();
+        for k in 0..STREAMS {
+            if self.has_next.val().get_bit((self.rr_next.val() + self.stream_id_rev[k].val()).index()) {
+                self.found_r.d.next = true;
+                self.pick_q.d.next = self.rr_next.val() + self.stream_id_rev[k].val();
+            }
         }
 
         self.offset_z.next.lo = self.offset_q.q.val();
