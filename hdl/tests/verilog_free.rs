@@ -31,12 +31,6 @@ const KEPT: &[(&str, &str)] = &[
     ("hdl/src/tx/verilog_trees.rs", "tx_path's and the engine's Verilog trees"),
     ("hdl/src/engine/mod.rs", "the engine top: written in Verilog until a later step"),
     ("hdl/src/engine/engine.v", "the engine top"),
-    // Back to their hand-written Verilog until the rewrites' segmentation
-    // fault in the engine's Verilator model is found (the rewritten blocks
-    // passed their own tests; the engine model crashed on reset).
-    ("hdl/src/engine/pacer.rs", "pacer: rewrite withdrawn, see above"),
-    ("hdl/src/engine/rate_div.rs", "rate_div: rewrite withdrawn, see above"),
-    ("hdl/src/engine/rto_timer.rs", "rto_timer: rewrite withdrawn, see above"),
 ];
 
 /// One place where a file holds hand-written Verilog.

@@ -24,7 +24,7 @@ use ferroce_hdl::rust_hdl::core::probe::Probe;
 use ferroce_hdl::rust_hdl::prelude::Bits;
 use ferroce_proto::rng::Rng;
 
-use crate::verilator::{ModelLib, Sim};
+use crate::verilator::{ModelLib, Recording, Sim};
 
 /// A value that an input port of this type can be set to from 32-bit words,
 /// least significant first (bits above the port's width are dropped).
@@ -75,6 +75,20 @@ macro_rules! equivalence_test {
         $crate::equivalence_test!($name: $ty; $($input),*; $crate::equivalence::Config::default());
     };
     ($name:ident: $ty:ty; $($input:ident),*; $cfg:expr) => {
+        $crate::equivalence_inputs!($name: $ty; $($input),*);
+        #[test]
+        fn $name() {
+            $crate::equivalence::check::<$name>(stringify!($name), &$cfg);
+        }
+    };
+}
+
+/// `equivalence_inputs!(Marker: Type; input, input, ...)`: the marker type
+/// implementing [`Inputs`] for block `Type`, for [`replay`] and [`compare`]
+/// (the inputs are the block's input fields other than `clock`).
+#[macro_export]
+macro_rules! equivalence_inputs {
+    ($name:ident: $ty:ty; $($input:ident),* $(,)?) => {
         #[allow(non_camel_case_types)]
         #[derive(Debug)]
         struct $name {}
@@ -93,10 +107,6 @@ macro_rules! equivalence_test {
             fn clock(block: &mut $ty, high: bool) {
                 block.clock.next = $crate::equivalence::Clock::from(high);
             }
-        }
-        #[test]
-        fn $name() {
-            $crate::equivalence::check::<$name>(stringify!($name), &$cfg);
         }
     };
 }
@@ -369,37 +379,142 @@ pub fn compare<I: Inputs>(name: &str, verilog: &str, cfg: &Config) -> Result<Rep
                 Some(r) if n != "reset" => s.draw(r, *w),
                 _ => v.clone(),
             };
-            assert!(I::set(&mut uut, n, &v), "{name}: no setter for input {n}");
             sim.set_words(*p, &vv);
             driven.push((n.clone(), v));
         }
-        I::clock(&mut uut, false);
-        settle(&mut uut, name, cycle);
-        I::clock(&mut uut, true);
-        settle(&mut uut, name, cycle);
+        let [_, got] = step::<I>(&mut uut, name, cycle, &driven);
         sim.tick();
-        let got = probe(&uut).values;
         for (n, w, p) in &outs {
             let mut v = sim.get_words(*p);
             mask(&mut v, *w);
-            let r = &got[n];
-            if *r != v {
-                return Err(Box::new(Mismatch {
-                    block: name.into(),
-                    port: n.clone(),
-                    cycle,
-                    rust_hdl: r.clone(),
-                    verilator: v,
-                    inputs: driven,
-                }));
-            }
-            if last.get(n).is_some_and(|l| l != r) {
-                *toggles.get_mut(n).expect("listed") += 1;
-            }
-            last.insert(n.clone(), r.clone());
+            compare_port(name, cycle, (n, ""), &got[n], v, &driven, &mut last, &mut toggles)?;
         }
     }
     Ok(Report { cycles: cfg.cycles + 1, outputs: outs.iter().map(|o| (o.0.clone(), o.1)).collect(), toggles })
+}
+
+/// One cycle of the rust-hdl side: the inputs set, the clock low and
+/// settled, then high and settled; the outputs before the edge and after.
+fn step<I: Inputs>(uut: &mut I::Block, name: &str, cycle: u64, inputs: &[(String, Vec<u32>)]) -> [Outputs; 2] {
+    for (n, v) in inputs {
+        assert!(I::set(uut, n, v), "{name}: no setter for input {n}");
+    }
+    I::clock(uut, false);
+    settle(uut, name, cycle);
+    let before = probe(&*uut).values;
+    I::clock(uut, true);
+    settle(uut, name, cycle);
+    [before, probe(&*uut).values]
+}
+
+/// Output values by port name.
+type Outputs = BTreeMap<String, Vec<u32>>;
+
+/// Compare one output; count its changes.
+#[allow(clippy::too_many_arguments)]
+fn compare_port(
+    name: &str,
+    cycle: u64,
+    (port, sample): (&str, &str),
+    rust_hdl: &[u32],
+    verilator: Vec<u32>,
+    inputs: &[(String, Vec<u32>)],
+    last: &mut BTreeMap<String, Vec<u32>>,
+    toggles: &mut BTreeMap<String, u64>,
+) -> Result<(), Box<Mismatch>> {
+    if rust_hdl != verilator.as_slice() {
+        return Err(Box::new(Mismatch {
+            block: name.into(),
+            port: format!("{port}{sample}"),
+            cycle,
+            rust_hdl: rust_hdl.to_vec(),
+            verilator,
+            inputs: inputs.to_vec(),
+        }));
+    }
+    if last.get(port).is_some_and(|l| l.as_slice() != rust_hdl) {
+        *toggles.entry(port.into()).or_default() += 1;
+    }
+    last.insert(port.into(), rust_hdl.to_vec());
+    Ok(())
+}
+
+/// Replay what a block's Verilator model was driven with (a
+/// [`Recording`] of a test's own traffic, from
+/// `verilator::record_next`) into the block's rust-hdl simulation, and
+/// compare every output every cycle with what Verilator gave.
+pub fn replay<I: Inputs>(name: &str, rec: &Recording) -> Result<Report, Box<Mismatch>> {
+    let mut uut = I::Block::default();
+    uut.connect_all();
+    let ports = probe(&uut);
+    let inputs: Vec<_> = ports.ports.iter().filter(|p| !p.2 && p.0 != "clock").map(|p| (p.0.clone(), p.1)).collect();
+    let outputs: Vec<_> = ports.ports.iter().filter(|p| p.2).map(|p| (p.0.clone(), p.1)).collect();
+    let sorted = |v: &[(String, u32)]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(&inputs),
+        sorted(&rec.inputs),
+        "{name}: the inputs of the rust-hdl block and of the recorded model"
+    );
+    assert_eq!(
+        sorted(&outputs),
+        sorted(&rec.outputs),
+        "{name}: the outputs of the rust-hdl block and of the recorded model"
+    );
+    for (n, _) in &inputs {
+        assert!(I::NAMES.contains(&n.as_str()), "{name}: input {n} is missing from the block's list");
+    }
+    let mut toggles: BTreeMap<String, u64> = outputs.iter().map(|o| (o.0.clone(), 0)).collect();
+    let mut last = BTreeMap::new();
+    for (cycle, (ins, before, after)) in rec.cycles.iter().enumerate() {
+        let driven: Vec<(String, Vec<u32>)> = rec.inputs.iter().map(|i| i.0.clone()).zip(ins.iter().cloned()).collect();
+        let [got_before, got_after] = step::<I>(&mut uut, name, cycle as u64, &driven);
+        // Before the edge the outputs show this cycle's inputs applied to the
+        // old state (combinational paths); after it, the new state.
+        for (sample, got, want) in [(" before the edge", &got_before, before), ("", &got_after, after)] {
+            for ((n, w), v) in rec.outputs.iter().zip(want) {
+                let mut v = v.clone();
+                mask(&mut v, *w);
+                compare_port(name, cycle as u64, (n, sample), &got[n], v, &driven, &mut last, &mut toggles)?;
+            }
+        }
+    }
+    Ok(Report { cycles: rec.cycles.len() as u64, outputs, toggles })
+}
+
+/// [`replay`], panicking on the first mismatch and on an output that never
+/// changed (other than those in `may_stay`).
+pub fn check_replay<I: Inputs>(name: &str, rec: &Recording, may_stay: &[&str]) -> Report {
+    match replay::<I>(name, rec) {
+        Ok(r) => {
+            assert_exercised(name, &r, may_stay);
+            eprintln!(
+                "{name}: {} outputs equal in rust-hdl and Verilator for {} cycles of the test's traffic",
+                r.outputs.len(),
+                r.cycles
+            );
+            r
+        }
+        Err(m) => panic!("{m}"),
+    }
+}
+
+/// Every output changed at least once, but those in `may_stay`.
+fn assert_exercised(name: &str, r: &Report, may_stay: &[&str]) {
+    let idle: Vec<_> = r
+        .toggles
+        .iter()
+        .filter(|(p, n)| **n == 0 && !may_stay.contains(&p.as_str()))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert!(
+        idle.is_empty(),
+        "{name}: outputs {idle:?} never changed in {} cycles: the stimulus does not exercise them",
+        r.cycles
+    );
 }
 
 /// [`compare`] on the block's own emitted Verilog; panics with the first
@@ -408,18 +523,7 @@ pub fn check<I: Inputs>(name: &str, cfg: &Config) -> Report {
     let verilog = ferroce_hdl::emit::verilog(I::Block::default());
     match compare::<I>(name, &verilog, cfg) {
         Ok(r) => {
-            let idle: Vec<_> = r
-                .toggles
-                .iter()
-                .filter(|(p, n)| **n == 0 && !cfg.may_stay.contains(&p.as_str()))
-                .map(|(p, _)| p.as_str())
-                .collect();
-            assert!(
-                idle.is_empty(),
-                "{name}: outputs {idle:?} never changed in {} cycles: the stimulus does not exercise them \
-                 (give their inputs a Stim in the block's line, or list them in Config::may_stay)",
-                r.cycles
-            );
+            assert_exercised(name, &r, &cfg.may_stay);
             eprintln!("{name}: {} outputs equal in rust-hdl and Verilator for {} cycles", r.outputs.len(), r.cycles);
             r
         }

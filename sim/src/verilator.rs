@@ -16,7 +16,16 @@ use crate::tools;
 use crate::{Error, Result};
 
 /// Bumped whenever the shim or the build flags change (part of the cache key).
-const SHIM_VERSION: u32 = 3;
+const SHIM_VERSION: u32 = 4;
+
+/// C++ flags of the model. GCC 12's SLP vectoriser (on at -O2 since GCC 12)
+/// copies a `VlWide` field of the model's root with `movdqa`, an aligned
+/// 16-byte load, at a field offset of 8 mod 16, and the model crashes
+/// with a segmentation fault (seen on the engine with `rto_timer` in
+/// rust-hdl: the copy of `rx_msgs`' state in `nba_sequent`; the field's
+/// offset moves whenever the design changes, so any model can hit it).
+/// Loop vectorisation is not involved and stays on.
+const CFLAGS: &str = "-fPIC -O2 -fno-tree-slp-vectorize";
 
 /// Waveform kind, from `FERROCE_TRACE`: a path ending in `.vcd` gives VCD,
 /// any other path FST.
@@ -181,7 +190,7 @@ fn build_uncached(name: &str, verilog: &str, trace: Trace, dir: &Path) -> Result
     v.env("VERILATOR_ROOT", &root)
         .current_dir(&tmp)
         .args(["--cc", "--build", "-j", "2", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "top"])
-        .args(["--Mdir", "obj", "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"]);
+        .args(["--Mdir", "obj", "-CFLAGS", CFLAGS, "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"]);
     match trace {
         Trace::Fst => {
             // Verilator 5.048's FST writer compresses with lz4 and zlib.
@@ -262,7 +271,8 @@ impl ModelLib {
     /// Build (or reuse) the model for `verilog`, whose top module must be
     /// `top`. With `FERROCE_TRACE` set, the model is built with tracing.
     pub fn build(name: &str, verilog: &str) -> Result<Arc<ModelLib>> {
-        static CACHE: OnceLock<Mutex<HashMap<u64, Arc<ModelLib>>>> = OnceLock::new();
+        // By name too: a model's name is its folder's and what `record_next` matches.
+        static CACHE: OnceLock<Mutex<HashMap<(String, u64), Arc<ModelLib>>>> = OnceLock::new();
         let mutated = mutant(name, verilog)?;
         let verilog = mutated.as_deref().unwrap_or(verilog);
         let trace = Trace::from_env();
@@ -270,7 +280,7 @@ impl ModelLib {
         let cache = CACHE.get_or_init(Default::default);
         let mut guard =
             cache.lock().map_err(|_| Error::Verilator { model: name.into(), msg: "cache poisoned".into() })?;
-        if let Some(m) = guard.get(&key) {
+        if let Some(m) = guard.get(&(name.to_string(), key)) {
             return Ok(m.clone());
         }
         let dir = target_dir().join("verilator").join(format!("{name}-{key:016x}"));
@@ -284,7 +294,7 @@ impl ModelLib {
         let lib = unsafe { libloading::Library::new(&path) }
             .map_err(|e| Error::Verilator { model: name.into(), msg: format!("loading {}: {e}", path.display()) })?;
         let m = Arc::new(ModelLib { name: name.into(), path, lib, trace });
-        guard.insert(key, m.clone());
+        guard.insert((name.to_string(), key), m.clone());
         Ok(m)
     }
 
@@ -318,6 +328,51 @@ impl ModelLib {
     }
 }
 
+/// The ports and values of a model's first cycles, for replay in rust-hdl
+/// (`equivalence::replay`): per cycle, every input as driven at the
+/// rising edge, and every output just before the edge (the inputs applied
+/// to the old state: combinational paths) and just after it.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    /// Input ports other than the clock: (name, width).
+    pub inputs: Vec<(String, u32)>,
+    /// Output ports: (name, width).
+    pub outputs: Vec<(String, u32)>,
+    /// Per cycle, in the order of the two lists above: the inputs' words,
+    /// the outputs' words before the edge and after it.
+    pub cycles: Vec<RecordedCycle>,
+}
+
+/// One recorded cycle: inputs, outputs before the edge, outputs after it.
+pub type RecordedCycle = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<Vec<u32>>);
+
+thread_local! {
+    /// Model name -> cycles to record from its next instance in this
+    /// thread, and the recordings finished.
+    static RECORD: std::cell::RefCell<(HashMap<String, u64>, HashMap<String, Recording>)> =
+        Default::default();
+}
+
+/// Record the first `cycles` clock cycles of the next instance of model
+/// `model` created in this thread (the test that calls this drives it
+/// however it likes; [`take_recording`] returns what it drove).
+pub fn record_next(model: &str, cycles: u64) {
+    RECORD.with(|r| r.borrow_mut().0.insert(model.into(), cycles));
+}
+
+/// The recording of model `model` asked for by [`record_next`], once the
+/// instance has run its cycles or was dropped.
+pub fn take_recording(model: &str) -> Option<Recording> {
+    RECORD.with(|r| r.borrow_mut().1.remove(model))
+}
+
+/// A recording under way.
+#[derive(Debug)]
+struct Recorder {
+    limit: u64,
+    rec: Recording,
+}
+
 /// A port handle (index into the model's port table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Port(usize);
@@ -343,6 +398,8 @@ pub struct Sim {
     clock: Option<Port>,
     /// With `FERROCE_SIM_STATS=file`: time spent in `eval()`, in ns.
     stats: Option<u128>,
+    /// See [`record_next`].
+    recorder: Option<Recorder>,
 }
 
 impl Sim {
@@ -385,6 +442,9 @@ impl Sim {
             })
             .collect();
         let by_name = ports.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        let recorder = RECORD
+            .with(|r| r.borrow_mut().0.remove(&lib.name))
+            .map(|limit| Recorder { limit, rec: Recording::default() });
         Sim {
             lib: lib.clone(),
             handle,
@@ -395,6 +455,32 @@ impl Sim {
             time: 0,
             clock: None,
             stats: std::env::var_os("FERROCE_SIM_STATS").map(|_| 0),
+            recorder,
+        }
+    }
+
+    /// The input (`output` false) or output ports other than the clock, in port order.
+    fn recorded(&self, output: bool) -> impl Iterator<Item = usize> + '_ {
+        let clock = self.clock.map(|c| c.0);
+        (0..self.ports.len()).filter(move |&i| self.ports[i].output == output && Some(i) != clock)
+    }
+
+    /// The words of every recorded input or output port.
+    fn snapshot(&mut self, output: bool) -> Vec<Vec<u32>> {
+        if self.recorder.as_ref().is_some_and(|r| r.rec.cycles.is_empty() && r.rec.outputs.is_empty()) {
+            let names = |o: bool| self.recorded(o).map(|i| (self.ports[i].name.clone(), self.ports[i].width)).collect();
+            let (inputs, outputs) = (names(false), names(true));
+            let r = self.recorder.as_mut().expect("recording");
+            (r.rec.inputs, r.rec.outputs) = (inputs, outputs);
+        }
+        self.recorded(output).map(|i| self.get_words(Port(i))).collect()
+    }
+
+    /// Hand a finished recording to [`take_recording`].
+    fn finish_recording(&mut self) {
+        if let Some(r) = self.recorder.take() {
+            let name = self.lib.name.clone();
+            RECORD.with(|x| x.borrow_mut().1.insert(name, r.rec));
         }
     }
 
@@ -512,8 +598,10 @@ impl Sim {
     /// edge; outputs read after it show the registers' new values.
     pub fn tick(&mut self) {
         let c = self.clock.expect("call Sim::clock first");
+        let inputs = self.recorder.is_some().then(|| self.snapshot(false));
         self.set(c, 0);
         self.eval();
+        let before = inputs.as_ref().map(|_| self.snapshot(true));
         // SAFETY: the handle is live until Drop.
         unsafe { (self.dump)(self.handle, self.time) };
         self.time += 1;
@@ -522,6 +610,14 @@ impl Sim {
         // SAFETY: as above.
         unsafe { (self.dump)(self.handle, self.time) };
         self.time += 1;
+        if let (Some(inputs), Some(before)) = (inputs, before) {
+            let after = self.snapshot(true);
+            let r = self.recorder.as_mut().expect("recording");
+            r.rec.cycles.push((inputs, before, after));
+            if r.rec.cycles.len() as u64 >= r.limit {
+                self.finish_recording();
+            }
+        }
     }
 
     /// Hold input `reset` high for one cycle, then run until output `ready`
@@ -550,6 +646,7 @@ impl Sim {
 
 impl Drop for Sim {
     fn drop(&mut self) {
+        self.finish_recording();
         // With `FERROCE_SIM_STATS=file`, one line per instance is appended:
         // model name, clock cycles, ns spent in eval() (`cargo xtask
         // block-speed` sums them per block).

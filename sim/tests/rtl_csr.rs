@@ -9,6 +9,10 @@ use ferroce_proto::regs::{self, BusError, RegFile, BLOCKS, REGION_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Port, Sim};
 
+ferroce_sim::equivalence_inputs!(csr_inputs: ferroce_hdl::csr::Csr;
+    reset, s_axil_awaddr, s_axil_awvalid, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_bready, s_axil_araddr,
+    s_axil_arvalid, s_axil_rready, hw);
+
 struct Axi {
     sim: Sim,
     rng: Rng,
@@ -199,6 +203,7 @@ fn every_register_resets_to_the_map_and_reads_back() {
 
 #[test]
 fn random_accesses_match_the_reference_and_errors_change_nothing() {
+    ferroce_sim::verilator::record_next("csr", REPLAYED);
     let mut axi = Axi::new(7, 0.4);
     let mut model = RegFile::new();
     let mapped: Vec<u32> = regs::all_regs().map(|(a, _)| a).chain((0..BLOCKS.len()).map(regs::block_base)).collect();
@@ -273,7 +278,14 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
         out_of_range > 100 && edges_taken > 60,
         "writes refused for their value {out_of_range}, range ends taken {edges_taken}"
     );
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    drop(axi);
+    let rec = ferroce_sim::verilator::take_recording("csr").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<csr_inputs>("csr", &rec, &[]);
 }
+
+/// Cycles of the random-access test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 6000;
 
 #[test]
 fn mtu_beyond_either_end_is_refused_and_max_mtu_taken() {

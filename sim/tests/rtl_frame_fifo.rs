@@ -1,17 +1,22 @@
 //! The `frame_fifo` RTL block in Verilator: frames of every size with
 //! verdicts arriving late and in order, random input gaps and output
-//! back-pressure; exactly the good frames come out, byte for byte, in
-//! order, and a stalled output holds its beat.
+//! back-pressure (at times so hard that the store fills and refuses
+//! input); exactly the good frames come out, byte for byte, in order, and
+//! a stalled output holds its beat.
 
 use std::collections::VecDeque;
 
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
+ferroce_sim::equivalence_inputs!(frame_fifo_inputs: ferroce_hdl::rx::frame_fifo::FrameFifo;
+    reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, verdict_valid, verdict_good, m_axis_tready);
+
 #[test]
 fn only_good_frames_come_out_intact() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::frame_fifo::FrameFifo::default());
     let lib = ModelLib::build("frame_fifo", &v).expect("frame_fifo model builds");
+    ferroce_sim::verilator::record_next("frame_fifo", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |s: &Sim, n: &str| s.port(n);
@@ -51,6 +56,7 @@ fn only_good_frames_come_out_intact() {
     let mut cur: Vec<u8> = Vec::new();
     let mut held: Option<(u64, u64, u64)> = None;
     let mut cycle = 0u64;
+    let mut refused = 0u64;
     while got.len() < want.len() {
         cycle += 1;
         assert!(cycle < 5_000_000, "stuck after {} good frames", got.len());
@@ -69,10 +75,14 @@ fn only_good_frames_come_out_intact() {
             s.set(port("verdict_good"), verdicts[0].1 as u64);
         }
         s.set(port("verdict_valid"), give as u64);
-        let ready = !rng.chance(0.3);
+        // A quarter of the time the output is held back hard, so the store
+        // fills and the input is refused.
+        let heavy = (cycle / 10_000) % 4 == 1;
+        let ready = !rng.chance(if heavy { 0.97 } else { 0.3 });
         s.set(port("m_axis_tready"), ready as u64);
         s.eval();
         let in_taken = offer && s.get(port("s_axis_tready")) == 1;
+        refused += (offer && !in_taken) as u64;
         let v_taken = give && s.get(port("verdict_ready")) == 1;
         let out = (s.get(port("m_axis_tvalid")) == 1)
             .then(|| (s.get(port("m_axis_tdata")), s.get(port("m_axis_tkeep")), s.get(port("m_axis_tlast"))));
@@ -112,4 +122,11 @@ fn only_good_frames_come_out_intact() {
     }
     assert_eq!(got.len(), want.len());
     assert!(want.len() > 3_000 && want.len() < total, "good {} of {total}", want.len());
+    assert!(refused > 1_000, "the store filled and refused input beats {refused} times");
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("frame_fifo").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<frame_fifo_inputs>("frame_fifo", &rec, &[]);
 }
+
+/// Cycles of the main test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 30_000;

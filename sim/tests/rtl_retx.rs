@@ -15,6 +15,9 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::Psn;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
+ferroce_sim::equivalence_inputs!(retx_inputs: ferroce_hdl::tx::retx::Retx<KEY_BITS>;
+    reset, in_valid, in_op, in_key, in_psn, in_sack);
+
 const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -48,6 +51,7 @@ fn deliver(p: &mut Path, psn: Psn) {
 fn retransmit_state_matches_the_model() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::retx::Retx::<KEY_BITS>::default());
     let lib = ModelLib::build("retx", &v).expect("retx model builds");
+    ferroce_sim::verilator::record_next("retx", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
@@ -216,4 +220,10 @@ fn retransmit_state_matches_the_model() {
         retx_taken > 5_000 && lost_found > 3_000 && rtos > 1_000,
         "retx {retx_taken}, lost {lost_found}, rtos {rtos}"
     );
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("retx").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<retx_inputs>("retx", &rec, &[]);
 }
+
+/// Cycles of the main test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 4000;

@@ -11,6 +11,9 @@ use ferroce_proto::transport::{Access, MemoryRegion};
 use ferroce_proto::{ConnId, Iova, Rkey};
 use ferroce_sim::verilator::{ModelLib, Sim};
 
+ferroce_sim::equivalence_inputs!(rx_check_inputs: ferroce_hdl::rx::rx_check::RxCheck;
+    reset, conn_wr, conn_wr_index, conn_wr_valid_bit, conn_wr_peer_ip, conn_wr_paths, conn_wr_generation, mr_wr, mr_wr_index, mr_wr_valid_bit, mr_wr_rkey, mr_wr_base, mr_wr_len, mr_wr_remote_write, mr_wr_conn, in_valid, in_conn, in_path, in_src_ip, in_generation, in_write, in_rkey, in_remote_addr, in_offset, in_payload_len, in_msg_len);
+
 #[derive(Clone, Copy, Default)]
 struct Conn {
     valid: bool,
@@ -27,6 +30,7 @@ fn model() -> std::sync::Arc<ModelLib> {
 #[test]
 fn checks_match_the_model() {
     let lib = model();
+    ferroce_sim::verilator::record_next("rx_check", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let port = |s: &Sim, n: &str| s.port(n);
@@ -164,6 +168,9 @@ fn checks_match_the_model() {
         conn_ok > 5_000 && granted > 5_000 && denied > 20_000,
         "conn ok {conn_ok}, granted {granted}, denied {denied}"
     );
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("rx_check").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<rx_check_inputs>("rx_check", &rec, &[]);
 }
 
 /// A packet as `rx_check` sees it.
@@ -403,3 +410,6 @@ fn connection_check_needs_the_peer_and_a_path_of_the_connection() {
     assert!(!c.check(Pkt { generation: 6, ..p }).0, "another generation");
     assert_eq!(c.check(Pkt { generation: 7, ..p }), (true, true), "the connection's generation");
 }
+
+/// Cycles of the main test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 4000;

@@ -14,6 +14,9 @@ use ferroce_proto::transport::CompletionStatus;
 use ferroce_proto::wire::Opcode;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
+ferroce_sim::equivalence_inputs!(rx_msgs_inputs: ferroce_hdl::rx::rx_msgs::RxMsgs<KEY_BITS>;
+    reset, in_valid, in_op, in_key, in_seq, in_len, in_opcode, in_imm, in_payload, in_fail, in_apply);
+
 const KEY_BITS: usize = ferroce_hdl::emit::STREAM_KEY_BITS;
 
 struct Msg {
@@ -48,6 +51,7 @@ fn fail_code(f: Option<CompletionStatus>) -> u64 {
 fn message_tracking_matches_the_model() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_msgs::RxMsgs::<KEY_BITS>::default());
     let lib = ModelLib::build("rx_msgs", &v).expect("rx_msgs model builds");
+    ferroce_sim::verilator::record_next("rx_msgs", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let names = [
@@ -143,11 +147,8 @@ fn message_tracking_matches_the_model() {
                 } else {
                     let i = rng.below(st.active.len() as u64) as usize;
                     let m = &mut st.active[i];
-                    let fail = if rng.chance(0.03) {
-                        Some(failures[rng.below(failures.len() as u64) as usize])
-                    } else {
-                        None
-                    };
+                    let fail =
+                        if rng.chance(0.03) { Some(failures[rng.below(failures.len() as u64) as usize]) } else { None };
                     let apply = !rng.chance(0.05);
                     let payload = if m.segments.is_empty() {
                         1
@@ -210,4 +211,10 @@ fn message_tracking_matches_the_model() {
         delivered > 3_000 && refused > 5_000 && begun > 3_000,
         "delivered {delivered}, refused {refused}, begun {begun}"
     );
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("rx_msgs").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<rx_msgs_inputs>("rx_msgs", &rec, &[]);
 }
+
+/// Cycles of the main test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 4000;

@@ -15,7 +15,11 @@ use ferroce_proto::wire::{
     self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
 };
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
-use ferroce_sim::verilator::{ModelLib, Sim};
+use ferroce_sim::equivalence::check_replay;
+use ferroce_sim::verilator::{record_next, take_recording, ModelLib, Sim};
+
+ferroce_sim::equivalence_inputs!(rx_parse_inputs: ferroce_hdl::rx::rx_parse::RxParse;
+    reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser, cfg_port, m_ready);
 
 const PORT: u16 = wire::FERROCE_PORT;
 
@@ -165,6 +169,7 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::default());
     let lib = ModelLib::build("rx_parse", &v).expect("rx_parse model builds");
+    record_next("rx_parse", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
@@ -269,7 +274,13 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     for code in 1..9 {
         assert!(counts[code] > 50, "error class {code} exercised: {counts:?}");
     }
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = take_recording("rx_parse").expect("the first cycles were recorded");
+    check_replay::<rx_parse_inputs>("rx_parse", &rec, &[]);
 }
+
+/// Cycles of this test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 4000;
 
 #[test]
 fn header_bytes_of_a_good_frame_are_presented() {

@@ -10,10 +10,14 @@ use ferroce_hdl::rx::rx_place::PAYLOAD_OFFSET;
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
+ferroce_sim::equivalence_inputs!(rx_place_inputs: ferroce_hdl::rx::rx_place::RxPlace;
+    reset, desc_valid, desc_place, desc_addr, desc_len, s_axis_tdata, s_axis_tvalid, s_axis_tlast, m_cmd_ready, m_data_tready);
+
 #[test]
 fn payloads_reach_their_addresses_exactly() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_place::RxPlace::default());
     let lib = ModelLib::build("rx_place", &v).expect("rx_place model builds");
+    ferroce_sim::verilator::record_next("rx_place", REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     s.reset("reset", None, 0);
@@ -132,4 +136,10 @@ fn payloads_reach_their_addresses_exactly() {
     }
     assert!(cmds.is_empty() && data.is_empty(), "nothing written beyond the placed payloads");
     assert!(total > 2_000, "{total} placed frames");
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("rx_place").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<rx_place_inputs>("rx_place", &rec, &[]);
 }
+
+/// Cycles of the main test's traffic replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 4000;

@@ -6,84 +6,166 @@
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `in_valid`/`in_ready`, `in_rate_mbps` (0 is taken as 1), `in_clock_mhz`.
-//! * `out_valid` pulses with `out_cost` when a conversion ends.
+//! * `out_valid` pulses with `out_cost` when a conversion ends, 41 cycles
+//!   after it was taken; `out_cost` holds until the next one is taken.
 
 use rust_hdl::prelude::*;
 
+use ferroce_proto::model::cc::Pacer as PacerModel;
+use ferroce_proto::params::BITS_PER_BYTE;
+
+use crate::blocks::{HdlDefault, HdlStruct};
+
+/// Width of the quotient, the numerator and `out_cost`.
+const QUO_BITS: usize = 40;
+/// Width of the divisor (`in_rate_mbps`).
+const DEN_BITS: usize = 32;
+/// Width of `in_clock_mhz`.
+const CLOCK_BITS: usize = 16;
+/// The numerator is `clock_mhz << NUM_SHIFT` (x 8 bits, x 2^FRAC).
+const NUM_SHIFT: usize = PacerModel::FRAC as usize + BITS_PER_BYTE.trailing_zeros() as usize;
+/// Width of the remainder: one more than the divisor.
+const REM_BITS: usize = DEN_BITS + 1;
+/// Quotient bits kept by a shift.
+const QUO_KEPT: usize = QUO_BITS - 1;
+/// Width of the step counter.
+const LEFT_BITS: usize = 6;
+
+const _: () = assert!(QUO_BITS < 1 << LEFT_BITS && NUM_SHIFT + CLOCK_BITS <= QUO_BITS);
+
+/// The numerator as loaded: {0, clock_mhz, 0}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Numerator {
+    pub lo: Bits<NUM_SHIFT>,
+    pub clock_mhz: Bits<CLOCK_BITS>,
+    pub hi: Bits<{ QUO_BITS - NUM_SHIFT - CLOCK_BITS }>,
+}
+
+/// The remainder shifted left by one with the numerator's next bit in.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Trial {
+    pub bit: bool,
+    pub rem: Bits<DEN_BITS>,
+}
+
+/// The divisor at the remainder's width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct DenWide {
+    pub den: Bits<DEN_BITS>,
+    pub zero: bool,
+}
+
+/// The quotient shifted left by one with the new bit in.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct QuoShift {
+    pub bit: bool,
+    pub quo: Bits<QUO_KEPT>,
+}
+
 /// The divider.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock, HdlDefault)]
 pub struct RateDiv {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub in_valid: Signal<In, bool>,
     pub in_ready: Signal<Out, bool>,
-    pub in_rate_mbps: Signal<In, Bits<32>>,
-    pub in_clock_mhz: Signal<In, Bits<16>>,
+    pub in_rate_mbps: Signal<In, Bits<DEN_BITS>>,
+    pub in_clock_mhz: Signal<In, Bits<CLOCK_BITS>>,
     pub out_valid: Signal<Out, bool>,
-    pub out_cost: Signal<Out, Bits<40>>,
+    pub out_cost: Signal<Out, Bits<QUO_BITS>>,
+    num: DFF<Bits<QUO_BITS>>,
+    den: DFF<Bits<DEN_BITS>>,
+    rem: DFF<Bits<REM_BITS>>,
+    quo: DFF<Bits<QUO_BITS>>,
+    left: DFF<Bits<LEFT_BITS>>,
+    busy: DFF<bool>,
+    done: DFF<bool>,
+    num_init: Signal<Local, Numerator>,
+    trial_parts: Signal<Local, Trial>,
+    trial: Signal<Local, Bits<REM_BITS>>,
+    den_parts: Signal<Local, DenWide>,
+    den_wide: Signal<Local, Bits<REM_BITS>>,
+    fits: Signal<Local, bool>,
+    quo_shift: Signal<Local, QuoShift>,
+    round_up: Signal<Local, Bits<QUO_BITS>>,
+    #[constant(0u64)]
+    zero_num_lo: Constant<Bits<NUM_SHIFT>>,
+    #[constant(0u64)]
+    zero_num_hi: Constant<Bits<{ QUO_BITS - NUM_SHIFT - CLOCK_BITS }>>,
+    #[constant(1u64)]
+    one_den: Constant<Bits<DEN_BITS>>,
+    #[constant(0u64)]
+    zero_rem: Constant<Bits<REM_BITS>>,
+    #[constant(0u64)]
+    zero_quo: Constant<Bits<QUO_BITS>>,
+    #[constant(1u64)]
+    one_quo: Constant<Bits<QUO_BITS>>,
+    #[constant(QUO_BITS as u64)]
+    steps: Constant<Bits<LEFT_BITS>>,
+    #[constant(1u64)]
+    one_left: Constant<Bits<LEFT_BITS>>,
+    #[constant(QUO_BITS as u64 - 1)]
+    num_msb: Constant<Bits<LEFT_BITS>>,
 }
 
 impl Logic for RateDiv {
-    // Verified in Verilator against the model; rust-hdl's simulator is not
-    // used for this block, so the Rust side only keeps outputs defined.
+    #[hdl_gen]
     fn update(&mut self) {
-        self.in_ready.next = false;
-        self.out_valid.next = false;
-        self.out_cost.next = 0.into();
-    }
+        dff_setup!(self, clock, num, den, rem, quo, left, busy, done);
+        // One restoring step: shift the numerator's top bit into the
+        // remainder, subtract the divisor if it fits.
+        self.trial_parts.next.bit = self.num.q.val().get_bit(self.num_msb.val().index());
+        self.trial_parts.next.rem = self.rem.q.val().get_bits::<DEN_BITS>(0);
+        self.trial.next = self.trial_parts.val().into();
+        self.den_parts.next.den = self.den.q.val();
+        self.den_parts.next.zero = false;
+        self.den_wide.next = self.den_parts.val().into();
+        self.fits.next = self.trial.val() >= self.den_wide.val();
+        self.quo_shift.next.bit = self.fits.val();
+        self.quo_shift.next.quo = self.quo.q.val().get_bits::<QUO_KEPT>(0);
+        self.num_init.next.lo = self.zero_num_lo.val();
+        self.num_init.next.clock_mhz = self.in_clock_mhz.val();
+        self.num_init.next.hi = self.zero_num_hi.val();
 
-    fn connect(&mut self) {
-        self.in_ready.connect();
-        self.out_valid.connect();
-        self.out_cost.connect();
-    }
+        self.done.d.next = false;
+        if self.busy.q.val() {
+            if self.fits.val() {
+                self.rem.d.next = self.trial.val() - self.den_wide.val();
+            } else {
+                self.rem.d.next = self.trial.val();
+            }
+            self.quo.d.next = self.quo_shift.val().into();
+            self.num.d.next = self.num.q.val() << 1;
+            self.left.d.next = self.left.q.val() - self.one_left.val();
+            if self.left.q.val() == self.one_left.val() {
+                self.busy.d.next = false;
+                self.done.d.next = true;
+            }
+        } else if self.in_valid.val() {
+            self.num.d.next = self.num_init.val().into();
+            if self.in_rate_mbps.val().any() {
+                self.den.d.next = self.in_rate_mbps.val();
+            } else {
+                self.den.d.next = self.one_den.val();
+            }
+            self.rem.d.next = self.zero_rem.val();
+            self.quo.d.next = self.zero_quo.val();
+            self.left.d.next = self.steps.val();
+            self.busy.d.next = true;
+        }
+        if self.reset.val() {
+            self.busy.d.next = false;
+            self.done.d.next = false;
+        }
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            r#"
-// numerator = clock_mhz * 8 * 2^16 (35 bits), shifted in MSB first.
-reg [39:0] num;
-reg [31:0] den;
-reg [32:0] rem;
-reg [39:0] quo;
-reg [5:0] left;
-reg busy;
-reg done_q;
-wire [32:0] trial = {rem[31:0], num[39]};
-wire fits = trial >= {1'b0, den};
-wire [32:0] rem_next = fits ? trial - {1'b0, den} : trial;
-always @(posedge clock) begin
-  done_q <= 1'b0;
-  if (busy) begin
-    rem <= rem_next;
-    quo <= {quo[38:0], fits};
-    num <= {num[38:0], 1'b0};
-    left <= left - 6'd1;
-    if (left == 6'd1) begin
-      busy <= 1'b0;
-      done_q <= 1'b1;
-    end
-  end else if (in_valid) begin
-    num <= {5'd0, in_clock_mhz, 19'd0};
-    den <= (in_rate_mbps == 32'd0) ? 32'd1 : in_rate_mbps;
-    rem <= 33'd0;
-    quo <= 40'd0;
-    left <= 6'd40;
-    busy <= 1'b1;
-  end
-  if (reset) begin
-    busy <= 1'b0;
-    done_q <= 1'b0;
-  end
-end
-always @(*) begin
-  in_ready = ~busy;
-  out_valid = done_q;
-  // Round up: one more if anything remained.
-  out_cost = quo + {39'd0, rem != 33'd0};
-end
-"#
-            .into(),
-        )
+        // Round up: one more if anything remained.
+        if self.rem.q.val().any() {
+            self.round_up.next = self.one_quo.val();
+        } else {
+            self.round_up.next = self.zero_quo.val();
+        }
+        self.in_ready.next = !self.busy.q.val();
+        self.out_valid.next = self.done.q.val();
+        self.out_cost.next = self.quo.q.val() + self.round_up.val();
     }
 }

@@ -33,9 +33,7 @@
 use rust_hdl::prelude::*;
 
 use ferroce_proto::wire::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
-use ferroce_proto::wire::{
-    self, AckRepr, Addressing, Body, CommonRepr, Ecn, Header, Opcode, TransportRepr,
-};
+use ferroce_proto::wire::{self, AckRepr, Addressing, Body, CommonRepr, Ecn, Header, Opcode, TransportRepr};
 use ferroce_proto::{ConnId, PathId, Psn, StreamId};
 
 use crate::blocks::{HdlDefault, HdlStruct};
@@ -686,8 +684,7 @@ impl Logic for TxBuild {
         } else {
             self.out_n.next = self.cnt.q.val();
         }
-        self.out_valid.next =
-            (self.cnt.q.val() >= self.eight5.val()) | (self.done_in.q.val() & self.cnt.q.val().any());
+        self.out_valid.next = (self.cnt.q.val() >= self.eight5.val()) | (self.done_in.q.val() & self.cnt.q.val().any());
         self.out_fire.next = self.out_valid.val() & self.m_axis_tready.val();
         self.out_n_bits.next.zero = self.zero3.val();
         self.out_n_bits.next.n = self.out_n.val();
@@ -702,9 +699,16 @@ impl Logic for TxBuild {
 
         // Input side: this cycle's bytes, if they fit. Header word
         // pos / 8, frame byte 0 in the top bits, turned into lanes.
-        self.word_at.next =
-            self.top_word_at.val() - ((self.pos.q.val().get_bits::<WORD_AT_BITS>(0) & self.word_bits.val()) << self.three.val());
-        self.head_word.next = self.hb.q.val().get_bits::<64>(self.word_at.val().index());
+        self.word_at.next = self.top_word_at.val()
+            - ((self.pos.q.val().get_bits::<WORD_AT_BITS>(0) & self.word_bits.val()) << self.three.val());
+        // Past the header (the payload's beats) the offset wraps below bit 0:
+        // the word is then zero, in rust-hdl and in the Verilog alike (an
+        // out-of-range part-select would read X in Verilog and stop
+        // rust-hdl's simulator).
+        self.head_word.next = self.zero64.val();
+        if self.word_at.val() <= self.top_word_at.val() {
+            self.head_word.next = self.hb.q.val().get_bits::<64>(self.word_at.val().index());
+        }
         self.head_lanes.next.b0 = self.head_word.val().get_bits::<8>(56);
         self.head_lanes.next.b1 = self.head_word.val().get_bits::<8>(48);
         self.head_lanes.next.b2 = self.head_word.val().get_bits::<8>(40);
