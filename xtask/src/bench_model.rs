@@ -33,10 +33,7 @@ fn parallel<T: Send, R: Send>(jobs: Vec<T>, f: impl Fn(T) -> anyhow::Result<R> +
     results.into_inner().expect("results lock").into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (flags, keys) = crate::parse_opts(args, &["--quick"], &["--json"])?;
-    let quick = !flags.is_empty();
-    let json_path = keys.iter().find(|(k, _)| k == "--json").map(|(_, v)| v.clone());
+pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let d = Durations::new(quick);
     let started = Instant::now();
     eprintln!(

@@ -37,10 +37,7 @@ struct Point {
     ideal: f64,
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (flags, keys) = crate::parse_opts(args, &["--quick"], &["--json"])?;
-    let quick = !flags.is_empty();
-    let json_path = keys.iter().find(|(k, _)| k == "--json").map(|(_, v)| v.clone());
+pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let d = Durations::new(quick);
     let mtus: &[u32] = if quick { &[1024] } else { &[1024, 4096] };
     let started = Instant::now();

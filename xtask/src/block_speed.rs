@@ -176,24 +176,12 @@ pub fn table(speeds: &[Speed]) -> String {
     s
 }
 
-/// Blocks named by `--only a,b`.
-pub fn only(keys: &[(String, String)]) -> Option<Vec<String>> {
-    keys.iter()
-        .find(|(k, _)| k == "--only")
-        .map(|(_, v)| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect())
-}
-
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (_, keys) = crate::parse_opts(args, &[], &["--json", "--only", "--rounds"])?;
-    let rounds = match keys.iter().find(|(k, _)| k == "--rounds") {
-        Some((_, v)) => v.parse::<usize>().ok().filter(|n| *n > 0).context("--rounds takes a number above 0")?,
-        None => 1,
-    };
-    let speeds = measure(only(&keys).as_deref(), rounds)?;
+pub fn run(json: Option<String>, only: Option<Vec<String>>, rounds: usize) -> anyhow::Result<()> {
+    let speeds = measure(only.as_deref(), rounds)?;
     print!("{}", table(&speeds));
     println!("(Verilator eval() time per cycle on each block's own test traffic; compare a block with itself only)");
-    if let Some((_, path)) = keys.iter().find(|(k, _)| k == "--json") {
-        std::fs::write(path, serde_json::to_string_pretty(&record(speeds))? + "\n")?;
+    if let Some(path) = json {
+        std::fs::write(&path, serde_json::to_string_pretty(&record(speeds))? + "\n")?;
         println!("wrote {path}");
     }
     Ok(())

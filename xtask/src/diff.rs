@@ -12,19 +12,21 @@ use std::time::Instant;
 use ferroce_sim::lockstep::{send_lockstep, SendLockstep};
 use ferroce_sim::lockstep_rx::{recv_lockstep, Mix};
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (_, keys) = crate::parse_opts(args, &[], &["--packets", "--loss", "--seed", "--side"])?;
-    let get = |k: &str| keys.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-    let packets: u64 = get("--packets").map_or(Ok(100_000), |v| v.parse())?;
-    let loss: f64 = get("--loss").map_or(Ok(0.01), |v| v.parse())?;
-    let seed: u64 = get("--seed").map_or(Ok(1), |v| v.parse())?;
+/// Which path `diff` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Side {
+    Tx,
+    Rx,
+    Both,
+}
+
+pub fn run(side: Side, packets: u64, loss: f64, seed: u64) -> anyhow::Result<()> {
     anyhow::ensure!(packets >= 100, "--packets must be at least 100");
-    let side = get("--side").unwrap_or_else(|| "both".into());
-    anyhow::ensure!(["tx", "rx", "both"].contains(&side.as_str()), "--side is tx, rx or both");
-    if side != "rx" {
+    anyhow::ensure!((0.0..0.5).contains(&loss), "--loss is a fraction below 0.5 (0.01 for 1 %)");
+    if side != Side::Rx {
         send_side(packets, loss, seed)?;
     }
-    if side != "tx" {
+    if side != Side::Tx {
         recv_side(packets, loss, seed)?;
     }
     Ok(())

@@ -12,9 +12,7 @@ pub fn generated() -> Vec<(&'static str, String)> {
     ]
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (flags, _) = crate::parse_opts(args, &["--check"], &[])?;
-    let check = !flags.is_empty();
+pub fn run(check: bool) -> anyhow::Result<()> {
     let mut stale = Vec::new();
     for (rel, text) in generated() {
         let path = crate::root().join(rel);

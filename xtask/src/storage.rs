@@ -154,8 +154,7 @@ pub fn markdown(mems: &[Mem]) -> String {
     s
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    crate::parse_opts(args, &[], &[])?;
+pub fn run() -> anyhow::Result<()> {
     let mems = measure()?;
     let (bits, blocks) = totals(&mems);
     let path = crate::root().join("docs/bench/rtl-storage.md");

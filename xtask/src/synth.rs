@@ -139,9 +139,7 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     Ok(cells)
 }
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let (_, keys) = crate::parse_opts(args, &[], &["--block"])?;
-    let name = keys.first().map(|(_, v)| v.clone()).context("--block NAME is required")?;
+pub fn run(name: String) -> anyhow::Result<()> {
     let c = synth(&name)?;
     println!("{name}: {}", c.summary());
     Ok(())
@@ -251,17 +249,15 @@ fn comparison(before: &Before, after: &[(&str, Option<Cells>)], speed: Option<&[
     s
 }
 
-pub fn resources(args: &[String]) -> anyhow::Result<()> {
-    let (flags, keys) = crate::parse_opts(args, &["--no-speed"], &["--speed-json"])?;
+pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<()> {
     let before_path = crate::root().join(BEFORE);
     let before: Before = serde_json::from_str(
         &std::fs::read_to_string(&before_path).with_context(|| format!("reading {}", before_path.display()))?,
     )
     .with_context(|| format!("parsing {}", before_path.display()))?;
-    let speed_json = keys.iter().find(|(k, _)| k == "--speed-json").map(|(_, v)| v.clone());
     // The speed first: its tests are quick next to the synthesis, and a
     // failing test should stop the run before the long part.
-    let speed: Option<crate::block_speed::Record> = if flags.iter().any(|f| f == "--no-speed") {
+    let speed: Option<crate::block_speed::Record> = if no_speed {
         None
     } else if let Some(path) = &speed_json {
         Some(serde_json::from_str(&std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?)?)
@@ -500,8 +496,7 @@ fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cel
 
 /// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
 /// or more) and record the result for `bench-rtl`.
-pub fn engine(args: &[String]) -> anyhow::Result<()> {
-    crate::parse_opts(args, &[], &[])?;
+pub fn engine() -> anyhow::Result<()> {
     let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
     let cells = match record_for(&verilog).filter(|s| s.current) {
         Some(s) => {

@@ -5,8 +5,7 @@ use std::process::Command;
 
 use ferroce_sim::tools;
 
-pub fn run(args: &[String]) -> anyhow::Result<()> {
-    crate::parse_opts(args, &[], &[])?;
+pub fn run() -> anyhow::Result<()> {
     for tool in tools::ALL {
         let bin = tools::ensure(tool, &mut |line| println!("{line}"))?;
         if tool.name == "verilator" {
