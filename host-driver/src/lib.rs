@@ -7,23 +7,30 @@
 //! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
 //! * [`driver`]: bring-up, connections, memory regions, rings, doorbells and
 //!   completions over any [`driver::Device`].
-//! * [`sim`]: the whole engine in Verilator, looped to itself
-//!   ([`sim::SimLoopback`]) or shared with the fabric model
-//!   ([`sim::SharedEngine`]).
+//! * `sim` (feature `sim`, on by default): the whole engine in Verilator,
+//!   looped to itself (`sim::SimLoopback`) or shared with the fabric model
+//!   (`sim::SharedEngine`); with it the loopback run (`loopback`), two
+//!   engines over the fabric (`pair`) and the benchmarks (`bench`). Without
+//!   the feature the crate has no rust-hdl or Verilator in its dependencies.
 
 pub mod access;
+#[cfg(feature = "sim")]
 pub mod bench;
 pub mod discover;
 pub mod driver;
+#[cfg(feature = "sim")]
 pub mod loopback;
 pub mod os;
+#[cfg(feature = "sim")]
 pub mod pair;
 pub mod pci;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod vfio;
 
 /// The line rate of the simulated engine's MAC interface (64 bits per
 /// cycle at its clock), Mb/s.
+#[cfg(feature = "sim")]
 pub const SIM_LINE_MBPS: u32 = ferroce_hdl::engine::MAC_MBPS;
 
 pub use access::{RegisterAccess, Twin};
@@ -47,6 +54,7 @@ pub enum Error {
     NoDevice(String),
     #[error("{path}")]
     Io { path: String, source: std::io::Error },
+    #[cfg(feature = "sim")]
     #[error(transparent)]
     Sim(#[from] ferroce_sim::Error),
     #[error("bad request: {0}")]

@@ -69,11 +69,23 @@ pub trait Os {
     /// `ioctl(fd, request, value)`.
     fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32>;
     /// `ioctl(fd, request, buf)`: the kernel reads and may write `buf`.
-    fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32>;
+    ///
+    /// # Safety
+    ///
+    /// `buf` must be at least as long as the structure `request` reads and
+    /// writes, so that the kernel stays inside it; any address the
+    /// structure holds must stay valid for as long as the kernel uses it
+    /// (for `VFIO_IOMMU_MAP_DMA`, until the mapping is undone).
+    unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32>;
     /// The kernel's number for `fd` (some ioctls take another descriptor).
     fn raw(&self, fd: Fd) -> i32;
-    /// Adopt a file descriptor an ioctl returned.
-    fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd>;
+    /// Adopt a file descriptor an ioctl returned: it is closed when this
+    /// OS layer is dropped.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be an open descriptor that nothing else owns or closes.
+    unsafe fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd>;
     /// Map `len` bytes of `fd` at `offset`.
     fn map(&mut self, fd: Fd, offset: u64, len: usize) -> Result<Mapping>;
     /// Pinned anonymous memory, in 2 MiB huge pages if `huge`.
@@ -122,10 +134,10 @@ impl Os for RealOs {
         Ok(r)
     }
 
-    fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
+    unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
         let (f, name) = self.file(fd)?;
-        // SAFETY: `buf` is a live, exclusively borrowed buffer of the size
-        // the request's structure has (the callers build it so).
+        // SAFETY: `buf` is a live, exclusively borrowed buffer at least as
+        // long as the request's structure (this function's contract).
         let r = unsafe { libc::ioctl(f.as_raw_fd(), request as _, buf.as_mut_ptr()) };
         if r < 0 {
             return Err(Error::Io {
@@ -140,9 +152,9 @@ impl Os for RealOs {
         self.files.get(fd.0 as usize).map_or(-1, |f| f.0.as_raw_fd())
     }
 
-    fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
-        // SAFETY: `raw` is a descriptor the kernel just returned to us and
-        // nothing else owns.
+    unsafe fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
+        // SAFETY: `raw` is open and owned by nothing else (this function's
+        // contract), so the File may close it.
         let f = unsafe { File::from_raw_fd(raw) };
         self.files.push((f, what.to_string()));
         Ok(Fd(self.files.len() as u32 - 1))
@@ -232,10 +244,11 @@ impl Os for FakeOs {
 
     fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32> {
         let mut b = value.to_le_bytes();
-        self.ioctl_buf(fd, request, &mut b)
+        // SAFETY: the stand-in kernel only records and answers through `b`.
+        unsafe { self.ioctl_buf(fd, request, &mut b) }
     }
 
-    fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
+    unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
         let path =
             self.files.get(fd.0 as usize).map(|f| f.1.clone()).ok_or_else(|| Error::BadRequest("bad fd".into()))?;
         self.calls.push((path.clone(), request, buf.to_vec()));
@@ -249,7 +262,7 @@ impl Os for FakeOs {
         100 + fd.0 as i32
     }
 
-    fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
+    unsafe fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
         // The fake's ioctls return descriptors as the name of a file under
         // root/fd/<raw>.
         let p = PathBuf::from(format!("/fd/{raw}"));

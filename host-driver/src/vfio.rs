@@ -12,6 +12,8 @@
 //! `/proc/self/pagemap` (without an IOMMU; needs root, which the kernel
 //! signals by reporting page frame 0).
 
+#![allow(unsafe_code)]
+
 use std::path::Path;
 
 use crate::os::{Fd, Mapping, Os};
@@ -81,7 +83,8 @@ impl Vfio {
         let g = os.open(Path::new(&gpath))?;
         let mut status = [0u8; 8];
         status[0..4].copy_from_slice(&8u32.to_le_bytes());
-        os.ioctl_buf(g, VFIO_GROUP_GET_STATUS, &mut status)?;
+        // SAFETY: struct vfio_group_status is 8 bytes.
+        unsafe { os.ioctl_buf(g, VFIO_GROUP_GET_STATUS, &mut status) }?;
         if le32(&status, 4) & VFIO_GROUP_FLAGS_VIABLE == 0 {
             return Err(Error::System(format!(
                 "IOMMU group {group} is not viable: bind every device in it to vfio-pci"
@@ -89,12 +92,15 @@ impl Vfio {
         }
         // The container's descriptor number is passed by pointer.
         let mut c = os.raw(container).to_le_bytes();
-        os.ioctl_buf(g, VFIO_GROUP_SET_CONTAINER, &mut c)?;
+        // SAFETY: the argument is an int, 4 bytes.
+        unsafe { os.ioctl_buf(g, VFIO_GROUP_SET_CONTAINER, &mut c) }?;
         os.ioctl_val(container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU)?;
         let mut name = bdf.as_bytes().to_vec();
         name.push(0);
-        let raw = os.ioctl_buf(g, VFIO_GROUP_GET_DEVICE_FD, &mut name)?;
-        let device = os.adopt(raw, &format!("VFIO device {bdf}"))?;
+        // SAFETY: the argument is a NUL-terminated string, `name` with its NUL.
+        let raw = unsafe { os.ioctl_buf(g, VFIO_GROUP_GET_DEVICE_FD, &mut name) }?;
+        // SAFETY: VFIO_GROUP_GET_DEVICE_FD returns a new descriptor, ours alone.
+        let device = unsafe { os.adopt(raw, &format!("VFIO device {bdf}")) }?;
         Ok(Vfio { container, device, bdf: bdf.into(), next_iova: IOVA_BASE })
     }
 
@@ -103,7 +109,8 @@ impl Vfio {
         let mut info = [0u8; 32];
         info[0..4].copy_from_slice(&32u32.to_le_bytes());
         info[8..12].copy_from_slice(&index.to_le_bytes());
-        os.ioctl_buf(self.device, VFIO_DEVICE_GET_REGION_INFO, &mut info)?;
+        // SAFETY: struct vfio_region_info (without capabilities) is 32 bytes.
+        unsafe { os.ioctl_buf(self.device, VFIO_DEVICE_GET_REGION_INFO, &mut info) }?;
         let (size, offset) = (le64(&info, 16), le64(&info, 24));
         if size == 0 {
             return Err(Error::NoDevice(format!("{}: region {index} is empty", self.bdf)));
@@ -121,7 +128,11 @@ impl Vfio {
         map[8..16].copy_from_slice(&(m.as_ptr() as u64).to_le_bytes());
         map[16..24].copy_from_slice(&iova.to_le_bytes());
         map[24..32].copy_from_slice(&(m.len() as u64).to_le_bytes());
-        os.ioctl_buf(self.container, VFIO_IOMMU_MAP_DMA, &mut map)?;
+        // SAFETY: struct vfio_iommu_type1_dma_map is 32 bytes; the memory
+        // it names is `m`, which the caller keeps (DmaMemory owns both the
+        // mapping and the VFIO context, and the container's mappings end
+        // when its descriptor closes).
+        unsafe { os.ioctl_buf(self.container, VFIO_IOMMU_MAP_DMA, &mut map) }?;
         // Keep IOVAs 2 MiB aligned.
         self.next_iova += (m.len() as u64).div_ceil(2 << 20) * (2 << 20);
         Ok(iova)

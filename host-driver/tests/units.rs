@@ -4,6 +4,9 @@
 //! character-device backends on files in a temporary folder, the real OS
 //! layer on plain files and anonymous memory, and DMA memory bounds.
 
+// The OS layer's ioctl and adopt are unsafe: its tests call them.
+#![allow(unsafe_code)]
+
 use std::collections::HashMap;
 use std::os::fd::IntoRawFd;
 use std::path::{Path, PathBuf};
@@ -570,11 +573,13 @@ fn the_real_os_opens_maps_and_queries_plain_files() {
     assert_eq!(os.raw(Fd(99)), -1);
     // FIONREAD on a regular file: the bytes left to read, written through the buffer.
     let mut n = [0u8; 4];
-    assert_eq!(os.ioctl_buf(fd, libc::FIONREAD, &mut n).unwrap(), 0);
+    // SAFETY: FIONREAD writes an int; the failing request is refused
+    // before the kernel touches the buffer.
+    assert_eq!(unsafe { os.ioctl_buf(fd, libc::FIONREAD, &mut n) }.unwrap(), 0);
     assert_eq!(u32::from_le_bytes(n), 1234);
     assert_eq!(os.ioctl_val(fd, libc::FIOCLEX, 0).unwrap(), 0);
     assert!(matches!(os.ioctl_val(fd, 0x4645_0000, 0), Err(Error::Io { .. })), "not a tty: ENOTTY");
-    assert!(matches!(os.ioctl_buf(fd, 0x4645_0000, &mut n), Err(Error::Io { .. })));
+    assert!(matches!(unsafe { os.ioctl_buf(fd, 0x4645_0000, &mut n) }, Err(Error::Io { .. })));
     assert!(matches!(os.ioctl_val(Fd(99), libc::FIOCLEX, 0), Err(Error::BadRequest(_))));
     let mut m = os.map(fd, 0, 1234).unwrap();
     assert_eq!((m.len(), m.is_empty()), (1234, false));
@@ -584,9 +589,11 @@ fn the_real_os_opens_maps_and_queries_plain_files() {
     assert_eq!(std::fs::read(&path).unwrap()[1000..1003], [7, 8, 9], "a shared mapping of the file");
     // A descriptor handed over (as an ioctl returns one) is adopted.
     let raw = std::fs::File::open(&path).unwrap().into_raw_fd();
-    let adopted = os.adopt(raw, "adopted").unwrap();
+    // SAFETY: `raw` was just released by its File and is owned by nothing else.
+    let adopted = unsafe { os.adopt(raw, "adopted") }.unwrap();
     assert_eq!(os.raw(adopted), raw);
-    assert_eq!(os.ioctl_buf(adopted, libc::FIONREAD, &mut n).unwrap(), 0);
+    // SAFETY: FIONREAD writes an int.
+    assert_eq!(unsafe { os.ioctl_buf(adopted, libc::FIONREAD, &mut n) }.unwrap(), 0);
     assert_eq!(u32::from_le_bytes(n), 1234);
     assert!(matches!(os.open(&root.join("missing")), Err(Error::Io { .. })));
     assert!(matches!(os.map(Fd(99), 0, 4096), Err(Error::BadRequest(_))));
@@ -776,14 +783,16 @@ impl Os for Allocs {
     fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32> {
         self.os.ioctl_val(fd, request, value)
     }
-    fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
-        self.os.ioctl_buf(fd, request, buf)
+    unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
+        // SAFETY: passed on under the caller's contract.
+        unsafe { self.os.ioctl_buf(fd, request, buf) }
     }
     fn raw(&self, fd: Fd) -> i32 {
         self.os.raw(fd)
     }
-    fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
-        self.os.adopt(raw, what)
+    unsafe fn adopt(&mut self, raw: i32, what: &str) -> Result<Fd> {
+        // SAFETY: passed on under the caller's contract.
+        unsafe { self.os.adopt(raw, what) }
     }
     fn map(&mut self, fd: Fd, offset: u64, len: usize) -> Result<Mapping> {
         self.os.map(fd, offset, len)
