@@ -54,27 +54,12 @@ pub fn slices(h: &Header, name: &str) -> Vec<Slice> {
         .collect()
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// [`Header::field`] at compile time, for widths and offsets that are type
 /// parameters: the field called `name`. Fails to compile on a typo.
 pub const fn field_of(h: &Header, name: &str) -> Field {
     let mut i = 0;
     while i < h.fields.len() {
-        if str_eq(h.fields[i].name, name) {
+        if ferroce_proto::str_eq(h.fields[i].name, name) {
             return h.fields[i];
         }
         i += 1;
@@ -84,13 +69,13 @@ pub const fn field_of(h: &Header, name: &str) -> Field {
 
 /// [`frame_offset`] at compile time.
 pub const fn frame_offset_of(h: &Header) -> usize {
-    if str_eq(h.name, ETH.name) {
+    if ferroce_proto::str_eq(h.name, ETH.name) {
         0
-    } else if str_eq(h.name, IPV4.name) {
+    } else if ferroce_proto::str_eq(h.name, IPV4.name) {
         ETH.len
-    } else if str_eq(h.name, UDP.name) {
+    } else if ferroce_proto::str_eq(h.name, UDP.name) {
         ETH.len + IPV4.len
-    } else if str_eq(h.name, COMMON.name) {
+    } else if ferroce_proto::str_eq(h.name, COMMON.name) {
         L2L4
     } else {
         L2L4 + COMMON.len

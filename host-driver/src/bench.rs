@@ -36,8 +36,8 @@ pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
     let (mut posted, mut done) = (0u32, 0u32);
     let mut start: Option<(u64, u64)> = None;
     let placed = |p: &mut EnginePair| -> Result<u64> {
-        let lo = p.drivers[1].get("stats", "bytes_placed_lo")? as u64;
-        let hi = p.drivers[1].get("stats", "bytes_placed_hi")? as u64;
+        let lo = p.drivers[1].get(ferroce_proto::regs::stats::BYTES_PLACED_LO)? as u64;
+        let hi = p.drivers[1].get(ferroce_proto::regs::stats::BYTES_PLACED_HI)? as u64;
         Ok(hi << 32 | lo)
     };
     while p.fabric.now() < d.warmup + d.measure {

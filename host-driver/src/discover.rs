@@ -44,6 +44,7 @@ pub fn walk(bus: &mut dyn RegisterAccess, start: u32) -> Result<Vec<Found>> {
 /// The engine's blocks, by name, checked against this driver's register map.
 #[derive(Debug, Clone)]
 pub struct Engine {
+    /// One per block of the map, in the map's order ([`regs::BLOCKS`]).
     pub blocks: Vec<(&'static str, Found)>,
 }
 
@@ -71,12 +72,16 @@ impl Engine {
         self.blocks.iter().find(|(n, _)| *n == name).map(|(_, f)| f.offset)
     }
 
-    /// Absolute offset of `block.register` (found base + the map's offset).
+    /// Absolute offset of register `r`: its block's base as found by the
+    /// walk plus its offset in the block (no look-up by name).
+    pub fn addr(&self, r: regs::Reg) -> u32 {
+        self.blocks[r.block].1.offset + r.offset_in_block()
+    }
+
+    /// Absolute offset of `block.register` by name (for names a user typed).
     pub fn offset_of(&self, block: &str, reg: &str) -> Result<u32> {
-        let map = regs::offset_of(block, reg).map_err(|_| Error::NoRegister(format!("{block}.{reg}")))?;
-        let (map_base, _) = regs::block(block).ok_or_else(|| Error::NoRegister(block.into()))?;
-        let base = self.base(block).ok_or_else(|| Error::NoRegister(block.into()))?;
-        Ok(base + (map - map_base))
+        let r = regs::Reg::find(block, reg).ok_or_else(|| Error::NoRegister(format!("{block}.{reg}")))?;
+        Ok(self.addr(r))
     }
 }
 

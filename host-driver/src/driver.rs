@@ -5,7 +5,7 @@
 //! hardware). Every wait has a limit and ends in a typed error.
 
 use ferroce_proto::defaults::DEFAULTS;
-use ferroce_proto::regs;
+use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
 
@@ -113,10 +113,9 @@ impl Ring {
 /// its range. The engine answers such a write with SLVERR and keeps the old
 /// value, but over PCIe a register write is posted and nobody sees the
 /// answer, so every write is checked before it leaves.
-pub fn check_value(block: &str, reg: &str, value: u32) -> Result<()> {
-    let (_, r) = regs::register(block, reg).map_err(|_| Error::NoRegister(format!("{block}.{reg}")))?;
-    match r.range {
-        Some(b) if !b.contains(value) => Err(Error::BadRequest(format!("{block}.{reg}: {value} is out of range {b}"))),
+pub fn check_value(reg: Reg, value: u32) -> Result<()> {
+    match reg.register().range {
+        Some(b) if !b.contains(value) => Err(Error::BadRequest(format!("{reg}: {value} is out of range {b}"))),
         _ => Ok(()),
     }
 }
@@ -152,20 +151,20 @@ impl<D: Device> Driver<D> {
     pub fn bring_up(mut dev: D, cfg: &Config, sq: RingSpec, rq: RingSpec, cq: RingSpec) -> Result<Driver<D>> {
         let (lo, hi) = mac_words(cfg.mac);
         let settings = [
-            ("mac_lo", lo),
-            ("mac_hi", hi),
-            ("ip", u32::from_be_bytes(cfg.ip)),
-            ("mtu", cfg.mtu),
-            ("ack_every", cfg.ack_every),
-            ("ack_delay_ns", cfg.ack_delay_ns),
-            ("rto_min_ns", cfg.rto_min_ns),
-            ("rnr_delay_ns", cfg.rnr_delay_ns),
-            ("port_seed", cfg.port_seed),
-            ("line_rate_mbps", cfg.line_rate_mbps),
+            (control::MAC_LO, lo),
+            (control::MAC_HI, hi),
+            (control::IP, u32::from_be_bytes(cfg.ip)),
+            (control::MTU, cfg.mtu),
+            (control::ACK_EVERY, cfg.ack_every),
+            (control::ACK_DELAY_NS, cfg.ack_delay_ns),
+            (control::RTO_MIN_NS, cfg.rto_min_ns),
+            (control::RNR_DELAY_NS, cfg.rnr_delay_ns),
+            (control::PORT_SEED, cfg.port_seed),
+            (control::LINE_RATE_MBPS, cfg.line_rate_mbps),
         ];
         // All of them before anything is written.
         for (reg, v) in settings {
-            check_value("control", reg, v)?;
+            check_value(reg, v)?;
         }
         for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
             if r.log_size == 0 || r.log_size > 16 || r.base % entry as u64 != 0 {
@@ -185,47 +184,50 @@ impl<D: Device> Driver<D> {
             max_conns: 0,
             max_streams: 0,
         };
-        d.max_conns = d.get("engine_info", "max_conns")?;
-        d.max_streams = d.get("engine_info", "max_streams")?;
+        d.max_conns = d.get(regs::engine_info::MAX_CONNS)?;
+        d.max_streams = d.get(regs::engine_info::MAX_STREAMS)?;
         for (reg, v) in settings {
-            d.set("control", reg, v)?;
+            d.set(reg, v)?;
         }
-        for (q, r) in [("sq", sq), ("rq", rq), ("cq", cq)] {
-            d.set("queues", &format!("{q}_base_lo"), r.base as u32)?;
-            d.set("queues", &format!("{q}_base_hi"), (r.base >> 32) as u32)?;
-            d.set("queues", &format!("{q}_log_size"), r.log_size)?;
+        for ([lo, hi, log], r) in [
+            ([queues::SQ_BASE_LO, queues::SQ_BASE_HI, queues::SQ_LOG_SIZE], sq),
+            ([queues::RQ_BASE_LO, queues::RQ_BASE_HI, queues::RQ_LOG_SIZE], rq),
+            ([queues::CQ_BASE_LO, queues::CQ_BASE_HI, queues::CQ_LOG_SIZE], cq),
+        ] {
+            d.set(lo, r.base as u32)?;
+            d.set(hi, (r.base >> 32) as u32)?;
+            d.set(log, r.log_size)?;
         }
-        d.sq.cons = d.get("queues", "sq_cons")?;
+        d.sq.cons = d.get(queues::SQ_CONS)?;
         d.sq.prod = d.sq.cons;
-        d.set("queues", "sq_prod", d.sq.prod)?;
-        d.rq.cons = d.get("queues", "rq_cons")?;
+        d.set(queues::SQ_PROD, d.sq.prod)?;
+        d.rq.cons = d.get(queues::RQ_CONS)?;
         d.rq.prod = d.rq.cons;
-        d.set("queues", "rq_prod", d.rq.prod)?;
-        d.cq.prod = d.get("queues", "cq_prod")?;
+        d.set(queues::RQ_PROD, d.rq.prod)?;
+        d.cq.prod = d.get(queues::CQ_PROD)?;
         d.cq.cons = d.cq.prod;
-        d.set("queues", "cq_cons", d.cq.cons)?;
-        d.set("control", "ctrl", 1)?;
+        d.set(queues::CQ_CONS, d.cq.cons)?;
+        d.set(control::CTRL, 1)?;
         Ok(d)
     }
 
-    /// Write `block.reg`; a value outside its range (see [`check_value`])
-    /// is refused without writing.
-    pub fn set(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
-        let off = self.map.offset_of(block, reg)?;
-        check_value(block, reg, v)?;
-        self.dev.write32(off, v)
+    /// Write register `reg` (`control::MTU`, ...); a value outside
+    /// its range (see [`check_value`]) is refused without writing.
+    pub fn set(&mut self, reg: Reg, v: u32) -> Result<()> {
+        check_value(reg, v)?;
+        self.dev.write32(self.map.addr(reg), v)
     }
 
-    /// Read `block.reg`.
-    pub fn get(&mut self, block: &str, reg: &str) -> Result<u32> {
-        let off = self.map.offset_of(block, reg)?;
-        self.dev.read32(off)
+    /// Read register `reg`.
+    pub fn get(&mut self, reg: Reg) -> Result<u32> {
+        self.dev.read32(self.map.addr(reg))
     }
 
-    fn command(&mut self, block: &str, cmd: u32, what: String) -> Result<()> {
-        self.set(block, "cmd", cmd)?;
+    /// Issue a table command (`cmd`, then poll `status`).
+    fn command(&mut self, [cmd_reg, status]: [Reg; 2], cmd: u32, what: String) -> Result<()> {
+        self.set(cmd_reg, cmd)?;
         for _ in 0..CMD_POLLS {
-            match self.get(block, "cmd_status")? {
+            match self.get(status)? {
                 0 => return Ok(()),
                 1 => self.dev.idle()?,
                 _ => return Err(Error::Refused(what)),
@@ -245,9 +247,9 @@ impl<D: Device> Driver<D> {
     /// connection up again with a new generation so that packets of its
     /// earlier life, still on the fabric, are dropped.
     pub fn connect_life(&mut self, c: &ConnSpec, life: Life) -> Result<()> {
-        let max_paths = self.get("engine_info", "max_paths")?;
-        let max_streams = self.get("engine_info", "max_streams")?;
-        let max_conns = self.get("engine_info", "max_conns")?;
+        let max_paths = self.get(regs::engine_info::MAX_PATHS)?;
+        let max_streams = self.get(regs::engine_info::MAX_STREAMS)?;
+        let max_conns = self.get(regs::engine_info::MAX_CONNS)?;
         if c.paths == 0 || c.paths > max_paths || c.streams == 0 || c.streams > max_streams || c.index >= max_conns {
             return Err(Error::BadRequest(format!(
                 "connection {}: this engine takes index < {max_conns}, 1..={max_paths} paths and 1..={max_streams} \
@@ -256,18 +258,18 @@ impl<D: Device> Driver<D> {
             )));
         }
         let (lo, hi) = mac_words(c.peer_mac);
-        self.set("conn_table", "index", c.index)?;
-        self.set("conn_table", "remote_id", c.remote)?;
-        self.set("conn_table", "peer_ip", u32::from_be_bytes(c.peer_ip))?;
-        self.set("conn_table", "peer_mac_lo", lo)?;
-        self.set("conn_table", "peer_mac_hi", hi)?;
-        self.set("conn_table", "paths", c.paths)?;
-        self.set("conn_table", "streams", c.streams)?;
-        self.set("conn_table", "initial_rate_mbps", c.initial_rate_mbps)?;
-        self.set("conn_table", "tx_psn", life.tx_psn.get())?;
-        self.set("conn_table", "rx_psn", life.rx_psn.get())?;
-        self.set("conn_table", "generation", life.generation as u32)?;
-        self.command("conn_table", 1, format!("connection {}", c.index))
+        self.set(conn_table::INDEX, c.index)?;
+        self.set(conn_table::REMOTE_ID, c.remote)?;
+        self.set(conn_table::PEER_IP, u32::from_be_bytes(c.peer_ip))?;
+        self.set(conn_table::PEER_MAC_LO, lo)?;
+        self.set(conn_table::PEER_MAC_HI, hi)?;
+        self.set(conn_table::PATHS, c.paths)?;
+        self.set(conn_table::STREAMS, c.streams)?;
+        self.set(conn_table::INITIAL_RATE_MBPS, c.initial_rate_mbps)?;
+        self.set(conn_table::TX_PSN, life.tx_psn.get())?;
+        self.set(conn_table::RX_PSN, life.rx_psn.get())?;
+        self.set(conn_table::GENERATION, life.generation as u32)?;
+        self.command([conn_table::CMD, conn_table::CMD_STATUS], 1, format!("connection {}", c.index))
     }
 
     /// Close connection `index`: its receive side takes nothing more and its
@@ -275,8 +277,8 @@ impl<D: Device> Driver<D> {
     /// go out again until it is set up again (in a new life, see
     /// [`Driver::connect_life`], whose generation the peer tells apart).
     pub fn close(&mut self, index: u32) -> Result<()> {
-        self.set("conn_table", "index", index)?;
-        self.command("conn_table", 3, format!("closing connection {index}"))
+        self.set(conn_table::INDEX, index)?;
+        self.command([conn_table::CMD, conn_table::CMD_STATUS], 3, format!("closing connection {index}"))
     }
 
     /// Open memory region `m` to remote WRITEs.
@@ -287,23 +289,23 @@ impl<D: Device> Driver<D> {
                 m.slot, m.base, m.len
             )));
         }
-        self.set("mr_table", "index", m.slot)?;
-        self.set("mr_table", "rkey", m.rkey)?;
-        self.set("mr_table", "base_lo", m.base as u32)?;
-        self.set("mr_table", "base_hi", (m.base >> 32) as u32)?;
-        self.set("mr_table", "len_lo", m.len as u32)?;
-        self.set("mr_table", "len_hi", (m.len >> 32) as u32)?;
-        self.set("mr_table", "access", m.remote_write as u32)?;
-        self.set("mr_table", "conn", m.conn)?;
-        self.command("mr_table", 1, format!("memory region {}", m.slot))
+        self.set(mr_table::INDEX, m.slot)?;
+        self.set(mr_table::RKEY, m.rkey)?;
+        self.set(mr_table::BASE_LO, m.base as u32)?;
+        self.set(mr_table::BASE_HI, (m.base >> 32) as u32)?;
+        self.set(mr_table::LEN_LO, m.len as u32)?;
+        self.set(mr_table::LEN_HI, (m.len >> 32) as u32)?;
+        self.set(mr_table::ACCESS, m.remote_write as u32)?;
+        self.set(mr_table::CONN, m.conn)?;
+        self.command([mr_table::CMD, mr_table::CMD_STATUS], 1, format!("memory region {}", m.slot))
     }
 
     fn room(&mut self, send: bool) -> Result<bool> {
-        let (ring, reg) = if send { (self.sq, "sq_cons") } else { (self.rq, "rq_cons") };
+        let (ring, reg) = if send { (self.sq, queues::SQ_CONS) } else { (self.rq, queues::RQ_CONS) };
         if ring.prod.wrapping_sub(ring.cons) < ring.size() {
             return Ok(true);
         }
-        let cons = self.get("queues", reg)?;
+        let cons = self.get(reg)?;
         if send {
             self.sq.cons = cons;
         } else {
@@ -365,13 +367,13 @@ impl<D: Device> Driver<D> {
 
     /// Tell the engine about everything posted.
     pub fn ring_doorbells(&mut self) -> Result<()> {
-        self.set("queues", "sq_prod", self.sq.prod)?;
-        self.set("queues", "rq_prod", self.rq.prod)
+        self.set(queues::SQ_PROD, self.sq.prod)?;
+        self.set(queues::RQ_PROD, self.rq.prod)
     }
 
     /// Completions written since the last call.
     pub fn poll(&mut self) -> Result<Vec<Cqe>> {
-        let prod = self.get("queues", "cq_prod")?;
+        let prod = self.get(queues::CQ_PROD)?;
         let mut out = Vec::new();
         while self.cq.cons != prod {
             let mut b = [0u8; CQE_BYTES];
@@ -381,7 +383,7 @@ impl<D: Device> Driver<D> {
             self.cq.cons = self.cq.cons.wrapping_add(1);
         }
         if !out.is_empty() {
-            self.set("queues", "cq_cons", self.cq.cons)?;
+            self.set(queues::CQ_CONS, self.cq.cons)?;
         }
         Ok(out)
     }
@@ -458,23 +460,22 @@ mod tests {
         let (sq, rq, cq) = rings();
         let (dev, writes) = posted();
         let mut d = Driver::bring_up(dev, &cfg(), sq, rq, cq).unwrap();
-        let max_mtu = d.get("engine_info", "max_mtu").unwrap();
-        let mtu = regs::offset_of("control", "mtu").unwrap();
+        let max_mtu = d.get(regs::engine_info::MAX_MTU).unwrap();
+        let mtu = regs::control::MTU.offset();
         writes.borrow_mut().clear();
         for bad in [0, max_mtu + 1] {
             assert_eq!(
-                refusal(d.set("control", "mtu", bad)),
+                refusal(d.set(control::MTU, bad)),
                 format!("control.mtu: {bad} is out of range 1..={max_mtu}")
             );
         }
         assert_eq!(*writes.borrow(), [], "a refused value reached the bus");
-        assert_eq!(d.get("control", "mtu").unwrap(), cfg().mtu);
-        d.set("control", "mtu", max_mtu).unwrap();
+        assert_eq!(d.get(control::MTU).unwrap(), cfg().mtu);
+        d.set(control::MTU, max_mtu).unwrap();
         assert_eq!(*writes.borrow(), [(mtu, max_mtu)]);
-        assert_eq!(d.get("control", "mtu").unwrap(), max_mtu);
-        let m = refusal(d.set("queues", "sq_log_size", 32));
+        assert_eq!(d.get(control::MTU).unwrap(), max_mtu);
+        let m = refusal(d.set(queues::SQ_LOG_SIZE, 32));
         assert!(m.starts_with("queues.sq_log_size: 32 is out of range 0..="), "{m}");
-        assert!(matches!(d.set("control", "nope", 1), Err(Error::NoRegister(_))));
     }
 
     #[test]

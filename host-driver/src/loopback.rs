@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use ferroce_proto::regs::{MAX_MTU, MAX_PATHS, MAX_STREAMS};
+use ferroce_proto::regs::{path_table, stats, Reg, MAX_MTU, MAX_PATHS, MAX_STREAMS};
 use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::Iova;
@@ -141,38 +141,36 @@ pub struct PathState {
 
 /// Read every counter and the paths `0..paths` of connections 0 and 1.
 fn run_stats<D: Device>(d: &mut Driver<D>, paths: u32) -> Result<RunStats> {
-    let block = ferroce_proto::regs::BLOCKS.iter().find(|b| b.name == "stats").expect("the map has a stats block");
+    // Every counter of the block, a _lo/_hi pair as one 64-bit counter.
+    let name = |r: Reg| r.register().name;
     let mut counters = Vec::new();
-    for r in block.regs {
-        if let Some(name) = r.name.strip_suffix("_hi") {
-            if block.regs.iter().any(|l| l.name.strip_suffix("_lo") == Some(name)) {
+    for &r in stats::ALL {
+        if let Some(n) = name(r).strip_suffix("_hi") {
+            if stats::ALL.iter().any(|&l| name(l).strip_suffix("_lo") == Some(n)) {
                 continue;
             }
         }
-        let v = d.get("stats", r.name)? as u64;
-        match r.name.strip_suffix("_lo") {
-            Some(name) if block.regs.iter().any(|h| h.name.strip_suffix("_hi") == Some(name)) => {
-                let hi = d.get("stats", &format!("{name}_hi"))? as u64;
-                counters.push((name.to_string(), hi << 32 | v));
-            }
-            _ => counters.push((r.name.to_string(), v)),
+        let v = d.get(r)? as u64;
+        let hi = name(r).strip_suffix("_lo").and_then(|n| stats::ALL.iter().find(|&&h| name(h).strip_suffix("_hi") == Some(n)));
+        match hi {
+            Some(&hi) => counters.push((name(r).trim_end_matches("_lo").to_string(), (d.get(hi)? as u64) << 32 | v)),
+            None => counters.push((name(r).to_string(), v)),
         }
     }
     let mut states = Vec::new();
     for conn in [0, 1] {
         for path in 0..paths {
-            d.set("path_table", "index", conn * MAX_PATHS + path)?;
-            let mut f = |name: &str| d.get("path_table", name);
+            d.set(path_table::INDEX, conn * MAX_PATHS + path)?;
             states.push(PathState {
                 conn,
                 path,
-                sport: f("sport")?,
-                sent: f("sent")?,
-                retransmitted: f("retransmitted")?,
-                ecn_echoes: f("ecn_echoes")?,
-                srtt_ns: f("srtt_ns")?,
-                cwnd: f("cwnd")? as f64 / 65536.0,
-                retired: f("state")? & 1 != 0,
+                sport: d.get(path_table::SPORT)?,
+                sent: d.get(path_table::SENT)?,
+                retransmitted: d.get(path_table::RETRANSMITTED)?,
+                ecn_echoes: d.get(path_table::ECN_ECHOES)?,
+                srtt_ns: d.get(path_table::SRTT_NS)?,
+                cwnd: d.get(path_table::CWND)? as f64 / 65536.0,
+                retired: d.get(path_table::STATE)? & 1 != 0,
             });
         }
     }
@@ -448,8 +446,8 @@ pub fn run<D: Device>(
         verify(o, &mut d, &cqes, l)?;
         verified = true;
     }
-    let retransmits = d.get("stats", "tx_retx")?;
-    let rtos = d.get("stats", "rtos")?;
+    let retransmits = d.get(stats::TX_RETX)?;
+    let rtos = d.get(stats::RTOS)?;
     let stats = if o.stats { Some(run_stats(&mut d, o.paths)?) } else { None };
     let report = Report {
         bytes: total,

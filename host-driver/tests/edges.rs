@@ -7,6 +7,7 @@
 
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use ferroce_driver::sim::SimLoopback;
+use ferroce_proto::regs;
 use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
 use ferroce_proto::Iova;
@@ -152,9 +153,9 @@ fn region_bounds_permissions_and_rkeys_end_to_end() {
     assert_eq!(mem.dma_written("dst"), 1500 + 1 + 700 + 600, "DMA wrote the good messages' bytes and no others");
     // Seven refused messages of ten packets (MTU 512): at least the first
     // packet of each is refused and counted, at most all ten.
-    let refused = d.get("stats", "rx_access_violation").unwrap();
+    let refused = d.get(regs::stats::RX_ACCESS_VIOLATION).unwrap();
     assert!((7..=10).contains(&refused), "{refused} packets refused");
-    assert!(d.get("stats", "tx_naks").unwrap() >= 7, "each refused message NAK'd");
+    assert!(d.get(regs::stats::TX_NAKS).unwrap() >= 7, "each refused message NAK'd");
 }
 
 /// Send, receive and completion rings of two entries each, wrapped about
@@ -228,10 +229,10 @@ fn rings_of_two_entries_wrap_many_times() {
     let n = (N * LEN) as usize;
     assert!(mem.region("dst")[..n] == mem.region("src")[..n], "every message's bytes in place");
     assert!(mem.region("dst")[n..].iter().all(|b| *b == 0), "nothing beyond");
-    assert_eq!(d.get("queues", "sq_cons").unwrap(), N, "send entries taken");
-    assert_eq!(d.get("queues", "rq_cons").unwrap(), recvs.len() as u32, "receive entries taken");
-    assert_eq!(d.get("queues", "cq_prod").unwrap(), want as u32, "completions written");
-    assert!(d.dev.lost > 0 && d.get("stats", "tx_retx").unwrap() > 0, "losses were repaired");
+    assert_eq!(d.get(regs::queues::SQ_CONS).unwrap(), N, "send entries taken");
+    assert_eq!(d.get(regs::queues::RQ_CONS).unwrap(), recvs.len() as u32, "receive entries taken");
+    assert_eq!(d.get(regs::queues::CQ_PROD).unwrap(), want as u32, "completions written");
+    assert!(d.dev.lost > 0 && d.get(regs::stats::TX_RETX).unwrap() > 0, "losses were repaired");
 }
 
 /// A completion ring the host does not drain: the engine writes as many
@@ -251,7 +252,7 @@ fn a_full_completion_ring_holds_completions_back() {
     for _ in 0..200 {
         d.dev.idle().unwrap();
     }
-    assert_eq!(d.get("queues", "cq_prod").unwrap(), 2, "two entries written, the rest held");
+    assert_eq!(d.get(regs::queues::CQ_PROD).unwrap(), 2, "two entries written, the rest held");
     let ring: Vec<u8> = d.dev.engine.mem.region("cq").to_vec();
     let held: Vec<u32> = ring.chunks(CQE_BYTES).map(|b| Cqe::decode(b).unwrap().id).collect();
     assert_eq!(held, vec![0, 1]);
@@ -263,7 +264,7 @@ fn a_full_completion_ring_holds_completions_back() {
     let ids: Vec<u32> = got.iter().map(|c| c.id).collect();
     assert_eq!(ids, (0..N).collect::<Vec<u32>>(), "every completion once, in order");
     assert!(got.iter().all(|c| c.status == 0 && c.kind == CqeKind::SendDone && c.len == 1000));
-    assert_eq!(d.get("queues", "cq_prod").unwrap(), N);
+    assert_eq!(d.get(regs::queues::CQ_PROD).unwrap(), N);
     let mem = &d.dev.engine.mem;
     let n = (N * 1000) as usize;
     assert!(mem.region("dst")[..n] == mem.region("src")[..n], "every byte in place");
@@ -411,7 +412,7 @@ fn frame_shapes_on_receive_are_dropped_or_accepted_as_documented() {
     let slot = |k: usize| DST + (k as u64) * 0x400;
     let mut image = vec![0u8; DST_BYTES];
     let (mut n, mut dropped, mut accepted) = (0u32, 0u32, Vec::new());
-    let before = d.get("stats", "rx_malformed").unwrap();
+    let before = d.get(regs::stats::RX_MALFORMED).unwrap();
     for (k, (what, change, ok, len)) in shapes.iter().enumerate() {
         let (mut f, payload) = frame(n, k as u32, slot(k), *len);
         change(&mut f);
@@ -427,9 +428,9 @@ fn frame_shapes_on_receive_are_dropped_or_accepted_as_documented() {
         } else {
             dropped += 1;
         }
-        let malformed = d.get("stats", "rx_malformed").unwrap() - before;
+        let malformed = d.get(regs::stats::RX_MALFORMED).unwrap() - before;
         assert_eq!(malformed, dropped, "{what}: frames dropped as malformed so far");
-        assert_eq!(d.get("stats", "rx_data").unwrap(), n, "{what}: data packets taken so far");
+        assert_eq!(d.get(regs::stats::RX_DATA).unwrap(), n, "{what}: data packets taken so far");
     }
     // A frame intact in every byte that the MAC flags as bad (FCS error).
     let (f, _) = frame(n, 98, DST + 0x3800, 64);
@@ -437,8 +438,8 @@ fn frame_shapes_on_receive_are_dropped_or_accepted_as_documented() {
     for _ in 0..10 {
         d.dev.idle().unwrap();
     }
-    assert_eq!(d.get("stats", "rx_malformed").unwrap() - before, dropped + 1, "the MAC-flagged frame is dropped");
-    assert_eq!(d.get("stats", "rx_data").unwrap(), n);
+    assert_eq!(d.get(regs::stats::RX_MALFORMED).unwrap() - before, dropped + 1, "the MAC-flagged frame is dropped");
+    assert_eq!(d.get(regs::stats::RX_DATA).unwrap(), n);
     let (f, payload) = frame(n, 99, DST + 0x3c00, 64);
     d.dev.engine.give_frame(f);
     image[0x3c00..0x3c00 + 64].copy_from_slice(&payload);
@@ -512,7 +513,7 @@ fn long_mac_back_pressure_and_dma_stalls_lose_nothing() {
     let n = (N * LEN) as usize;
     assert!(mem.region("dst")[..n] == mem.region("src")[..n], "every byte in place");
     assert_eq!(mem.dma_written("dst"), n as u64, "every byte written once");
-    assert!(d.get("stats", "rtos").unwrap() > 0, "timers fired while the MAC held");
+    assert!(d.get(regs::stats::RTOS).unwrap() > 0, "timers fired while the MAC held");
 }
 
 /// A reset in the middle of a transfer under loss: no DMA access after it
@@ -586,7 +587,7 @@ fn psns_wrap_at_two_to_the_24_end_to_end() {
     let n = (N * LEN) as usize;
     assert!(mem.region("dst")[..n] == mem.region("src")[..n], "every byte in place");
     assert_eq!(mem.dma_written("dst"), n as u64, "every byte written once");
-    assert!(d.dev.lost > 0 && d.get("stats", "tx_retx").unwrap() > 0, "losses were repaired");
+    assert!(d.dev.lost > 0 && d.get(regs::stats::TX_RETX).unwrap() > 0, "losses were repaired");
     // The data PSNs on the wire, per path: from FIRST on, across the wrap.
     let mut psns = [Vec::new(), Vec::new()];
     for (_, f) in d.dev.tap.as_ref().unwrap() {
@@ -625,8 +626,8 @@ fn a_connection_set_up_again_drops_packets_of_its_earlier_life() {
     }
     setup(&mut d, 2);
     d.dev.engine.mem.region_mut("dst").fill(0);
-    let (bad, cq) = (d.get("stats", "rx_bad_conn").unwrap(), d.get("queues", "cq_prod").unwrap());
-    let placed = d.get("stats", "bytes_placed_lo").unwrap();
+    let (bad, cq) = (d.get(regs::stats::RX_BAD_CONN).unwrap(), d.get(regs::queues::CQ_PROD).unwrap());
+    let placed = d.get(regs::stats::BYTES_PLACED_LO).unwrap();
     for f in &old {
         d.dev.engine.give_frame(f.clone());
     }
@@ -634,9 +635,9 @@ fn a_connection_set_up_again_drops_packets_of_its_earlier_life() {
         d.dev.idle().unwrap();
     }
     assert!(d.dev.engine.mem.region("dst").iter().all(|b| *b == 0), "nothing of the earlier life placed");
-    assert_eq!(d.get("stats", "bytes_placed_lo").unwrap(), placed);
-    assert_eq!(d.get("stats", "rx_bad_conn").unwrap() - bad, old.len() as u32, "each frame counted as foreign");
-    assert_eq!(d.get("queues", "cq_prod").unwrap(), cq, "no completion from the earlier life");
+    assert_eq!(d.get(regs::stats::BYTES_PLACED_LO).unwrap(), placed);
+    assert_eq!(d.get(regs::stats::RX_BAD_CONN).unwrap() - bad, old.len() as u32, "each frame counted as foreign");
+    assert_eq!(d.get(regs::queues::CQ_PROD).unwrap(), cq, "no completion from the earlier life");
     let second = transfer(&mut d, 8, LEN, &mut |_, _| {});
     assert_eq!(second.iter().map(|c| (c.id, c.status)).collect::<Vec<_>>(), (0..8).map(|i| (i, 0)).collect::<Vec<_>>());
     let mem = &d.dev.engine.mem;

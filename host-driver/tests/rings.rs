@@ -44,10 +44,6 @@ impl Device for TwinDevice {
     }
 }
 
-fn off(block: &str, reg: &str) -> u32 {
-    regs::offset_of(block, reg).unwrap()
-}
-
 fn cfg() -> Config {
     Config { port_seed: 1, ..Config::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]) }
 }
@@ -74,11 +70,11 @@ fn wqe(id: u32) -> Wqe {
 fn bring_up_writes_the_settings_and_enables_last() {
     let mut d = up();
     let t = &mut d.dev.twin;
-    assert_eq!(t.read32(off("control", "mtu")).unwrap(), 1024);
-    assert_eq!(t.read32(off("control", "ip")).unwrap(), 0x0a00_0001);
-    assert_eq!(t.read32(off("queues", "sq_base_lo")).unwrap(), BASE as u32);
-    assert_eq!(t.read32(off("queues", "cq_log_size")).unwrap(), 3);
-    assert_eq!(t.read32(off("control", "ctrl")).unwrap(), 1, "enabled");
+    assert_eq!(t.read32(regs::control::MTU.offset()).unwrap(), 1024);
+    assert_eq!(t.read32(regs::control::IP.offset()).unwrap(), 0x0a00_0001);
+    assert_eq!(t.read32(regs::queues::SQ_BASE_LO.offset()).unwrap(), BASE as u32);
+    assert_eq!(t.read32(regs::queues::CQ_LOG_SIZE.offset()).unwrap(), 3);
+    assert_eq!(t.read32(regs::control::CTRL.offset()).unwrap(), 1, "enabled");
 }
 
 #[test]
@@ -88,22 +84,22 @@ fn the_send_ring_fills_and_drains_with_the_consumer_index() {
         assert!(d.post_send(&wqe(id)).unwrap(), "slot {id}");
     }
     assert!(!d.post_send(&wqe(4)).unwrap(), "a ring of 4 is full");
-    assert_eq!(d.dev.twin.read32(off("queues", "sq_prod")).unwrap(), 0, "no doorbell yet");
+    assert_eq!(d.dev.twin.read32(regs::queues::SQ_PROD.offset()).unwrap(), 0, "no doorbell yet");
     d.ring_doorbells().unwrap();
-    assert_eq!(d.dev.twin.read32(off("queues", "sq_prod")).unwrap(), 4);
+    assert_eq!(d.dev.twin.read32(regs::queues::SQ_PROD.offset()).unwrap(), 4);
     // Entries are in the ring, slot by slot.
     for id in 0..4u32 {
         let at = id as usize * WQE_BYTES;
         assert_eq!(&d.dev.mem[at..at + WQE_BYTES], &wqe(id).encode()[..]);
     }
     // The engine consumed two: room for two more, wrapping to slots 0 and 1.
-    d.dev.twin.file.set(off("queues", "sq_cons"), 2);
+    d.dev.twin.file.set(regs::queues::SQ_CONS.offset(), 2);
     assert!(d.post_send(&wqe(4)).unwrap());
     assert!(d.post_send(&wqe(5)).unwrap());
     assert!(!d.post_send(&wqe(6)).unwrap());
     assert_eq!(&d.dev.mem[..WQE_BYTES], &wqe(4).encode()[..]);
     d.ring_doorbells().unwrap();
-    assert_eq!(d.dev.twin.read32(off("queues", "sq_prod")).unwrap(), 6);
+    assert_eq!(d.dev.twin.read32(regs::queues::SQ_PROD.offset()).unwrap(), 6);
 }
 
 #[test]
@@ -122,14 +118,14 @@ fn completions_are_read_in_order_and_returned() {
         let at = 0x2000 + i as usize * CQE_BYTES;
         d.dev.mem[at..at + CQE_BYTES].copy_from_slice(&b);
     }
-    d.dev.twin.file.set(off("queues", "cq_prod"), 3);
+    d.dev.twin.file.set(regs::queues::CQ_PROD.offset(), 3);
     let got: Vec<Cqe> = d.poll().unwrap();
     assert_eq!(got.iter().map(|c| (c.id, c.msg_seq)).collect::<Vec<_>>(), vec![(10, 0), (11, 1), (12, 2)]);
     assert!(got.iter().all(|c| c.kind == CqeKind::SendDone && c.len == 100 && c.conn == 2 && c.stream == 1));
-    assert_eq!(d.dev.twin.read32(off("queues", "cq_cons")).unwrap(), 3, "space returned");
+    assert_eq!(d.dev.twin.read32(regs::queues::CQ_CONS.offset()).unwrap(), 3, "space returned");
     // A malformed entry is an error, not a guess.
     d.dev.mem[0x2000 + 3 * CQE_BYTES] = 9;
-    d.dev.twin.file.set(off("queues", "cq_prod"), 4);
+    d.dev.twin.file.set(regs::queues::CQ_PROD.offset(), 4);
     assert!(matches!(d.poll(), Err(Error::BadCompletion(_))));
 }
 
@@ -147,10 +143,10 @@ fn commands_refused_or_never_done_are_typed_errors() {
     };
     // The twin's cmd_status reads 0: done at once.
     d.connect(&c).unwrap();
-    assert_eq!(d.dev.twin.read32(off("conn_table", "paths")).unwrap(), 4);
-    d.dev.twin.file.set(off("conn_table", "cmd_status"), 2);
+    assert_eq!(d.dev.twin.read32(regs::conn_table::PATHS.offset()).unwrap(), 4);
+    d.dev.twin.file.set(regs::conn_table::CMD_STATUS.offset(), 2);
     assert!(matches!(d.connect(&c), Err(Error::Refused(_))));
-    d.dev.twin.file.set(off("conn_table", "cmd_status"), 1);
+    d.dev.twin.file.set(regs::conn_table::CMD_STATUS.offset(), 1);
     let idles = d.dev.idles;
     assert!(matches!(d.connect(&c), Err(Error::Timeout(_))));
     assert!(d.dev.idles > idles, "it waited between polls");

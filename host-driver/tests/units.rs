@@ -144,10 +144,10 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     for (block, name, v) in want {
         assert_eq!(reg(&mut d, block, name), v, "{block}.{name}");
     }
-    assert_eq!(d.dev.writes.last(), Some(&(off("control", "ctrl"), 1)), "enabled after everything else");
+    assert_eq!(d.dev.writes.last(), Some(&(regs::control::CTRL.offset(), 1)), "enabled after everything else");
     let shown = format!("{d:?}");
     assert!(shown.starts_with("Driver { sq: Ring { spec: RingSpec { base: 4886716416, log_size: 16 }"), "{shown}");
-    assert_eq!(d.dev.writes.iter().filter(|w| w.0 == off("control", "ctrl")).count(), 1);
+    assert_eq!(d.dev.writes.iter().filter(|w| w.0 == regs::control::CTRL.offset()).count(), 1);
 }
 
 #[test]
@@ -171,9 +171,9 @@ fn bring_up_refuses_settings_out_of_range() {
 #[test]
 fn rings_start_where_the_engine_s_indices_are() {
     let mut dev = logged();
-    dev.twin.file.set(off("queues", "sq_cons"), 5);
-    dev.twin.file.set(off("queues", "rq_cons"), 9);
-    dev.twin.file.set(off("queues", "cq_prod"), 3);
+    dev.twin.file.set(regs::queues::SQ_CONS.offset(), 5);
+    dev.twin.file.set(regs::queues::RQ_CONS.offset(), 9);
+    dev.twin.file.set(regs::queues::CQ_PROD.offset(), 3);
     let mut d = up_with(dev);
     assert_eq!(reg(&mut d, "queues", "sq_prod"), 5);
     assert_eq!(reg(&mut d, "queues", "rq_prod"), 9);
@@ -201,7 +201,7 @@ fn the_receive_ring_fills_and_drains_with_its_consumer_index() {
         let at = 0x2000 + id as usize * RQE_BYTES;
         assert_eq!(d.dev.mem[at..at + RQE_BYTES], r(id).encode());
     }
-    d.dev.twin.file.set(off("queues", "rq_cons"), 1);
+    d.dev.twin.file.set(regs::queues::RQ_CONS.offset(), 1);
     assert!(d.post_recv(&r(4)).unwrap());
     assert!(!d.post_recv(&r(5)).unwrap());
     assert_eq!(d.dev.mem[0x2000..0x2000 + RQE_BYTES], r(4).encode());
@@ -267,7 +267,7 @@ fn connect_takes_the_engine_s_limits_inclusive_and_writes_the_entry() {
     ] {
         assert_eq!(reg(&mut d, "conn_table", name), v, "conn_table.{name}");
     }
-    assert_eq!(d.dev.writes.last(), Some(&(off("conn_table", "cmd"), 1)), "the command goes last");
+    assert_eq!(d.dev.writes.last(), Some(&(regs::conn_table::CMD.offset(), 1)), "the command goes last");
     let writes = d.dev.writes.len();
     for bad in [
         ConnSpec { index: 64, ..c },
@@ -314,16 +314,16 @@ fn a_busy_command_is_polled_until_done_and_gives_up_after_a_thousand_polls() {
     let mut dev = logged();
     dev.busy_polls = 3;
     let mut d = up_with(dev);
-    d.dev.twin.file.set(off("mr_table", "cmd_status"), 1);
+    d.dev.twin.file.set(regs::mr_table::CMD_STATUS.offset(), 1);
     let m = MrSpec { slot: 0, rkey: 1, base: 0x1000, len: 0x100, remote_write: true, conn: 0 };
     d.register_mr(&m).unwrap();
     assert_eq!(d.dev.idles, 3, "done on the poll after the third wait");
-    d.dev.twin.file.set(off("mr_table", "cmd_status"), 1);
+    d.dev.twin.file.set(regs::mr_table::CMD_STATUS.offset(), 1);
     d.dev.busy_polls = 0;
     d.dev.idles = 0;
     assert!(matches!(d.register_mr(&m), Err(Error::Timeout(_))));
     assert_eq!(d.dev.idles, 1000);
-    d.dev.twin.file.set(off("mr_table", "cmd_status"), 3);
+    d.dev.twin.file.set(regs::mr_table::CMD_STATUS.offset(), 3);
     d.dev.idles = 0;
     assert!(matches!(d.register_mr(&m), Err(Error::Refused(_))), "any status but 0 and 1 is a refusal");
     assert_eq!(d.dev.idles, 0);
@@ -332,9 +332,9 @@ fn a_busy_command_is_polled_until_done_and_gives_up_after_a_thousand_polls() {
 #[test]
 fn poll_returns_completions_across_the_ring_s_wrap_and_returns_space_only_when_it_took_some() {
     let mut dev = logged();
-    dev.twin.file.set(off("queues", "cq_prod"), 6);
+    dev.twin.file.set(regs::queues::CQ_PROD.offset(), 6);
     let mut d = up_with(dev);
-    let cq_cons = off("queues", "cq_cons");
+    let cq_cons = regs::queues::CQ_CONS.offset();
     let before = d.dev.writes.iter().filter(|w| w.0 == cq_cons).count();
     assert!(d.poll().unwrap().is_empty());
     assert_eq!(d.dev.writes.iter().filter(|w| w.0 == cq_cons).count(), before, "nothing to return");
@@ -345,7 +345,7 @@ fn poll_returns_completions_across_the_ring_s_wrap_and_returns_space_only_when_i
         d.dev.mem[at + 8..at + 12].copy_from_slice(&seq.to_le_bytes());
         d.dev.mem[at + 20..at + 24].copy_from_slice(&(100 + seq).to_le_bytes());
     }
-    d.dev.twin.file.set(off("queues", "cq_prod"), 9);
+    d.dev.twin.file.set(regs::queues::CQ_PROD.offset(), 9);
     let got: Vec<(u32, u32)> = d.poll().unwrap().iter().map(|c| (c.msg_seq, c.id)).collect();
     assert_eq!(got, vec![(6, 106), (7, 107), (8, 108)]);
     assert_eq!(d.dev.writes.iter().filter(|w| w.0 == cq_cons).count(), before + 1);
@@ -453,12 +453,12 @@ fn the_twin_answers_bus_errors_with_their_offset() {
         Err(Error::Access { offset: 0x3c, what }) => assert_eq!(what, "Unmapped"),
         other => panic!("{other:?}"),
     }
-    match t.write32(off("control", "status"), 1) {
+    match t.write32(regs::control::STATUS.offset(), 1) {
         Err(Error::Access { offset, what }) => assert_eq!((offset, what.as_str()), (0x110, "ReadOnly")),
         other => panic!("{other:?}"),
     }
-    t.write32(off("control", "mtu"), 2048).unwrap();
-    assert_eq!(t.read32(off("control", "mtu")).unwrap(), 2048);
+    t.write32(regs::control::MTU.offset(), 2048).unwrap();
+    assert_eq!(t.read32(regs::control::MTU.offset()).unwrap(), 2048);
 }
 
 /// A fresh folder under the system's temporary directory.
@@ -739,7 +739,7 @@ fn vfio_refuses_another_api_version_and_empty_dma_memory() {
 #[test]
 fn posting_reads_the_consumer_index_only_when_the_ring_looks_full() {
     let mut d = up();
-    let (sq_cons, rq_cons) = (off("queues", "sq_cons"), off("queues", "rq_cons"));
+    let (sq_cons, rq_cons) = (regs::queues::SQ_CONS.offset(), regs::queues::RQ_CONS.offset());
     d.dev.reads.clear();
     let w = Wqe { op: WqeOp::Write, stream: 0, conn: 0, len: 1, local: 0x8000, remote: 0, rkey: 1, imm: 0, id: 1 };
     let r = Rqe { conn: 0, stream: 0, len: 8, addr: 0x9000, id: 2 };

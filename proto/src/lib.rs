@@ -25,5 +25,23 @@ pub mod types;
 pub mod wire;
 
 pub use error::{Error, Result};
+
+/// `a == b` in a `const fn` (for look-ups in the field tables and the
+/// register map at compile time, where a name that is not there stops the
+/// build).
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 pub use transport::{Completion, CompletionStatus, HostMemory, Transport, WorkRequest};
 pub use types::*;

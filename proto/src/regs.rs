@@ -297,6 +297,135 @@ pub fn register(block_name: &str, reg: &str) -> Result<(u32, &'static Register)>
         .ok_or_else(|| Error::RegisterMap(format!("no register {block_name}.{reg}")))
 }
 
+/// A register of the map as a typed handle: its block's and its own place
+/// in [`BLOCKS`]. The constants in the per-block modules ([`control::MTU`],
+/// [`queues::SQ_PROD`], ...) are found in the map when the crate compiles
+/// (a name the map lacks does not compile), and the map's tests check that
+/// every register has exactly one; nothing looks a register up by name at
+/// run time but the CLI, which takes names from its user ([`Reg::find`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reg {
+    /// Index of the block in [`BLOCKS`].
+    pub block: usize,
+    /// Index of the register in its block's `regs`.
+    pub index: usize,
+}
+
+impl Reg {
+    /// `block.name` in the map; in a constant, a name the map lacks stops
+    /// the build.
+    pub const fn named(block: &str, name: &str) -> Reg {
+        let mut b = 0;
+        while b < BLOCKS.len() {
+            if crate::str_eq(BLOCKS[b].name, block) {
+                let mut r = 0;
+                while r < BLOCKS[b].regs.len() {
+                    if crate::str_eq(BLOCKS[b].regs[r].name, name) {
+                        return Reg { block: b, index: r };
+                    }
+                    r += 1;
+                }
+            }
+            b += 1;
+        }
+        panic!("no such register in the register map")
+    }
+
+    /// `block.name`, from names a user typed.
+    pub fn find(block: &str, name: &str) -> Option<Reg> {
+        let b = BLOCKS.iter().position(|x| x.name == block)?;
+        let r = BLOCKS[b].regs.iter().position(|x| x.name == name)?;
+        Some(Reg { block: b, index: r })
+    }
+
+    /// The register's description.
+    pub const fn register(self) -> &'static Register {
+        &BLOCKS[self.block].regs[self.index]
+    }
+
+    /// Its block's name.
+    pub const fn block_name(self) -> &'static str {
+        BLOCKS[self.block].name
+    }
+
+    /// Byte offset within its block.
+    pub const fn offset_in_block(self) -> u32 {
+        self.register().offset
+    }
+
+    /// Absolute offset in the map's own layout (blocks [`BLOCK_SPAN`]
+    /// apart, as the engine lays them out; a driver adds the block's base
+    /// it found instead).
+    pub const fn offset(self) -> u32 {
+        block_base(self.block) + self.register().offset
+    }
+}
+
+impl core::fmt::Display for Reg {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}.{}", self.block_name(), self.register().name)
+    }
+}
+
+/// One module per block, one [`Reg`] per register, named as in the map in
+/// upper case; `ALL` lists the block's handles in map order.
+macro_rules! handles {
+    ($($block:ident { $($konst:ident = $name:literal),* $(,)? })*) => {
+        $(
+            #[doc = concat!("Handles of the `", stringify!($block), "` block's registers.")]
+            pub mod $block {
+                use super::Reg;
+                $(
+                    #[doc = concat!("`", stringify!($block), ".", $name, "`")]
+                    pub const $konst: Reg = Reg::named(stringify!($block), $name);
+                )*
+                /// Every handle of this block, in map order.
+                pub const ALL: &[Reg] = &[$($konst),*];
+            }
+        )*
+        /// Every handle, block by block.
+        pub const ALL_HANDLES: &[&[Reg]] = &[$($block::ALL),*];
+    };
+}
+
+handles! {
+    engine_info {
+        BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
+        MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu",
+    }
+    control {
+        CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",
+        LINE_RATE_MBPS = "line_rate_mbps", MTU = "mtu", ACK_EVERY = "ack_every", ACK_DELAY_NS = "ack_delay_ns",
+        RTO_MIN_NS = "rto_min_ns", RNR_DELAY_NS = "rnr_delay_ns", PORT_SEED = "port_seed",
+    }
+    conn_table {
+        INDEX = "index", REMOTE_ID = "remote_id", PEER_IP = "peer_ip", PEER_MAC_LO = "peer_mac_lo",
+        PEER_MAC_HI = "peer_mac_hi", PATHS = "paths", STREAMS = "streams", INITIAL_RATE_MBPS = "initial_rate_mbps",
+        CMD = "cmd", CMD_STATUS = "cmd_status", TX_PSN = "tx_psn", RX_PSN = "rx_psn", GENERATION = "generation",
+    }
+    path_table {
+        INDEX = "index", SPORT = "sport", CWND = "cwnd", SRTT_NS = "srtt_ns", STATE = "state", SENT = "sent",
+        RETRANSMITTED = "retransmitted", ECN_ECHOES = "ecn_echoes",
+    }
+    mr_table {
+        INDEX = "index", RKEY = "rkey", BASE_LO = "base_lo", BASE_HI = "base_hi", LEN_LO = "len_lo",
+        LEN_HI = "len_hi", ACCESS = "access", CONN = "conn", CMD = "cmd", CMD_STATUS = "cmd_status",
+    }
+    queues {
+        SQ_BASE_LO = "sq_base_lo", SQ_BASE_HI = "sq_base_hi", SQ_LOG_SIZE = "sq_log_size", SQ_PROD = "sq_prod",
+        SQ_CONS = "sq_cons", RQ_BASE_LO = "rq_base_lo", RQ_BASE_HI = "rq_base_hi", RQ_LOG_SIZE = "rq_log_size",
+        RQ_PROD = "rq_prod", RQ_CONS = "rq_cons", CQ_BASE_LO = "cq_base_lo", CQ_BASE_HI = "cq_base_hi",
+        CQ_LOG_SIZE = "cq_log_size", CQ_PROD = "cq_prod", CQ_CONS = "cq_cons",
+    }
+    stats {
+        TX_DATA = "tx_data", TX_RETX = "tx_retx", TX_ACKS = "tx_acks", TX_NAKS = "tx_naks", RX_DATA = "rx_data",
+        RX_DUP = "rx_dup", RX_OUT_OF_WINDOW = "rx_out_of_window", RX_MALFORMED = "rx_malformed",
+        RX_BAD_CONN = "rx_bad_conn", RX_ACCESS_VIOLATION = "rx_access_violation", RX_NO_RECV = "rx_no_recv",
+        RX_ECN_CE = "rx_ecn_ce", RTOS = "rtos", REPATHS = "repaths", BYTES_PLACED_LO = "bytes_placed_lo",
+        BYTES_PLACED_HI = "bytes_placed_hi",
+    }
+}
+
 /// Registers software writes (RW and WO), in map order: the RTL exposes
 /// them as one bus, register i at bits 32i..32i+31.
 pub fn stored() -> Vec<(u32, &'static Register)> {
@@ -514,6 +643,26 @@ pub fn markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_register_has_exactly_one_handle_named_as_in_the_map() {
+        let handles: Vec<Reg> = ALL_HANDLES.iter().flat_map(|b| b.iter().copied()).collect();
+        assert_eq!(ALL_HANDLES.len(), BLOCKS.len(), "a module per block");
+        for (b, block) in BLOCKS.iter().enumerate() {
+            let mine: Vec<&Reg> = handles.iter().filter(|h| h.block == b).collect();
+            assert_eq!(mine.len(), block.regs.len(), "handles of {}", block.name);
+            for (i, r) in block.regs.iter().enumerate() {
+                let h = Reg { block: b, index: i };
+                assert_eq!(handles.iter().filter(|x| **x == h).count(), 1, "{}.{}", block.name, r.name);
+                assert_eq!(Reg::find(block.name, r.name), Some(h));
+                assert_eq!(h.offset(), offset_of(block.name, r.name).unwrap());
+                assert_eq!(h.to_string(), format!("{}.{}", block.name, r.name));
+            }
+        }
+        assert_eq!(control::MTU.register().name, "mtu");
+        assert_eq!(queues::CQ_CONS.offset(), offset_of("queues", "cq_cons").unwrap());
+        assert_eq!(Reg::find("control", "nope"), None);
+    }
 
     #[test]
     fn blocks_are_well_formed() {

@@ -290,8 +290,8 @@ const REPLAYED: u64 = 6000;
 #[test]
 fn mtu_beyond_either_end_is_refused_and_max_mtu_taken() {
     let mut axi = Axi::new(3, 0.3);
-    let mtu = regs::offset_of("control", "mtu").unwrap();
-    let (r, max_mtu) = axi.read(regs::offset_of("engine_info", "max_mtu").unwrap());
+    let mtu = regs::control::MTU.offset();
+    let (r, max_mtu) = axi.read(regs::engine_info::MAX_MTU.offset());
     assert_eq!(r, OKAY);
     let stored = regs::stored();
     let i = stored.iter().position(|(a, _)| *a == mtu).expect("mtu is stored");

@@ -5,6 +5,7 @@
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use ferroce_driver::loopback::{run_sim, run_sim_device, Op, Opts};
 use ferroce_driver::sim::SimLoopback;
+use ferroce_proto::regs;
 use ferroce_proto::rings::{CqeKind, Wqe, WqeOp, CQE_BYTES, WQE_BYTES};
 use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
@@ -138,8 +139,8 @@ fn a_refused_write_writes_nothing_and_completes_with_an_error() {
     assert!(got.iter().all(|c| c.kind == CqeKind::SendDone));
     let status: Vec<(u32, u8)> = got.iter().map(|c| (c.id, c.status)).collect();
     assert_eq!(status, vec![(1, 1), (2, 0)], "the refused WRITE fails, the next one succeeds, in order");
-    assert!(d.get("stats", "rx_access_violation").unwrap() >= 1);
-    assert!(d.get("stats", "tx_naks").unwrap() >= 1);
+    assert!(d.get(regs::stats::RX_ACCESS_VIOLATION).unwrap() >= 1);
+    assert!(d.get(regs::stats::TX_NAKS).unwrap() >= 1);
     let mem = &d.dev.engine.mem;
     assert!(mem.slice(Iova(0x3000_0000), 3000) == mem.slice(Iova(0x2000_0000), 3000), "the good WRITE landed");
     assert!(mem.region("dst")[3000..].iter().all(|b| *b == 0), "nothing else was written");
@@ -192,7 +193,7 @@ fn malformed_work_requests_complete_with_an_error() {
     let mem = &d.dev.engine.mem;
     assert!(mem.slice(Iova(0x3000_0000), 2500) == mem.slice(Iova(0x2000_0000), 2500), "the good WRITE landed");
     assert_eq!(mem.dma_written("dst"), 2500, "nothing else was written");
-    assert_eq!(d.get("stats", "tx_data").unwrap(), 3, "only the good WRITE's packets were sent");
+    assert_eq!(d.get(regs::stats::TX_DATA).unwrap(), 3, "only the good WRITE's packets were sent");
 }
 
 /// Every connection this build has (64), 1 to 16 paths, all streams busy at once: the
@@ -220,7 +221,7 @@ fn all_connections_and_streams_at_once() {
     let cfg = Config { mtu: 256, port_seed: 9, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(sq, 7), ring(rq, 7), ring(cq, 10)).unwrap();
-    assert_eq!(d.get("engine_info", "max_conns").unwrap(), CONNS, "the register says what the build has");
+    assert_eq!(d.get(regs::engine_info::MAX_CONNS).unwrap(), CONNS, "the register says what the build has");
     assert_eq!(ferroce_hdl::rx::rx_check::CONNS, CONNS as usize, "the build's connections");
     // Connections 2k and 2k + 1 send to each other; region slot s belongs
     // to connection s (the WRITEs of connection s ^ 1 land there).
@@ -291,28 +292,28 @@ fn all_connections_and_streams_at_once() {
     }
     let mem = &d.dev.engine.mem;
     assert!(mem.region("dst") == mem.region("src"), "every message's bytes in place");
-    assert!(d.get("stats", "tx_retx").unwrap() > 0, "losses were repaired");
+    assert!(d.get(regs::stats::TX_RETX).unwrap() > 0, "losses were repaired");
     // The per-path window adds up to the engine's counters.
     let (mut sent, mut retx) = (0u32, 0u32);
     for c in 0..CONNS {
         for p in 0..(1 + (c / 2) % 16) {
-            d.set("path_table", "index", c * 16 + p).unwrap();
-            let sport = d.get("path_table", "sport").unwrap();
+            d.set(regs::path_table::INDEX, c * 16 + p).unwrap();
+            let sport = d.get(regs::path_table::SPORT).unwrap();
             assert!((49152..=65535).contains(&sport), "connection {c} path {p}: source port {sport}");
-            assert_eq!(d.get("path_table", "cwnd").unwrap(), 256 << 16, "no ECN, the window stays at its cap");
-            let on_path = d.get("path_table", "sent").unwrap();
-            let srtt = d.get("path_table", "srtt_ns").unwrap();
+            assert_eq!(d.get(regs::path_table::CWND).unwrap(), 256 << 16, "no ECN, the window stays at its cap");
+            let on_path = d.get(regs::path_table::SENT).unwrap();
+            let srtt = d.get(regs::path_table::SRTT_NS).unwrap();
             if on_path > 0 {
                 // Acknowledged data gives an RTT estimate: the looped wire's
                 // delay plus queueing, microseconds, not zero or seconds.
                 assert!((1_000..1_000_000).contains(&srtt), "connection {c} path {p}: srtt {srtt} ns");
             }
             sent += on_path;
-            retx += d.get("path_table", "retransmitted").unwrap();
+            retx += d.get(regs::path_table::RETRANSMITTED).unwrap();
         }
     }
-    assert_eq!(sent, d.get("stats", "tx_data").unwrap(), "data packets per path add up");
-    assert_eq!(retx, d.get("stats", "tx_retx").unwrap(), "retransmissions per path add up");
+    assert_eq!(sent, d.get(regs::stats::TX_DATA).unwrap(), "data packets per path add up");
+    assert_eq!(retx, d.get(regs::stats::TX_RETX).unwrap(), "retransmissions per path add up");
 }
 
 /// Pacing and the receiver's rate hint: four connections of one looped

@@ -31,10 +31,13 @@ fn parse_value(s: &str) -> anyhow::Result<u32> {
 /// The value to write to `block.reg`, if it is writable and takes it.
 fn value_to_write(block: &str, reg: &str, text: &str) -> anyhow::Result<u32> {
     let value = parse_value(text)?;
-    if matches!(regs::register(block, reg), Ok((_, r)) if matches!(r.access, Access::Ro | Access::Const)) {
+    let Some(r) = regs::Reg::find(block, reg) else {
+        anyhow::bail!("no register {block}.{reg} in the register map (`ferroce regs` lists them); nothing written");
+    };
+    if matches!(r.register().access, Access::Ro | Access::Const) {
         anyhow::bail!("{block}.{reg} is read-only; nothing written");
     }
-    match check_value(block, reg, value) {
+    match check_value(r, value) {
         Err(ferroce_driver::Error::BadRequest(why)) => anyhow::bail!("{why}; nothing written"),
         r => r?,
     }

@@ -269,7 +269,7 @@ fn cli_refuses_a_register_value_out_of_range_and_writes_nothing() {
     let sysfs = root.to_str().unwrap();
     let bar2 = root.join("0000:01:00.0/resource2");
     let (mtu_at, mtu) = regs::register("control", "mtu").unwrap();
-    let max_mtu = RegFile::new().read(regs::offset_of("engine_info", "max_mtu").unwrap()).unwrap();
+    let max_mtu = RegFile::new().read(regs::engine_info::MAX_MTU.offset()).unwrap();
     assert_eq!(bar_word(&bar2, mtu_at), mtu.reset);
     for bad in [0, max_mtu + 1] {
         let value = bad.to_string();
