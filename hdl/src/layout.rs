@@ -57,14 +57,7 @@ pub fn slices(h: &Header, name: &str) -> Vec<Slice> {
 /// [`Header::field`] at compile time, for widths and offsets that are type
 /// parameters: the field called `name`. Fails to compile on a typo.
 pub const fn field_of(h: &Header, name: &str) -> Field {
-    let mut i = 0;
-    while i < h.fields.len() {
-        if ferroce_proto::str_eq(h.fields[i].name, name) {
-            return h.fields[i];
-        }
-        i += 1;
-    }
-    panic!("no such field")
+    h.named(name)
 }
 
 /// [`frame_offset`] at compile time.

@@ -782,10 +782,10 @@ mod tests {
         let mut dying = frame(&f, 0, 2, 50_001);
         dying[0..6].copy_from_slice(&gw0);
         let ip = &mut dying[14..34];
-        wire::headers::IPV4.field("ttl").set(ip, 2);
-        wire::headers::IPV4.field("checksum").set(ip, 0);
+        ferroce_proto::wire::headers::fields::ipv4::TTL.set(ip, 2);
+        ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, 0);
         let c = wire::internet_checksum(ip);
-        wire::headers::IPV4.field("checksum").set(ip, c as u64);
+        ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, c as u64);
         f.host_mut(0).transport.out.extend([across, near, dying]);
         f.kick(0);
         f.run_until(us(100));

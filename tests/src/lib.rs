@@ -27,12 +27,12 @@ pub fn reframe(frame: &[u8], tp: &[u8], crc: Option<u32>) -> Vec<u8> {
     out.extend_from_slice(&crc.unwrap_or_else(|| crc32(tp)).to_le_bytes());
     let ip_len = out.len() - ETH.len;
     let ip = &mut out[ETH.len..ETH.len + IPV4.len];
-    IPV4.field("total_len").set(ip, ip_len as u64);
-    IPV4.field("checksum").set(ip, 0);
+    ferroce_proto::wire::headers::fields::ipv4::TOTAL_LEN.set(ip, ip_len as u64);
+    ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, 0);
     let c = internet_checksum(ip);
-    IPV4.field("checksum").set(ip, c as u64);
+    ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, c as u64);
     let udp = &mut out[ETH.len + IPV4.len..L2L4];
-    UDP.field("len").set(udp, (ip_len - IPV4.len) as u64);
+    ferroce_proto::wire::headers::fields::udp::LEN.set(udp, (ip_len - IPV4.len) as u64);
     out
 }
 

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use ferroce_proto::wire::headers::{ACK, COMMON, DATA};
+use ferroce_proto::wire::headers::fields::common;
+use ferroce_proto::wire::headers::{ACK, COMMON};
+use ferroce_proto::wire::Field;
 use ferroce_proto::wire::{self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode};
 use ferroce_proto::wire::{TransportRepr, FERROCE_PORT};
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
@@ -70,10 +72,10 @@ fn nak() -> Vec<u8> {
     wire::encode(&addr(FERROCE_PORT), &TransportRepr { common: common(Opcode::Nak, 9, 0), body: Body::Nak(n) }, &[])
 }
 
-/// `frame` with common-header field `name` set to `v`, CRC recomputed.
-fn with_common(frame: &[u8], name: &str, v: u64) -> Vec<u8> {
+/// `frame` with common-header field `field` set to `v`, CRC recomputed.
+fn with_common(frame: &[u8], field: Field, v: u64) -> Vec<u8> {
     let mut tp = transport(frame);
-    COMMON.field(name).set(&mut tp, v);
+    field.set(&mut tp, v);
     reframe(frame, &tp, None)
 }
 
@@ -89,7 +91,7 @@ fn capture() -> Vec<(Vec<u8>, &'static [&'static str], &'static str)> {
     let mut long_ack = transport(&ack(7, &[8]));
     long_ack.extend_from_slice(&[0; 4]);
     let mut bad_len = transport(&good);
-    DATA.field("payload_len").set(&mut bad_len[COMMON.len..], 65);
+    ferroce_proto::wire::headers::fields::data::PAYLOAD_LEN.set(&mut bad_len[COMMON.len..], 65);
     vec![
         (good.clone(), &[], "WRITE conn=1 path=2 psn=5 len=64"),
         (
@@ -102,11 +104,11 @@ fn capture() -> Vec<(Vec<u8>, &'static [&'static str], &'static str)> {
         (bad_crc, &["ferroce.bad_crc"], "WRITE conn=1 path=2 psn=5 len=64 [bad CRC]"),
         (reframe(&good, &short_ack, None), &["ferroce.bad_length"], "ACK conn=1 path=2 psn=7 [truncated]"),
         (reframe(&good, &long_ack, None), &["ferroce.bad_length"], "ACK conn=1 path=2 cum_psn=7 sacked=1"),
-        (with_common(&good, "opcode", 0x42), &["ferroce.unknown_opcode"], "opcode 0x42 conn=1 path=2 psn=5"),
+        (with_common(&good, common::OPCODE, 0x42), &["ferroce.unknown_opcode"], "opcode 0x42 conn=1 path=2 psn=5"),
         (reframe(&good, &bad_len, None), &["ferroce.bad_length"], "WRITE conn=1 path=2 psn=5 len=64"),
-        (with_common(&good, "version", 2), &["ferroce.bad_version"], "WRITE conn=1 path=2 psn=5"),
-        (with_common(&good, "reserved0", 0x5), &["ferroce.reserved"], "WRITE conn=1 path=2 psn=5"),
-        (with_common(&good, "flags", 0x40), &["ferroce.reserved"], "WRITE conn=1 path=2 psn=5"),
+        (with_common(&good, common::VERSION, 2), &["ferroce.bad_version"], "WRITE conn=1 path=2 psn=5"),
+        (with_common(&good, common::RESERVED0, 0x5), &["ferroce.reserved"], "WRITE conn=1 path=2 psn=5"),
+        (with_common(&good, common::FLAGS, 0x40), &["ferroce.reserved"], "WRITE conn=1 path=2 psn=5"),
     ]
 }
 

@@ -100,11 +100,11 @@ fn self_addressed(f: &[u8]) -> Vec<u8> {
     let dst_mac: [u8; 6] = f[0..6].try_into().unwrap();
     f[6..12].copy_from_slice(&dst_mac);
     let ip = &mut f[ETH.len..ETH.len + IPV4.len];
-    let dst = IPV4.field("dst").get(ip);
-    IPV4.field("src").set(ip, dst);
-    IPV4.field("checksum").set(ip, 0);
+    let dst = ferroce_proto::wire::headers::fields::ipv4::DST.get(ip);
+    ferroce_proto::wire::headers::fields::ipv4::SRC.set(ip, dst);
+    ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, 0);
     let c = internet_checksum(ip);
-    IPV4.field("checksum").set(ip, c as u64);
+    ferroce_proto::wire::headers::fields::ipv4::CHECKSUM.set(ip, c as u64);
     f
 }
 

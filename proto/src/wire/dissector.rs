@@ -221,7 +221,7 @@ pub fn dissector_lua() -> String {
          \x20 local rsv = flag_tree:add(f.{flags_id}_reserved, flags)\n\
          \x20 if bit.band(flags:uint(), 0x{:02x}) ~= 0 then rsv:add_proto_expert_info(x.reserved) end",
         !known_flags,
-        fb = COMMON.field("flags").byte_offset(),
+        fb = super::headers::fields::common::FLAGS.byte_offset(),
         fl = c("flags"),
     );
     let _ = writeln!(
@@ -249,7 +249,7 @@ pub fn dissector_lua() -> String {
         psn = c("psn"),
         common_len = COMMON.len,
     );
-    let sack = ACK.field("sack");
+    let sack = super::headers::fields::ack::SACK;
     let _ = writeln!(
         s,
         "  if ext == ext_{data} then\n\

@@ -86,7 +86,22 @@ pub struct Header {
 }
 
 impl Header {
-    /// The field called `name`. Panics on a typo: tables are static.
+    /// The field called `name`, in a `const`: a name the table lacks stops
+    /// the build (the constants of [`super::fields`] are made so).
+    pub const fn named(&self, name: &str) -> Field {
+        let mut i = 0;
+        while i < self.fields.len() {
+            if crate::str_eq(self.fields[i].name, name) {
+                return self.fields[i];
+            }
+            i += 1;
+        }
+        panic!("no such field in the header table")
+    }
+
+    /// The field called `name`, from a name known only at run time (the
+    /// dissector's generator, tests that go over every field). Panics on a
+    /// typo: tables are static.
     pub fn field(&self, name: &str) -> &'static Field {
         self.fields
             .iter()

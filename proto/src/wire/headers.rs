@@ -114,6 +114,57 @@ pub const NAK: Header = Header {
     ],
 };
 
+/// Every field of a header table as a constant, found in the table when
+/// the crate compiles: `fields::ipv4::TTL`, `fields::common::PSN`, ... (a
+/// name a table lacks does not compile, and a test checks that each module
+/// has every field of its table once). Encode and parse use these; nothing
+/// looks a field up by name at run time.
+macro_rules! field_modules {
+    ($($module:ident = $header:ident { $($konst:ident = $name:literal),* $(,)? })*) => {
+        pub mod fields {
+            use super::super::field::Field;
+            $(
+                #[doc = concat!("Fields of [`", stringify!($header), "`](super::", stringify!($header), ").")]
+                pub mod $module {
+                    use super::Field;
+                    use super::super::$header as H;
+                    $(
+                        #[doc = concat!("`", $name, "`")]
+                        pub const $konst: Field = H.named($name);
+                    )*
+                    /// Every field, in wire order.
+                    pub const ALL: &[Field] = &[$($konst),*];
+                }
+            )*
+            /// Each header with its constants.
+            pub const ALL: &[(&super::Header, &[Field])] = &[$((&super::$header, $module::ALL)),*];
+        }
+    };
+}
+
+field_modules! {
+    eth = ETH { DST = "dst", SRC = "src", ETHERTYPE = "ethertype" }
+    ipv4 = IPV4 {
+        VERSION = "version", IHL = "ihl", DSCP = "dscp", ECN = "ecn", TOTAL_LEN = "total_len", IDENT = "ident",
+        FLAGS = "flags", FRAG_OFF = "frag_off", TTL = "ttl", PROTOCOL = "protocol", CHECKSUM = "checksum",
+        SRC = "src", DST = "dst",
+    }
+    udp = UDP { SPORT = "sport", DPORT = "dport", LEN = "len", CHECKSUM = "checksum" }
+    common = COMMON {
+        VERSION = "version", RESERVED0 = "reserved0", OPCODE = "opcode", CONN = "conn", PATH = "path", PSN = "psn",
+        TIMESTAMP = "timestamp", STREAM = "stream", FLAGS = "flags", GENERATION = "generation",
+    }
+    data = DATA {
+        MSG_SEQ = "msg_seq", MSG_LEN = "msg_len", OFFSET = "offset", PAYLOAD_LEN = "payload_len",
+        RESERVED = "reserved", REMOTE_ADDR = "remote_addr", RKEY = "rkey", IMMEDIATE = "immediate",
+    }
+    ack = ACK {
+        SACK = "sack", TS_ECHO = "ts_echo", RATE_HINT = "rate_hint", ECN_CE = "ecn_ce", ACKED_PKTS = "acked_pkts",
+        RESERVED = "reserved",
+    }
+    nak = NAK { CODE = "code", RESERVED0 = "reserved0", MSG_SEQ = "msg_seq", INFO = "info", RESERVED1 = "reserved1" }
+}
+
 /// Bytes of the CRC trailer.
 pub const CRC_LEN: usize = 4;
 
@@ -129,6 +180,17 @@ pub fn field(h: &Header, name: &str) -> &'static Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_has_exactly_one_constant() {
+        assert_eq!(fields::ALL.len(), ALL.len(), "a module per header");
+        for (h, consts) in fields::ALL {
+            assert!(ALL.iter().any(|x| x.name == h.name));
+            assert_eq!(consts, &h.fields, "{}: the constants are the table, in order", h.name);
+        }
+        assert_eq!(fields::ipv4::TTL, *IPV4.field("ttl"));
+        assert_eq!(fields::ack::SACK.bits, 256);
+    }
 
     #[test]
     fn every_header_covers_each_bit_exactly_once() {

@@ -63,9 +63,9 @@ impl<'a> HeaderView<'a> {
         }
         Ok(HeaderView { header, bytes: &bytes[..header.len] })
     }
-    /// The value of field `name`.
-    pub fn get(&self, name: &str) -> u64 {
-        self.header.field(name).get(self.bytes)
+    /// The value of `field` (one of [`headers::fields`]).
+    pub fn get(&self, field: Field) -> u64 {
+        field.get(self.bytes)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Semantic representations, [`encode`] and [`parse`].
 
 use super::crc::{crc32, internet_checksum};
-use super::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
+use super::field::Field;
+use super::headers::{fields, ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use crate::types::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use crate::{Error, Result};
 
@@ -263,91 +264,91 @@ pub fn encode_into(addr: &Addressing, t: &TransportRepr, payload: &[u8], out: &m
     let (eth, rest) = out.split_at_mut(ETH.len);
     eth[0..6].copy_from_slice(&addr.dst_mac);
     eth[6..12].copy_from_slice(&addr.src_mac);
-    ETH.field("ethertype").set(eth, ETHERTYPE_IPV4 as u64);
+    fields::eth::ETHERTYPE.set(eth, ETHERTYPE_IPV4 as u64);
 
     let (ip, rest) = rest.split_at_mut(IPV4.len);
     let ip_total = total - ETH.len;
-    for (name, v) in [
-        ("version", 4),
-        ("ihl", 5),
-        ("dscp", addr.dscp as u64),
-        ("ecn", addr.ecn as u64),
-        ("total_len", ip_total as u64),
-        ("ident", 0),
-        ("flags", 0b010),
-        ("frag_off", 0),
-        ("ttl", addr.ttl as u64),
-        ("protocol", IP_PROTO_UDP as u64),
-        ("checksum", 0),
-        ("src", u32::from_be_bytes(addr.src_ip) as u64),
-        ("dst", u32::from_be_bytes(addr.dst_ip) as u64),
+    for (field, v) in [
+        (fields::ipv4::VERSION, 4),
+        (fields::ipv4::IHL, 5),
+        (fields::ipv4::DSCP, addr.dscp as u64),
+        (fields::ipv4::ECN, addr.ecn as u64),
+        (fields::ipv4::TOTAL_LEN, ip_total as u64),
+        (fields::ipv4::IDENT, 0),
+        (fields::ipv4::FLAGS, 0b010),
+        (fields::ipv4::FRAG_OFF, 0),
+        (fields::ipv4::TTL, addr.ttl as u64),
+        (fields::ipv4::PROTOCOL, IP_PROTO_UDP as u64),
+        (fields::ipv4::CHECKSUM, 0),
+        (fields::ipv4::SRC, u32::from_be_bytes(addr.src_ip) as u64),
+        (fields::ipv4::DST, u32::from_be_bytes(addr.dst_ip) as u64),
     ] {
-        IPV4.field(name).set(ip, v);
+        field.set(ip, v);
     }
     let csum = internet_checksum(ip);
-    IPV4.field("checksum").set(ip, csum as u64);
+    fields::ipv4::CHECKSUM.set(ip, csum as u64);
 
     let (udp, tp) = rest.split_at_mut(UDP.len);
-    UDP.field("sport").set(udp, addr.sport as u64);
-    UDP.field("dport").set(udp, addr.dport as u64);
-    UDP.field("len").set(udp, (ip_total - IPV4.len) as u64);
-    UDP.field("checksum").set(udp, 0);
+    fields::udp::SPORT.set(udp, addr.sport as u64);
+    fields::udp::DPORT.set(udp, addr.dport as u64);
+    fields::udp::LEN.set(udp, (ip_total - IPV4.len) as u64);
+    fields::udp::CHECKSUM.set(udp, 0);
 
     let c = &t.common;
     let (common, ext) = tp.split_at_mut(COMMON.len);
-    for (name, v) in [
-        ("version", TRANSPORT_VERSION as u64),
-        ("reserved0", 0),
-        ("opcode", c.opcode as u64),
-        ("conn", c.conn.0 as u64),
-        ("path", c.path.0 as u64),
-        ("psn", c.psn.get() as u64),
-        ("timestamp", c.timestamp as u64),
-        ("stream", c.stream.0 as u64),
-        ("flags", c.flags as u64),
-        ("generation", c.generation as u64),
+    for (field, v) in [
+        (fields::common::VERSION, TRANSPORT_VERSION as u64),
+        (fields::common::RESERVED0, 0),
+        (fields::common::OPCODE, c.opcode as u64),
+        (fields::common::CONN, c.conn.0 as u64),
+        (fields::common::PATH, c.path.0 as u64),
+        (fields::common::PSN, c.psn.get() as u64),
+        (fields::common::TIMESTAMP, c.timestamp as u64),
+        (fields::common::STREAM, c.stream.0 as u64),
+        (fields::common::FLAGS, c.flags as u64),
+        (fields::common::GENERATION, c.generation as u64),
     ] {
-        COMMON.field(name).set(common, v);
+        field.set(common, v);
     }
     let ext_len = match &t.body {
         Body::Data(d) => {
-            for (name, v) in [
-                ("msg_seq", d.msg_seq.0 as u64),
-                ("msg_len", d.msg_len as u64),
-                ("offset", d.offset as u64),
-                ("payload_len", d.payload_len as u64),
-                ("reserved", 0),
-                ("remote_addr", d.remote_addr.0),
-                ("rkey", d.rkey.0 as u64),
-                ("immediate", d.immediate as u64),
+            for (field, v) in [
+                (fields::data::MSG_SEQ, d.msg_seq.0 as u64),
+                (fields::data::MSG_LEN, d.msg_len as u64),
+                (fields::data::OFFSET, d.offset as u64),
+                (fields::data::PAYLOAD_LEN, d.payload_len as u64),
+                (fields::data::RESERVED, 0),
+                (fields::data::REMOTE_ADDR, d.remote_addr.0),
+                (fields::data::RKEY, d.rkey.0 as u64),
+                (fields::data::IMMEDIATE, d.immediate as u64),
             ] {
-                DATA.field(name).set(ext, v);
+                field.set(ext, v);
             }
             ext[DATA.len..DATA.len + payload.len()].copy_from_slice(payload);
             DATA.len
         }
         Body::Ack(a) => {
-            ACK.field("sack").bytes_mut(ext).copy_from_slice(&a.sack);
-            for (name, v) in [
-                ("ts_echo", a.ts_echo as u64),
-                ("rate_hint", a.rate_hint_mbps as u64),
-                ("ecn_ce", a.ecn_ce as u64),
-                ("acked_pkts", a.acked_pkts as u64),
-                ("reserved", 0),
+            fields::ack::SACK.bytes_mut(ext).copy_from_slice(&a.sack);
+            for (field, v) in [
+                (fields::ack::TS_ECHO, a.ts_echo as u64),
+                (fields::ack::RATE_HINT, a.rate_hint_mbps as u64),
+                (fields::ack::ECN_CE, a.ecn_ce as u64),
+                (fields::ack::ACKED_PKTS, a.acked_pkts as u64),
+                (fields::ack::RESERVED, 0),
             ] {
-                ACK.field(name).set(ext, v);
+                field.set(ext, v);
             }
             ACK.len
         }
         Body::Nak(n) => {
-            for (name, v) in [
-                ("code", n.code as u64),
-                ("reserved0", 0),
-                ("msg_seq", n.msg_seq.0 as u64),
-                ("info", n.info as u64),
-                ("reserved1", 0),
+            for (field, v) in [
+                (fields::nak::CODE, n.code as u64),
+                (fields::nak::RESERVED0, 0),
+                (fields::nak::MSG_SEQ, n.msg_seq.0 as u64),
+                (fields::nak::INFO, n.info as u64),
+                (fields::nak::RESERVED1, 0),
             ] {
-                NAK.field(name).set(ext, v);
+                field.set(ext, v);
             }
             NAK.len
         }
@@ -378,24 +379,24 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     }
     need("Ethernet header", ETH.len, frame.len())?;
     let eth = &frame[..ETH.len];
-    let ethertype = ETH.field("ethertype").get(eth) as u16;
+    let ethertype = fields::eth::ETHERTYPE.get(eth) as u16;
     if ethertype != ETHERTYPE_IPV4 {
         return Err(Error::NotFerroce { ethertype, proto: 0, dport: 0 });
     }
     need("IPv4 header", ETH.len + IPV4.len, frame.len())?;
     let ip = &frame[ETH.len..ETH.len + IPV4.len];
-    let ipf = |n: &str| IPV4.field(n).get(ip);
-    if ipf("version") != 4 || ipf("ihl") != 5 {
+    let ipf = |f: Field| f.get(ip);
+    if ipf(fields::ipv4::VERSION) != 4 || ipf(fields::ipv4::IHL) != 5 {
         return Err(Error::BadField { field: "ipv4.version/ihl", value: ip[0] as u64 });
     }
     if internet_checksum(ip) != 0 {
         return Err(Error::BadIpChecksum);
     }
-    let proto = ipf("protocol") as u8;
-    if ipf("frag_off") != 0 || ipf("flags") & 0b001 != 0 {
-        return Err(Error::BadField { field: "ipv4.fragment", value: ipf("frag_off") });
+    let proto = ipf(fields::ipv4::PROTOCOL) as u8;
+    if ipf(fields::ipv4::FRAG_OFF) != 0 || ipf(fields::ipv4::FLAGS) & 0b001 != 0 {
+        return Err(Error::BadField { field: "ipv4.fragment", value: ipf(fields::ipv4::FRAG_OFF) });
     }
-    let ip_total = ipf("total_len") as usize;
+    let ip_total = ipf(fields::ipv4::TOTAL_LEN) as usize;
     if ETH.len + ip_total != frame.len() {
         return Err(Error::BadLength { what: "ipv4.total_len", declared: ip_total, actual: frame.len() - ETH.len });
     }
@@ -404,11 +405,11 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     }
     need("UDP header", L2L4, frame.len())?;
     let udp = &frame[ETH.len + IPV4.len..L2L4];
-    let dport = UDP.field("dport").get(udp) as u16;
+    let dport = fields::udp::DPORT.get(udp) as u16;
     if dport != port {
         return Err(Error::NotFerroce { ethertype, proto, dport });
     }
-    let udp_len = UDP.field("len").get(udp) as usize;
+    let udp_len = fields::udp::LEN.get(udp) as usize;
     if udp_len != ip_total - IPV4.len {
         return Err(Error::BadLength { what: "udp.len", declared: udp_len, actual: ip_total - IPV4.len });
     }
@@ -420,34 +421,34 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     if trailer != computed {
         return Err(Error::BadCrc { trailer, computed });
     }
-    let cf = |n: &str| COMMON.field(n).get(covered);
-    if cf("version") != TRANSPORT_VERSION as u64 {
-        return Err(Error::BadField { field: "common.version", value: cf("version") });
+    let cf = |f: Field| f.get(covered);
+    if cf(fields::common::VERSION) != TRANSPORT_VERSION as u64 {
+        return Err(Error::BadField { field: "common.version", value: cf(fields::common::VERSION) });
     }
-    let opcode = Opcode::from_u8(cf("opcode") as u8)?;
+    let opcode = Opcode::from_u8(cf(fields::common::OPCODE) as u8)?;
     let common = CommonRepr {
         opcode,
-        conn: ConnId(cf("conn") as u16),
-        path: PathId(cf("path") as u8),
-        psn: Psn::new(cf("psn") as u32),
-        timestamp: cf("timestamp") as u32,
-        stream: StreamId(cf("stream") as u16),
-        flags: cf("flags") as u8,
-        generation: cf("generation") as u8,
+        conn: ConnId(cf(fields::common::CONN) as u16),
+        path: PathId(cf(fields::common::PATH) as u8),
+        psn: Psn::new(cf(fields::common::PSN) as u32),
+        timestamp: cf(fields::common::TIMESTAMP) as u32,
+        stream: StreamId(cf(fields::common::STREAM) as u16),
+        flags: cf(fields::common::FLAGS) as u8,
+        generation: cf(fields::common::GENERATION) as u8,
     };
     let ext = &covered[COMMON.len..];
     let (body, payload) = match opcode {
         Opcode::Write | Opcode::WriteImm | Opcode::Send => {
             need("data extension", DATA.len, ext.len())?;
-            let g = |n: &str| DATA.field(n).get(ext);
+            let g = |f: Field| f.get(ext);
             let d = DataRepr {
-                msg_seq: MsgSeq(g("msg_seq") as u32),
-                msg_len: g("msg_len") as u32,
-                offset: g("offset") as u32,
-                payload_len: g("payload_len") as u16,
-                remote_addr: Iova(g("remote_addr")),
-                rkey: Rkey(g("rkey") as u32),
-                immediate: g("immediate") as u32,
+                msg_seq: MsgSeq(g(fields::data::MSG_SEQ) as u32),
+                msg_len: g(fields::data::MSG_LEN) as u32,
+                offset: g(fields::data::OFFSET) as u32,
+                payload_len: g(fields::data::PAYLOAD_LEN) as u16,
+                remote_addr: Iova(g(fields::data::REMOTE_ADDR)),
+                rkey: Rkey(g(fields::data::RKEY) as u32),
+                immediate: g(fields::data::IMMEDIATE) as u32,
             };
             let payload = &ext[DATA.len..];
             if payload.len() != d.payload_len as usize {
@@ -473,15 +474,15 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
             if ext.len() != ACK.len {
                 return Err(Error::BadLength { what: "ACK extension", declared: ACK.len, actual: ext.len() });
             }
-            let g = |n: &str| ACK.field(n).get(ext);
+            let g = |f: Field| f.get(ext);
             let mut sack = [0u8; 32];
-            sack.copy_from_slice(ACK.field("sack").bytes(ext));
+            sack.copy_from_slice(fields::ack::SACK.bytes(ext));
             let a = AckRepr {
                 sack,
-                ts_echo: g("ts_echo") as u32,
-                rate_hint_mbps: g("rate_hint") as u32,
-                ecn_ce: g("ecn_ce") as u16,
-                acked_pkts: g("acked_pkts") as u16,
+                ts_echo: g(fields::ack::TS_ECHO) as u32,
+                rate_hint_mbps: g(fields::ack::RATE_HINT) as u32,
+                ecn_ce: g(fields::ack::ECN_CE) as u16,
+                acked_pkts: g(fields::ack::ACKED_PKTS) as u16,
             };
             (Body::Ack(a), &ext[ACK.len..])
         }
@@ -489,11 +490,11 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
             if ext.len() != NAK.len {
                 return Err(Error::BadLength { what: "NAK extension", declared: NAK.len, actual: ext.len() });
             }
-            let g = |n: &str| NAK.field(n).get(ext);
+            let g = |f: Field| f.get(ext);
             let n = NakRepr {
-                code: NakCode::from_u8(g("code") as u8)?,
-                msg_seq: MsgSeq(g("msg_seq") as u32),
-                info: g("info") as u32,
+                code: NakCode::from_u8(g(fields::nak::CODE) as u8)?,
+                msg_seq: MsgSeq(g(fields::nak::MSG_SEQ) as u32),
+                info: g(fields::nak::INFO) as u32,
             };
             (Body::Nak(n), &ext[NAK.len..])
         }
@@ -505,13 +506,13 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
     let addr = Addressing {
         src_mac,
         dst_mac,
-        src_ip: (ipf("src") as u32).to_be_bytes(),
-        dst_ip: (ipf("dst") as u32).to_be_bytes(),
-        sport: UDP.field("sport").get(udp) as u16,
+        src_ip: (ipf(fields::ipv4::SRC) as u32).to_be_bytes(),
+        dst_ip: (ipf(fields::ipv4::DST) as u32).to_be_bytes(),
+        sport: fields::udp::SPORT.get(udp) as u16,
         dport,
-        dscp: ipf("dscp") as u8,
-        ecn: Ecn::from_bits(ipf("ecn")),
-        ttl: ipf("ttl") as u8,
+        dscp: ipf(fields::ipv4::DSCP) as u8,
+        ecn: Ecn::from_bits(ipf(fields::ipv4::ECN)),
+        ttl: ipf(fields::ipv4::TTL) as u8,
     };
     Ok(Frame { addr, transport: TransportRepr { common, body }, payload })
 }
@@ -522,33 +523,33 @@ pub type FiveTuple = ([u8; 4], [u8; 4], u8, u16, u16);
 /// The IPv4/UDP 5-tuple of a frame, for ECMP hashing in switches. `None` if
 /// the frame is too short or not IPv4.
 pub fn five_tuple(frame: &[u8]) -> Option<FiveTuple> {
-    if frame.len() < L2L4 || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+    if frame.len() < L2L4 || fields::eth::ETHERTYPE.get(frame) != ETHERTYPE_IPV4 as u64 {
         return None;
     }
     let ip = &frame[ETH.len..ETH.len + IPV4.len];
     let udp = &frame[ETH.len + IPV4.len..L2L4];
     Some((
-        (IPV4.field("src").get(ip) as u32).to_be_bytes(),
-        (IPV4.field("dst").get(ip) as u32).to_be_bytes(),
-        IPV4.field("protocol").get(ip) as u8,
-        UDP.field("sport").get(udp) as u16,
-        UDP.field("dport").get(udp) as u16,
+        (fields::ipv4::SRC.get(ip) as u32).to_be_bytes(),
+        (fields::ipv4::DST.get(ip) as u32).to_be_bytes(),
+        fields::ipv4::PROTOCOL.get(ip) as u8,
+        fields::udp::SPORT.get(udp) as u16,
+        fields::udp::DPORT.get(udp) as u16,
     ))
 }
 
 /// Mark an ECN-capable IPv4 frame CE in place and fix the IPv4 checksum, as a
 /// switch does. Returns false (and changes nothing) for Not-ECT or non-IPv4.
 pub fn mark_ce(frame: &mut [u8]) -> bool {
-    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+    if frame.len() < ETH.len + IPV4.len || fields::eth::ETHERTYPE.get(frame) != ETHERTYPE_IPV4 as u64 {
         return false;
     }
     let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
-    let ecn = IPV4.field("ecn");
+    let ecn = fields::ipv4::ECN;
     if ecn.get(ip) == Ecn::NotEct as u64 {
         return false;
     }
     ecn.set(ip, Ecn::Ce as u64);
-    let csum = IPV4.field("checksum");
+    let csum = fields::ipv4::CHECKSUM;
     csum.set(ip, 0);
     let c = internet_checksum(ip);
     csum.set(ip, c as u64);
@@ -561,19 +562,19 @@ pub fn mark_ce(frame: &mut [u8]) -> bool {
 /// recomputed. Returns false (and changes nothing) for a non-IPv4 frame or
 /// one whose TTL would reach 0, which a router drops (RFC 1812 5.3.1).
 pub fn route_hop(frame: &mut [u8], src_mac: [u8; 6], dst_mac: [u8; 6]) -> bool {
-    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+    if frame.len() < ETH.len + IPV4.len || fields::eth::ETHERTYPE.get(frame) != ETHERTYPE_IPV4 as u64 {
         return false;
     }
-    let ttl = IPV4.field("ttl");
+    let ttl = fields::ipv4::TTL;
     let left = ttl.get(&frame[ETH.len..]);
     if left <= 1 {
         return false;
     }
-    ETH.field("dst").bytes_mut(frame).copy_from_slice(&dst_mac);
-    ETH.field("src").bytes_mut(frame).copy_from_slice(&src_mac);
+    fields::eth::DST.bytes_mut(frame).copy_from_slice(&dst_mac);
+    fields::eth::SRC.bytes_mut(frame).copy_from_slice(&src_mac);
     let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
     ttl.set(ip, left - 1);
-    let csum = IPV4.field("checksum");
+    let csum = fields::ipv4::CHECKSUM;
     csum.set(ip, 0);
     let c = internet_checksum(ip);
     csum.set(ip, c as u64);
@@ -585,13 +586,13 @@ pub fn route_hop(frame: &mut [u8], src_mac: [u8; 6], dst_mac: [u8; 6]) -> bool {
 /// swapped (the IPv4 checksum, a sum, is unchanged). False (and nothing
 /// changed) for a non-IPv4 frame.
 pub fn reflect(frame: &mut [u8]) -> bool {
-    if frame.len() < ETH.len + IPV4.len || ETH.field("ethertype").get(frame) != ETHERTYPE_IPV4 as u64 {
+    if frame.len() < ETH.len + IPV4.len || fields::eth::ETHERTYPE.get(frame) != ETHERTYPE_IPV4 as u64 {
         return false;
     }
     let (dst, src) = frame.split_at_mut(6);
     dst.swap_with_slice(&mut src[..6]);
     let ip = &mut frame[ETH.len..ETH.len + IPV4.len];
-    let (s, d) = (IPV4.field("src"), IPV4.field("dst"));
+    let (s, d) = (fields::ipv4::SRC, fields::ipv4::DST);
     let (a, b) = (s.get(ip), d.get(ip));
     s.set(ip, b);
     d.set(ip, a);
