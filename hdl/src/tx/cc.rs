@@ -48,6 +48,13 @@ impl From<Bits<STATE_BITS>> for CcState {
     }
 }
 
+/// A window-sized count zero-extended by one bit, for sums with their carry.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Wide {
+    pub lo: Bits<CWND_BITS>,
+    pub hi: Bits<1>,
+}
+
 /// The window store for 2^K paths.
 #[derive(LogicBlock, HdlDefault)]
 pub struct Cc<const K: usize> {
@@ -84,10 +91,16 @@ pub struct Cc<const K: usize> {
     marked: Signal<Local, bool>,
     since: Signal<Local, Bits<32>>,
     halve: Signal<Local, bool>,
-    limit: Signal<Local, Bits<CWND_BITS>>,
-    half: Signal<Local, Bits<CWND_BITS>>,
     halved: Signal<Local, Bits<CWND_BITS>>,
     sum: Signal<Local, Bits<CWND_BITS>>,
+    credit_w: Signal<Local, Wide>,
+    newly_w: Signal<Local, Wide>,
+    cwnd_w: Signal<Local, Wide>,
+    sum_w: Signal<Local, Bits<{ CWND_BITS + 1 }>>,
+    out_w: Signal<Local, Wide>,
+    out1_w: Signal<Local, Bits<{ CWND_BITS + 1 }>>,
+    limit_w: Signal<Local, Bits<{ CWND_BITS + 1 }>>,
+    half_w: Signal<Local, Bits<{ CWND_BITS + 1 }>>,
     grow: Signal<Local, bool>,
     grown: Signal<Local, Bits<CWND_BITS>>,
     new_st: Signal<Local, CcState>,
@@ -100,6 +113,10 @@ pub struct Cc<const K: usize> {
     zero: Constant<Bits<CWND_BITS>>,
     #[constant(0u64)]
     zero_time: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero1: Constant<Bits<1>>,
+    #[constant(1u64)]
+    one_w: Constant<Bits<{ CWND_BITS + 1 }>>,
 }
 
 impl<const K: usize> Logic for Cc<K> {
@@ -139,22 +156,31 @@ impl<const K: usize> Logic for Cc<K> {
         // Wrapping time: the cut is one RTT old once now - last_cut > srtt.
         self.since.next = self.s1_now.q.val() - self.st.val().last_cut;
         self.halve.next = self.marked.val() & (self.since.val() > self.s1_srtt.q.val());
-        // min(cwnd, outstanding + 1) / 2, at least one packet; the sum
-        // cannot overflow where it is taken (outstanding < cwnd).
-        if self.st.val().cwnd <= self.s1_outstanding.q.val() {
-            self.limit.next = self.st.val().cwnd;
-        } else {
-            self.limit.next = self.s1_outstanding.q.val() + self.one.val();
+        // min(cwnd, outstanding + 1) / 2, at least one packet (ten bits, so
+        // that outstanding + 1 does not wrap).
+        self.cwnd_w.next.lo = self.st.val().cwnd;
+        self.cwnd_w.next.hi = self.zero1.val();
+        self.out_w.next.lo = self.s1_outstanding.q.val();
+        self.out_w.next.hi = self.zero1.val();
+        self.out1_w.next = Bits::<{ CWND_BITS + 1 }>::from(self.out_w.val()) + self.one_w.val();
+        self.limit_w.next = self.out1_w.val();
+        if Bits::<{ CWND_BITS + 1 }>::from(self.cwnd_w.val()) < self.out1_w.val() {
+            self.limit_w.next = Bits::<{ CWND_BITS + 1 }>::from(self.cwnd_w.val());
         }
-        self.half.next = self.limit.val() >> 1;
-        if self.half.val().any() {
-            self.halved.next = self.half.val();
+        self.half_w.next = self.limit_w.val() >> 1;
+        if self.half_w.val().any() {
+            self.halved.next = self.half_w.val().get_bits::<CWND_BITS>(0);
         } else {
             self.halved.next = self.one.val();
         }
-        // credit + newly >= cwnd, the carry of the 9-bit sum included.
-        self.sum.next = self.st.val().credit + self.s1_newly.q.val();
-        self.grow.next = (self.sum.val() < self.st.val().credit) | (self.sum.val() >= self.st.val().cwnd);
+        // credit + newly >= cwnd, in ten bits.
+        self.credit_w.next.lo = self.st.val().credit;
+        self.credit_w.next.hi = self.zero1.val();
+        self.newly_w.next.lo = self.s1_newly.q.val();
+        self.newly_w.next.hi = self.zero1.val();
+        self.sum_w.next = Bits::<{ CWND_BITS + 1 }>::from(self.credit_w.val()) + Bits::<{ CWND_BITS + 1 }>::from(self.newly_w.val());
+        self.sum.next = self.sum_w.val().get_bits::<CWND_BITS>(0);
+        self.grow.next = self.sum_w.val() >= Bits::<{ CWND_BITS + 1 }>::from(self.cwnd_w.val());
         // min(cwnd + 1, max).
         if self.st.val().cwnd >= self.s1_max.q.val() {
             self.grown.next = self.s1_max.q.val();
