@@ -38,9 +38,7 @@ fn checks_match_the_model() {
         let p = port(s, n);
         s.set(p, v)
     };
-    set(&mut s, "reset", 1);
-    s.tick();
-    set(&mut s, "reset", 0);
+    s.reset("reset", Some("ready"), 1 << 10);
     let mut rng = Rng::new(4);
     let mut conns = [Conn::default(); CONNS];
     let mut slots: [Option<MemoryRegion>; 16] = [None; 16];
@@ -204,11 +202,8 @@ impl Checker {
     fn new() -> Checker {
         let mut s = Sim::new(&model());
         s.clock("clock");
-        let mut c = Checker(s);
-        c.set("reset", 1);
-        c.0.tick();
-        c.set("reset", 0);
-        c
+        s.reset("reset", Some("ready"), 1 << 10);
+        Checker(s)
     }
 
     fn set(&mut self, n: &str, v: u64) {

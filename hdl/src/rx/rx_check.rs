@@ -10,15 +10,21 @@
 //! up in parallel in all regions (the lowest matching slot wins; the driver
 //! never registers an rkey twice).
 //!
-//! Storage: the valid bits and the rkeys are registers (cleared by reset,
-//! and matched in parallel); the other fields are in two rust-hdl `RAM`s
-//! with a registered read: the connection's entry is read at `in_conn`,
-//! the region's at the matching slot, and both checks finish in the next
-//! cycle from the RAMs' outputs and the packet's registered fields. A
-//! table write lands at the clock edge, so a packet is judged by the
-//! tables as they were before that cycle's writes.
+//! Storage: the regions' valid bits and rkeys are registers (cleared by
+//! reset, and matched in parallel); the connections (valid bit included)
+//! and the regions' other fields are in two rust-hdl `RAM`s with a
+//! registered read: the connection's entry is read at `in_conn`, the
+//! region's at the matching slot, and both checks finish in the next cycle
+//! from the RAMs' outputs and the packet's fields, which the caller holds
+//! through that cycle (so they are not registered here: the tables the
+//! hand-written Verilog kept in LUT-RAM with a combinational read cost
+//! read registers now, and these are what pays for them). A table write
+//! lands at the clock edge, so a packet is judged by the tables as they
+//! were before that cycle's writes.
 //!
-//! Ports (`clock`; `reset` clears both tables):
+//! Ports (`clock`; `reset` clears both tables: the regions at once, the
+//! connections by a sweep of one entry a cycle, 2^CONN_KEY_BITS cycles,
+//! while `ready` is low and connection writes are ignored):
 //! * `conn_wr`: write connection `conn_wr_index` (`conn_wr_valid_bit`,
 //!   `conn_wr_peer_ip`, `conn_wr_paths`, `conn_wr_generation`).
 //! * `mr_wr`: write region `mr_wr_index` (`mr_wr_valid_bit`, `mr_wr_rkey`,
@@ -26,8 +32,10 @@
 //! * `in_valid` with the packet's `in_conn`, `in_path`, `in_src_ip`,
 //!   `in_generation`,
 //!   `in_write` (WRITE or WRITE with immediate), `in_rkey`,
-//!   `in_remote_addr`, `in_offset`, `in_payload_len`, `in_msg_len`.
-//! * One cycle later: `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
+//!   `in_remote_addr`, `in_offset`, `in_payload_len`, `in_msg_len`: the
+//!   fields stay as they are through the next cycle.
+//! * One cycle later (combinational from the read registers and the held
+//!   fields): `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
 //!   the region check of both the whole message and this packet; SENDs:
 //!   true) and `out_addr` (`remote_addr + offset`).
 
@@ -45,9 +53,10 @@ pub const MRS: usize = MEMORY_REGIONS;
 const MR_BITS: usize = 4;
 const _: () = assert!(1 << MR_BITS == MRS);
 
-/// A connection's entry, less its valid bit.
+/// A connection's entry.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct ConnEntry {
+    pub valid: bool,
     pub peer_ip: Bits<32>,
     pub paths: Bits<5>,
     pub generation: Bits<GENERATION_BITS>,
@@ -109,30 +118,25 @@ pub struct RxCheck {
     pub in_offset: Signal<In, Bits<32>>,
     pub in_payload_len: Signal<In, Bits<16>>,
     pub in_msg_len: Signal<In, Bits<32>>,
+    pub ready: Signal<Out, bool>,
     pub out_valid: Signal<Out, bool>,
     pub out_conn_ok: Signal<Out, bool>,
     pub out_access_ok: Signal<Out, bool>,
     pub out_addr: Signal<Out, Bits<64>>,
     // Tables.
-    conn_valid: DFF<Bits<CONNS>>,
     conn_ram: RAM<ConnEntry, CONN_KEY_BITS>,
+    /// The clearing sweep after reset: every connection entry written
+    /// invalid, one a cycle.
+    busy: DFF<bool>,
+    sweep: DFF<Bits<CONN_KEY_BITS>>,
     mr_valid: [DFF<bool>; MRS],
     mr_rkey: [DFF<Bits<RKEY_BITS>>; MRS],
     mr_ram: RAM<MrEntry, MR_BITS>,
-    // The packet, registered for the second half of the checks.
+    // What the first cycle found (the packet's fields are held by the
+    // caller through the second cycle).
     valid: DFF<bool>,
     known: DFF<bool>,
-    path_lo: DFF<Bits<5>>,
-    path_hi_zero: DFF<bool>,
-    src_ip: DFF<Bits<32>>,
-    generation: DFF<Bits<GENERATION_BITS>>,
-    conn: DFF<Bits<16>>,
-    write: DFF<bool>,
     found: DFF<bool>,
-    remote_addr: DFF<Bits<64>>,
-    offset: DFF<Bits<32>>,
-    payload_len: DFF<Bits<16>>,
-    msg_len: DFF<Bits<32>>,
     conn_in_table: Signal<Local, bool>,
     hit: [Signal<Local, bool>; MRS],
     any_hit: Signal<Local, bool>,
@@ -163,9 +167,11 @@ pub struct RxCheck {
     #[constant(32u64)]
     path_limit: Constant<Bits<8>>,
     #[constant(1u64)]
-    one_conn: Constant<Bits<CONNS>>,
+    one_key: Constant<Bits<CONN_KEY_BITS>>,
     #[constant(0u64)]
-    zero_conns: Constant<Bits<CONNS>>,
+    zero_key: Constant<Bits<CONN_KEY_BITS>>,
+    #[constant(ConnEntry::default())]
+    no_conn: Constant<ConnEntry>,
     #[constant(0u64)]
     zero1: Constant<Bits<1>>,
     #[constant(0u64)]
@@ -178,8 +184,7 @@ impl Logic for RxCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, conn_valid, valid, known, path_lo, path_hi_zero, src_ip, generation, conn, write, found,
-            remote_addr, offset, payload_len, msg_len
+            self, clock, busy, sweep, valid, known, found
         );
         for i in 0..MRS {
             self.mr_valid[i].clock.next = self.clock.val();
@@ -195,8 +200,7 @@ impl Logic for RxCheck {
         // First cycle: the connection's entry and the region's slot.
         self.conn_in_table.next = self.in_conn.val() < self.conns.val();
         self.conn_ram.read_address.next = self.in_conn.val().get_bits::<CONN_KEY_BITS>(0);
-        self.known.d.next = self.conn_in_table.val()
-            & self.conn_valid.q.val().get_bit(self.in_conn.val().get_bits::<CONN_KEY_BITS>(0).index());
+        self.known.d.next = self.conn_in_table.val();
         // The lowest valid slot whose rkey matches.
         self.any_hit.next = false;
         self.mr_index.next = self.slot_id[0].val();
@@ -212,34 +216,25 @@ impl Logic for RxCheck {
         self.mr_ram.read_address.next = self.mr_index.val();
         self.found.d.next = self.any_hit.val();
         self.valid.d.next = self.in_valid.val();
-        self.path_lo.d.next = self.in_path.val().get_bits::<5>(0);
-        self.path_hi_zero.d.next = self.in_path.val() < self.path_limit.val();
-        self.src_ip.d.next = self.in_src_ip.val();
-        self.generation.d.next = self.in_generation.val();
-        self.conn.d.next = self.in_conn.val();
-        self.write.d.next = self.in_write.val();
-        self.remote_addr.d.next = self.in_remote_addr.val();
-        self.offset.d.next = self.in_offset.val();
-        self.payload_len.d.next = self.in_payload_len.val();
-        self.msg_len.d.next = self.in_msg_len.val();
 
         // Second cycle. Connection: known, from its peer, on one of its
         // paths, of its generation.
         self.out_valid.next = self.valid.q.val();
         self.out_conn_ok.next = self.known.q.val()
-            & (self.conn_ram.read_data.val().peer_ip == self.src_ip.q.val())
-            & self.path_hi_zero.q.val()
-            & (self.conn_ram.read_data.val().paths > self.path_lo.q.val())
-            & (self.conn_ram.read_data.val().generation == self.generation.q.val());
+            & self.conn_ram.read_data.val().valid
+            & (self.conn_ram.read_data.val().peer_ip == self.in_src_ip.val())
+            & (self.in_path.val() < self.path_limit.val())
+            & (self.conn_ram.read_data.val().paths > self.in_path.val().get_bits::<5>(0))
+            & (self.conn_ram.read_data.val().generation == self.in_generation.val());
         // Region: both checks of the model, the whole message and then this
         // packet, each inside [base, base + len) with no wrap of addr + len.
-        self.x_remote.next.lo = self.remote_addr.q.val();
+        self.x_remote.next.lo = self.in_remote_addr.val();
         self.x_remote.next.hi = self.zero1.val();
-        self.x_offset.next.lo = self.offset.q.val();
+        self.x_offset.next.lo = self.in_offset.val();
         self.x_offset.next.hi = self.zero33.val();
-        self.x_msg_len.next.lo = self.msg_len.q.val();
+        self.x_msg_len.next.lo = self.in_msg_len.val();
         self.x_msg_len.next.hi = self.zero33.val();
-        self.x_payload.next.lo = self.payload_len.q.val();
+        self.x_payload.next.lo = self.in_payload_len.val();
         self.x_payload.next.hi = self.zero49.val();
         self.x_base.next.lo = self.mr_ram.read_data.val().base;
         self.x_base.next.hi = self.zero1.val();
@@ -262,27 +257,28 @@ impl Logic for RxCheck {
             & (self.pkt_addr.val() >= self.base65.val())
             & (self.pkt_end.val() <= self.region_end.val())
             & !self.pkt_end.val().get_bit(64);
-        self.out_access_ok.next = !self.write.q.val()
+        self.out_access_ok.next = !self.in_write.val()
             | (self.found.q.val()
                 & self.mr_ram.read_data.val().remote_write
-                & (self.mr_ram.read_data.val().conn == self.conn.q.val())
+                & (self.mr_ram.read_data.val().conn == self.in_conn.val())
                 & self.in_region_msg.val()
                 & self.in_region_pkt.val());
         self.out_addr.next = self.pkt_addr.val().get_bits::<64>(0);
 
         // Table writes.
         self.conn_ram.write_address.next = self.conn_wr_index.val();
+        self.conn_ram.write_data.next.valid = self.conn_wr_valid_bit.val();
         self.conn_ram.write_data.next.peer_ip = self.conn_wr_peer_ip.val();
         self.conn_ram.write_data.next.paths = self.conn_wr_paths.val();
         self.conn_ram.write_data.next.generation = self.conn_wr_generation.val();
         self.conn_ram.write_enable.next = self.conn_wr.val();
-        if self.conn_wr.val() {
-            if self.conn_wr_valid_bit.val() {
-                self.conn_valid.d.next =
-                    self.conn_valid.q.val() | (self.one_conn.val() << self.conn_wr_index.val());
-            } else {
-                self.conn_valid.d.next =
-                    self.conn_valid.q.val() & !(self.one_conn.val() << self.conn_wr_index.val());
+        self.sweep.d.next = self.sweep.q.val() + self.one_key.val();
+        if self.busy.q.val() {
+            self.conn_ram.write_address.next = self.sweep.q.val();
+            self.conn_ram.write_data.next = self.no_conn.val();
+            self.conn_ram.write_enable.next = true;
+            if self.sweep.q.val().all() {
+                self.busy.d.next = false;
             }
         }
         self.mr_ram.write_address.next = self.mr_wr_index.val();
@@ -297,9 +293,11 @@ impl Logic for RxCheck {
                 self.mr_rkey[i].d.next = self.mr_wr_rkey.val();
             }
         }
+        self.ready.next = !self.busy.q.val();
         if self.reset.val() {
             self.valid.d.next = false;
-            self.conn_valid.d.next = self.zero_conns.val();
+            self.busy.d.next = true;
+            self.sweep.d.next = self.zero_key.val();
             for i in 0..MRS {
                 self.mr_valid[i].d.next = false;
             }

@@ -678,7 +678,8 @@ impl Logic for RxPath {
             & (self.dst.dst_ip.val() == self.cfg_ip.val());
 
         // ---- what to take next: control, a post, a timer, a frame ----
-        self.sub_ready.next = self.sack.ready.val() & self.msgs.ready.val() & self.ackg.ready.val();
+        self.sub_ready.next =
+            self.sack.ready.val() & self.msgs.ready.val() & self.ackg.ready.val() & self.check.ready.val();
         self.idle.next = (self.st.q.val() == self.S_IDLE.val()) & !self.init_busy.q.val() & self.sub_ready.val();
         self.take_ctl.next = self.idle.val() & self.ctl_valid.val();
         self.take_post.next = self.idle.val() & !self.ctl_valid.val() & self.post_valid.val();
