@@ -1,5 +1,5 @@
-//! Generated documentation: docs/wire.md, docs/regmap.md and the Wireshark
-//! dissector docs/ferroce.lua.
+//! Generated documentation: docs/wire.md, docs/regmap.md, docs/rings.md
+//! and the Wireshark dissector docs/ferroce.lua.
 
 use anyhow::Context;
 
@@ -9,6 +9,7 @@ pub fn generated() -> Vec<(&'static str, String)> {
         ("docs/wire.md", ferroce_proto::wire::markdown()),
         ("docs/regmap.md", ferroce_proto::regs::markdown()),
         ("docs/ferroce.lua", ferroce_proto::wire::dissector_lua()),
+        ("docs/rings.md", ferroce_proto::rings::markdown()),
     ]
 }
 

@@ -34,7 +34,7 @@ enum Command {
     Tools,
     /// Regenerate the docs made from the field tables and the register map
     ///
-    /// docs/wire.md, docs/regmap.md and docs/ferroce.lua.
+    /// docs/wire.md, docs/regmap.md, docs/rings.md and docs/ferroce.lua.
     Docs {
         /// Change nothing; fail if a generated file is stale.
         #[arg(long)]
