@@ -282,7 +282,7 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
     );
     let _ = writeln!(s, "## Before and after the rust-hdl rewrite\n");
     let speed_from = match (&speed, &speed_json) {
-        (None, _) => "not measured in this run (`--no-speed`)".to_string(),
+        (None, _) => "not measured in this run (`--no-speed`; [rtl-speed.md](rtl-speed.md) has them before and after side by side)".to_string(),
         (Some(r), Some(p)) => format!("from `{p}` (`cargo xtask block-speed --json`, commit {})", r.commit),
         (Some(r), None) => format!("measured by this run (`cargo xtask block-speed`, commit {})", r.commit),
     };
