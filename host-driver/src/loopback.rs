@@ -307,7 +307,8 @@ pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(R
     mem.add_region("src", Iova(l.src), total as usize, false);
     mem.add_region("dst", Iova(l.dst), total as usize, true);
     let dma = ferroce_sim::engine::DmaConfig { seed: o.seed, stall: o.dma_stall, ..Default::default() };
-    let dev = SimLoopback::with_dma(mem, o.loss, dma, o.pcap.as_deref())?;
+    let wire = crate::sim::Wire { loss: o.loss, pcap: o.pcap.clone() };
+    let dev = SimLoopback::with_dma(mem, &wire, dma)?;
     let (mut r, mut dev) = run(dev, l, o, SIM_PEER, &|d: &SimLoopback| d.engine.cycles(), progress)?;
     dev.finish()?;
     r.frames = dev.frames;

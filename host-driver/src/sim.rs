@@ -17,7 +17,7 @@ use crate::{Error, RegisterAccess, Result};
 pub struct SimLoopback {
     pub engine: ferroce_sim::engine::EngineSim,
     rng: ferroce_proto::rng::Rng,
-    loss: f64,
+    settings: Wire,
     /// Frames on the wire: (cycle they arrive, frame).
     wire: std::collections::VecDeque<(u64, Vec<u8>)>,
     pcap: Option<ferroce_sim::pcap::PcapWriter<std::io::BufWriter<std::fs::File>>>,
@@ -34,28 +34,39 @@ pub struct SimLoopback {
 /// Cycles a frame spends on the looped wire (400 ns at 250 MHz).
 pub const WIRE_CYCLES: u64 = 100;
 
+/// What the looped wire does to the frames between the engine's MAC
+/// transmit and receive. A new option is a field here with its default
+/// (callers build it with `..Wire::default()`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Wire {
+    /// Probability that a frame is lost.
+    pub loss: f64,
+    /// Every frame sent is written to this pcap file, if given.
+    pub pcap: Option<std::path::PathBuf>,
+}
+
+impl Wire {
+    /// A wire losing each frame with probability `loss`.
+    pub fn lossy(loss: f64) -> Wire {
+        Wire { loss, ..Wire::default() }
+    }
+}
+
 impl SimLoopback {
-    /// An engine over `mem`, losing each frame with probability `loss`;
-    /// every frame sent is written to `pcap` if given.
-    pub fn new(
-        mem: ferroce_sim::memory::Memory,
-        loss: f64,
-        seed: u64,
-        pcap: Option<&std::path::Path>,
-    ) -> Result<SimLoopback> {
-        Self::with_dma(mem, loss, ferroce_sim::engine::DmaConfig { seed, ..Default::default() }, pcap)
+    /// An engine over `mem` behind `wire`, its DMA model seeded with `seed`.
+    pub fn new(mem: ferroce_sim::memory::Memory, wire: &Wire, seed: u64) -> Result<SimLoopback> {
+        Self::with_dma(mem, wire, ferroce_sim::engine::DmaConfig { seed, ..Default::default() })
     }
 
     /// As [`SimLoopback::new`], with the DMA model's behaviour given.
     pub fn with_dma(
         mem: ferroce_sim::memory::Memory,
-        loss: f64,
+        wire: &Wire,
         dma: ferroce_sim::engine::DmaConfig,
-        pcap: Option<&std::path::Path>,
     ) -> Result<SimLoopback> {
         let seed = dma.seed;
         let engine = ferroce_sim::engine::EngineSim::new(mem, dma)?;
-        let pcap = match pcap {
+        let pcap = match wire.pcap.as_deref() {
             Some(p) => {
                 let f = std::fs::File::create(p).map_err(|e| Error::Io { path: p.display().to_string(), source: e })?;
                 Some(
@@ -68,7 +79,7 @@ impl SimLoopback {
         Ok(SimLoopback {
             engine,
             rng: ferroce_proto::rng::Rng::new(seed ^ 0x5eed),
-            loss,
+            settings: wire.clone(),
             wire: std::collections::VecDeque::new(),
             pcap,
             idle_cycles: 500,
@@ -93,7 +104,7 @@ impl SimLoopback {
             if let Some(t) = self.tap.as_mut() {
                 t.push((now, f.clone()));
             }
-            if self.rng.chance(self.loss) {
+            if self.rng.chance(self.settings.loss) {
                 self.lost += 1;
             } else {
                 self.wire.push_back((now + WIRE_CYCLES, f));

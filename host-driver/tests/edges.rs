@@ -6,7 +6,7 @@
 //! from the driver's own checks.
 
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
-use ferroce_driver::sim::SimLoopback;
+use ferroce_driver::sim::{SimLoopback, Wire};
 use ferroce_proto::regs;
 use ferroce_proto::rings::{Cqe, CqeKind, Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
@@ -62,7 +62,7 @@ fn connect_pair(d: &mut Driver<SimLoopback>, streams: u32, life: Life) {
 /// One looped engine, connection 0 sending to connection 1 over two paths
 /// and `streams` streams; rings of 2^`log` entries each.
 fn engine(log: [u32; 3], streams: u32, loss: f64, seed: u64) -> Driver<SimLoopback> {
-    let mut d = bring_up(SimLoopback::new(memory(log), loss, seed, None).unwrap(), log, seed);
+    let mut d = bring_up(SimLoopback::new(memory(log), &Wire::lossy(loss), seed).unwrap(), log, seed);
     connect_pair(&mut d, streams, Life::default());
     d
 }
@@ -575,7 +575,7 @@ fn psns_wrap_at_two_to_the_24_end_to_end() {
     const N: u32 = 64;
     const LEN: u32 = 2048;
     const FIRST: u32 = (1 << 24) - 100;
-    let mut d = bring_up(SimLoopback::new(memory([4, 4, 6]), 0.02, 18, None).unwrap(), [4, 4, 6], 18);
+    let mut d = bring_up(SimLoopback::new(memory([4, 4, 6]), &Wire::lossy(0.02), 18).unwrap(), [4, 4, 6], 18);
     d.dev.tap = Some(Vec::new());
     connect_pair(&mut d, 1, Life { generation: 0, tx_psn: Psn::new(FIRST), rx_psn: Psn::new(FIRST) });
     region_for_conn_1(&mut d);

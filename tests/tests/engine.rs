@@ -4,7 +4,7 @@
 
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use ferroce_driver::loopback::{run_sim, run_sim_device, Op, Opts};
-use ferroce_driver::sim::SimLoopback;
+use ferroce_driver::sim::{SimLoopback, Wire};
 use ferroce_proto::regs;
 use ferroce_proto::rings::{CqeKind, Wqe, WqeOp, CQE_BYTES, WQE_BYTES};
 use ferroce_proto::Iova;
@@ -102,7 +102,7 @@ fn two_connections(streams: u32, seed: u64) -> Driver<SimLoopback> {
     mem.add_region("src", Iova(0x2000_0000), 8192, false);
     mem.add_region("dst", Iova(0x3000_0000), 8192, true);
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i as u64 * (2 * seed + 1) + 1) as u8);
-    let dev = SimLoopback::new(mem, 0.0, seed, None).unwrap();
+    let dev = SimLoopback::new(mem, &Wire::lossy(0.0), seed).unwrap();
     let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
     let cfg = Config { mtu: 1024, port_seed: seed as u32, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
@@ -216,7 +216,7 @@ fn all_connections_and_streams_at_once() {
     mem.add_region("src", Iova(src), (n * MSG) as usize, false);
     mem.add_region("dst", Iova(dst), (n * MSG) as usize, true);
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 31 % 251) as u8);
-    let dev = SimLoopback::new(mem, 0.02, 8, None).unwrap();
+    let dev = SimLoopback::new(mem, &Wire::lossy(0.02), 8).unwrap();
     let (mac, ip) = ([2, 0, 0, 0, 0, 7], [10, 0, 0, 7]);
     let cfg = Config { mtu: 256, port_seed: 9, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
@@ -335,7 +335,7 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
     mem.add_region("src", Iova(src), 4 * MSG as usize, false);
     mem.add_region("dst", Iova(dst), 4 * MSG as usize, true);
     mem.region_mut("src").iter_mut().enumerate().for_each(|(i, b)| *b = (i * 7 % 253) as u8);
-    let mut dev = SimLoopback::new(mem, 0.0, 3, None).unwrap();
+    let mut dev = SimLoopback::new(mem, &Wire::lossy(0.0), 3).unwrap();
     dev.tap = Some(Vec::new());
     let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
     let cfg = Config { mtu: 1024, port_seed: 5, line_rate_mbps: LINE, ..Config::new(mac, ip) };

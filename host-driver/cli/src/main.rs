@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ferroce_driver::discover::{check_corundum_app, Engine};
 use ferroce_driver::os::RealOs;
 use ferroce_driver::pci::{self, Bar, Mqnic};
-use ferroce_driver::sim::SimLoopback;
+use ferroce_driver::sim::{SimLoopback, Wire};
 use ferroce_driver::vfio::Vfio;
 use ferroce_driver::RegisterAccess;
 
@@ -127,7 +127,7 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
 pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
     let mut bus: Box<dyn RegisterAccess> = match t.backend {
         // The whole engine in Verilator (its counters and tables are live).
-        Backend::Sim => Box::new(SimLoopback::new(ferroce_sim::memory::Memory::default(), 0.0, 1, None)?),
+        Backend::Sim => Box::new(SimLoopback::new(ferroce_sim::memory::Memory::default(), &Wire::default(), 1)?),
         _ => Box::new(hw_regs(t, &mut RealOs::default())?.0),
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;
