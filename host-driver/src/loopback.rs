@@ -143,17 +143,19 @@ pub struct PathState {
 fn run_stats<D: Device>(d: &mut Driver<D>, paths: u32) -> Result<RunStats> {
     // Every counter of the block, a _lo/_hi pair as one 64-bit counter.
     let name = |r: Reg| r.register().name;
+    // The register whose name is `r`'s with suffix `from` changed to `to`.
+    let partner = |r: Reg, from: &str, to: &str| -> Option<Reg> {
+        let stem = name(r).strip_suffix(from)?;
+        stats::ALL.iter().copied().find(|&x| name(x).strip_suffix(to) == Some(stem))
+    };
     let mut counters = Vec::new();
     for &r in stats::ALL {
-        if let Some(n) = name(r).strip_suffix("_hi") {
-            if stats::ALL.iter().any(|&l| name(l).strip_suffix("_lo") == Some(n)) {
-                continue;
-            }
+        if partner(r, "_hi", "_lo").is_some() {
+            continue; // read with its low half
         }
         let v = d.get(r)? as u64;
-        let hi = name(r).strip_suffix("_lo").and_then(|n| stats::ALL.iter().find(|&&h| name(h).strip_suffix("_hi") == Some(n)));
-        match hi {
-            Some(&hi) => counters.push((name(r).trim_end_matches("_lo").to_string(), (d.get(hi)? as u64) << 32 | v)),
+        match partner(r, "_lo", "_hi") {
+            Some(hi) => counters.push((name(r).trim_end_matches("_lo").to_string(), (d.get(hi)? as u64) << 32 | v)),
             None => counters.push((name(r).to_string(), v)),
         }
     }

@@ -368,8 +368,7 @@ pub fn compare<I: Inputs>(name: &str, verilog: &str, cfg: &Config) -> Result<Rep
         outputs.iter().map(|(n, w, _)| (n.clone(), *w, sim.port(n))).collect();
     let mut rng = Rng::new(cfg.seed);
     let mut other = cfg.verilator_seed.map(Rng::new);
-    let mut toggles: BTreeMap<String, u64> = outs.iter().map(|o| (o.0.clone(), 0)).collect();
-    let mut last: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let mut toggles = Toggles::new(outs.iter().map(|o| &o.0));
     for cycle in 0..=cfg.cycles {
         let reset = cycle == 0 || cfg.resets.contains(&cycle);
         let mut driven = Vec::with_capacity(stims.len());
@@ -387,10 +386,11 @@ pub fn compare<I: Inputs>(name: &str, verilog: &str, cfg: &Config) -> Result<Rep
         for (n, w, p) in &outs {
             let mut v = sim.get_words(*p);
             mask(&mut v, *w);
-            compare_port(name, cycle, (n, ""), &got[n], v, &driven, &mut last, &mut toggles)?;
+            same(name, cycle, (n, ""), &got[n], v, &driven)?;
+            toggles.see(n, &got[n]);
         }
     }
-    Ok(Report { cycles: cfg.cycles + 1, outputs: outs.iter().map(|o| (o.0.clone(), o.1)).collect(), toggles })
+    Ok(Report { cycles: cfg.cycles + 1, outputs: outs.iter().map(|o| (o.0.clone(), o.1)).collect(), toggles: toggles.count })
 }
 
 /// One cycle of the rust-hdl side: the inputs set, the clock low and
@@ -410,33 +410,46 @@ fn step<I: Inputs>(uut: &mut I::Block, name: &str, cycle: u64, inputs: &[(String
 /// Output values by port name.
 type Outputs = BTreeMap<String, Vec<u32>>;
 
-/// Compare one output; count its changes.
-#[allow(clippy::too_many_arguments)]
-fn compare_port(
+/// Output `port` equal on both sides, or the mismatch (`sample` says when
+/// it was read, for the report).
+fn same(
     name: &str,
     cycle: u64,
     (port, sample): (&str, &str),
     rust_hdl: &[u32],
     verilator: Vec<u32>,
     inputs: &[(String, Vec<u32>)],
-    last: &mut BTreeMap<String, Vec<u32>>,
-    toggles: &mut BTreeMap<String, u64>,
 ) -> Result<(), Box<Mismatch>> {
-    if rust_hdl != verilator.as_slice() {
-        return Err(Box::new(Mismatch {
-            block: name.into(),
-            port: format!("{port}{sample}"),
-            cycle,
-            rust_hdl: rust_hdl.to_vec(),
-            verilator,
-            inputs: inputs.to_vec(),
-        }));
+    if rust_hdl == verilator.as_slice() {
+        return Ok(());
     }
-    if last.get(port).is_some_and(|l| l.as_slice() != rust_hdl) {
-        *toggles.entry(port.into()).or_default() += 1;
+    Err(Box::new(Mismatch {
+        block: name.into(),
+        port: format!("{port}{sample}"),
+        cycle,
+        rust_hdl: rust_hdl.to_vec(),
+        verilator,
+        inputs: inputs.to_vec(),
+    }))
+}
+
+/// How many times each output changed, from its last value seen.
+struct Toggles {
+    last: Outputs,
+    count: BTreeMap<String, u64>,
+}
+
+impl Toggles {
+    fn new<'a>(outputs: impl Iterator<Item = &'a String>) -> Toggles {
+        Toggles { last: Outputs::new(), count: outputs.map(|o| (o.clone(), 0)).collect() }
     }
-    last.insert(port.into(), rust_hdl.to_vec());
-    Ok(())
+
+    fn see(&mut self, port: &str, value: &[u32]) {
+        if self.last.get(port).is_some_and(|l| l.as_slice() != value) {
+            *self.count.entry(port.into()).or_default() += 1;
+        }
+        self.last.insert(port.into(), value.to_vec());
+    }
 }
 
 /// Replay what a block's Verilator model was driven with (a
@@ -464,11 +477,8 @@ pub fn replay<I: Inputs>(name: &str, rec: &Recording) -> Result<Report, Box<Mism
         sorted(&rec.outputs),
         "{name}: the outputs of the rust-hdl block and of the recorded model"
     );
-    for (n, _) in &inputs {
-        assert!(I::NAMES.contains(&n.as_str()), "{name}: input {n} is missing from the block's list");
-    }
-    let mut toggles: BTreeMap<String, u64> = outputs.iter().map(|o| (o.0.clone(), 0)).collect();
-    let mut last = BTreeMap::new();
+    // An input missing from the block's list has no setter: `step` says so.
+    let mut toggles = Toggles::new(outputs.iter().map(|o| &o.0));
     for (cycle, (ins, before, after)) in rec.cycles.iter().enumerate() {
         let driven: Vec<(String, Vec<u32>)> = rec.inputs.iter().map(|i| i.0.clone()).zip(ins.iter().cloned()).collect();
         let [got_before, got_after] = step::<I>(&mut uut, name, cycle as u64, &driven);
@@ -478,11 +488,12 @@ pub fn replay<I: Inputs>(name: &str, rec: &Recording) -> Result<Report, Box<Mism
             for ((n, w), v) in rec.outputs.iter().zip(want) {
                 let mut v = v.clone();
                 mask(&mut v, *w);
-                compare_port(name, cycle as u64, (n, sample), &got[n], v, &driven, &mut last, &mut toggles)?;
+                same(name, cycle as u64, (n, sample), &got[n], v, &driven)?;
+                toggles.see(n, &got[n]);
             }
         }
     }
-    Ok(Report { cycles: rec.cycles.len() as u64, outputs, toggles })
+    Ok(Report { cycles: rec.cycles.len() as u64, outputs, toggles: toggles.count })
 }
 
 /// [`replay`], panicking on the first mismatch and on an output that never
