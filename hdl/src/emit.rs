@@ -9,6 +9,25 @@ pub fn verilog<B: Block>(mut block: B) -> String {
     generate_verilog(&block)
 }
 
+/// Stack for building and emitting a block: rust-hdl walks a block's
+/// `update()` recursively, and the engine's nesting needs more than a test
+/// thread's 2 MiB.
+const EMIT_STACK: usize = 256 << 20;
+
+/// [`verilog`] of the block `make` builds, on a thread of its own with a
+/// stack deep enough for the engine.
+pub fn verilog_of<B: Block>(make: impl FnOnce() -> B + Send) -> String {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("emit".into())
+            .stack_size(EMIT_STACK)
+            .spawn_scoped(s, || verilog(make()))
+            .expect("a thread to emit Verilog on")
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    })
+}
+
 /// Connection-key width of the default build: 64 connections.
 pub use ferroce_proto::params::CONN_KEY_BITS;
 
@@ -31,7 +50,7 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("cc", verilog(crate::tx::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
         ("decode256", verilog(crate::blocks::trees::Decode256::default())),
-        ("ferroce_engine", verilog(crate::engine::Engine::default())),
+        ("ferroce_engine", verilog_of(crate::engine::Engine::default)),
         ("first_set256", verilog(crate::blocks::trees::FirstSet256::default())),
         ("frame_fifo", verilog(crate::rx::frame_fifo::FrameFifo::default())),
         ("health", verilog(crate::tx::health::PathHealth::<PATH_KEY_BITS>::default())),
@@ -53,6 +72,6 @@ pub fn all() -> Vec<(&'static str, String)> {
         ("spray", verilog(crate::tx::spray::Spray::default())),
         ("thermo256", verilog(crate::blocks::trees::Thermo256::default())),
         ("tx_build", verilog(crate::tx::tx_build::TxBuild::default())),
-        ("tx_path", verilog(crate::tx::tx_path::TxPath::default())),
+        ("tx_path", verilog_of(crate::tx::tx_path::TxPath::default)),
     ]
 }

@@ -21,7 +21,7 @@ use crate::{Error, Result};
 
 /// The engine's Verilator model, built once per process.
 pub fn model() -> Result<Arc<ModelLib>> {
-    ModelLib::of_block("ferroce_engine", || ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()))
+    ModelLib::of_block("ferroce_engine", || ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default))
 }
 
 /// How the DMA engine model behaves.

@@ -51,7 +51,7 @@ fn parse(f: &[u8]) -> ferroce_proto::Result<wire::Frame<'_>> {
 
 /// The `tx_path` model, built once per process.
 pub fn model_lib() -> Arc<ModelLib> {
-    ModelLib::of_block("tx_path", || ferroce_hdl::emit::verilog(ferroce_hdl::tx::tx_path::TxPath::default()))
+    ModelLib::of_block("tx_path", || ferroce_hdl::emit::verilog_of(ferroce_hdl::tx::tx_path::TxPath::default))
         .expect("tx_path model builds")
 }
 

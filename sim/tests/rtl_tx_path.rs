@@ -24,6 +24,37 @@ use ferroce_sim::lockstep::common::{bytes_to_words, mac_word as mac, stream_key}
 use ferroce_sim::lockstep::{model_lib, path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
 use ferroce_sim::memory::Memory;
 
+ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
+    reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
+    cfg_hint, now, ctl_valid, ctl_op, ctl_conn, ctl_remote, ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
+    ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
+    fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, ack_valid, ack_key,
+    ack_cum, ack_sack, ack_ts, ack_sport, ack_pending, ack_ce, nak_valid, nak_key, nak_psn, nak_stream,
+    nak_msg_seq, nak_code, nak_sport, rto_valid, rto_key, release_valid, release_key, release_psn, tx_go, tx_mask,
+    m_rd_cmd_ready, s_rd_tdata, s_rd_tkeep, s_rd_tvalid, s_rd_tlast, m_axis_tready, m_cpl_ready, pt_key);
+
+/// Cycles of the lockstep run replayed into rust-hdl's simulator: the
+/// clearing sweep after reset (2^PATH_KEY_BITS cycles), set-up and the
+/// first frames, ACKs, NAKs and timeouts.
+const REPLAYED: u64 = 12_000;
+
+/// Outputs the lockstep's first cycles leave alone: the receive side's ACK
+/// and NAK frames (replayed in `ack_and_nak_frames_are_built_exactly`) and
+/// releases of NO_RECV holds, which come after the retry delay, and path
+/// retirement, which takes RTOs in a row.
+const LOCKSTEP_QUIET: &[&str] =
+    &["ack_ready", "nak_ready", "cnt_tx_acks", "cnt_tx_naks", "release_ready", "pt_retired"];
+
+/// Outputs the ACK and NAK test leaves alone: everything of data packets,
+/// feedback, completions and timers (replayed from the lockstep run).
+const ACK_TEST_QUIET: &[&str] = &[
+    "cnt_naks_received", "cnt_repaths", "cnt_rtos", "cnt_tx_data", "cnt_tx_retx", "fb_ready", "m_cpl_has_imm",
+    "m_cpl_id", "m_cpl_imm", "m_cpl_len", "m_cpl_seq", "m_cpl_status", "m_cpl_valid", "m_rd_cmd_addr",
+    "m_rd_cmd_len", "m_rd_cmd_valid", "m_rnr_key", "m_rnr_psn", "m_rnr_valid", "m_rto_arm", "m_rto_base",
+    "m_rto_key", "m_rto_shift", "m_rto_valid", "pt_ecn", "pt_retired", "pt_retx", "pt_sent", "pt_srtt",
+    "release_ready", "rto_ready", "s_rd_tready", "tx_done", "tx_sent", "tx_sent_conn", "tx_sent_len", "wr_ready",
+];
+
 /// Node A's addresses, the UDP port, the MTU and the window cap; the rate
 /// hint put in ACKs and the connections that may send.
 fn configure(rtl: &mut TxRtl, hint: u64, mask: u64) {
@@ -42,11 +73,15 @@ fn configure(rtl: &mut TxRtl, hint: u64, mask: u64) {
 
 #[test]
 fn send_path_matches_the_model_in_lockstep() {
+    ferroce_sim::verilator::record_next("tx_path", REPLAYED);
     let r = send_lockstep(&SendLockstep::default(), &mut |_, _| {}).unwrap_or_else(|d| panic!("{d}"));
     let st: Stats = r.stats;
     eprintln!("{} messages, {} frames, {} completions, {st:?}", r.messages, r.frames, r.completions);
     assert_eq!(r.completions as u64, r.messages);
     assert!(st.tx_retx > 20 && st.rtos > 0 && st.repaths > 0 && st.naks_received > 5, "{st:?}");
+    // The same Rust in rust-hdl's own simulator, on this run's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("tx_path").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<tx_path_inputs>("tx_path", &rec, LOCKSTEP_QUIET);
 }
 
 /// ACK and NAK frames asked for by the receive side, byte for byte as
@@ -54,6 +89,7 @@ fn send_path_matches_the_model_in_lockstep() {
 /// the rate hint, timestamps), between data frames.
 #[test]
 fn ack_and_nak_frames_are_built_exactly() {
+    ferroce_sim::verilator::record_next("tx_path", REPLAYED);
     let lib = model_lib();
     let mut rtl = TxRtl::new(&lib, 11);
     let mut rng = Rng::new(5);
@@ -160,6 +196,9 @@ fn ack_and_nak_frames_are_built_exactly() {
         );
     }
     assert_eq!(rtl.get("cnt_tx_acks") + rtl.get("cnt_tx_naks"), 2_000);
+    drop(rtl);
+    let rec = ferroce_sim::verilator::take_recording("tx_path").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<tx_path_inputs>("tx_path", &rec, ACK_TEST_QUIET);
 }
 
 /// A transmit attempt passes over the connections whose `tx_mask` bit is

@@ -235,15 +235,15 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "tx_path",
         what: "dropped value: packets are sent in generation 0",
-        from: "build$bth_generation = c_gen[cur];",
+        from: "build$bth_generation = ccx$q[(32'h60)+:(8)];",
         to: "build$bth_generation = 8'd0;",
         tests: ENGINE,
     },
     Mutant {
         block: "tx_path",
         what: "dropped value: paths start at PSN 0 whatever tx_psn says",
-        from: "a_psn <= ctl_psn;",
-        to: "a_psn <= 24'd0;",
+        from: "a_psn$d = ctl_psn;",
+        to: "a_psn$d = 24'd0;",
         tests: ENGINE,
     },
     Mutant {

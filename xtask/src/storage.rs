@@ -72,7 +72,7 @@ pub fn parse_rtlil(text: &str) -> Vec<Mem> {
 pub fn measure() -> anyhow::Result<Vec<Mem>> {
     let dir = crate::root().join("target/storage");
     std::fs::create_dir_all(&dir)?;
-    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    let verilog = ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default);
     // A result for this very Verilog is reused (yosys takes about a minute).
     let (src, done) = (dir.join("ferroce_engine.v"), dir.join("mems.il"));
     if std::fs::read_to_string(&src).is_ok_and(|old| old == verilog) && done.exists() {

@@ -420,7 +420,7 @@ impl EngineSynth {
 /// The last whole-engine synthesis on record, marked with whether it was of
 /// the Verilog the engine emits now.
 pub fn engine_synth() -> Option<EngineSynth> {
-    record_for(&ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default()))
+    record_for(&ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default))
 }
 
 fn record_for(verilog: &str) -> Option<EngineSynth> {
@@ -497,7 +497,7 @@ fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cel
 /// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
 /// or more) and record the result for `bench-rtl`.
 pub fn engine() -> anyhow::Result<()> {
-    let verilog = ferroce_hdl::emit::verilog(ferroce_hdl::engine::Engine::default());
+    let verilog = ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default);
     let cells = match record_for(&verilog).filter(|s| s.current) {
         Some(s) => {
             eprintln!("synth-engine: {RECORD} is of this very Verilog (commit {})", s.commit);

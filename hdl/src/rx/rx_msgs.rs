@@ -28,7 +28,7 @@ use ferroce_proto::transport::CompletionStatus;
 use rust_hdl::prelude::*;
 
 use crate::blocks::keyed::KeyedState;
-use crate::blocks::{HdlDefault, HdlStruct};
+use crate::blocks::{index_bits, HdlDefault, HdlStruct};
 
 /// One message slot (packed from bit 0).
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -76,11 +76,6 @@ const _: () = assert!(SLOTS == 16);
 /// Bits of one stream's state: {slots, next[31:0]}.
 pub const STATE_BITS: usize = <MsgState as Synth>::BITS;
 
-/// Bits of a bit index into `n` bits (Verilator wants index constants of
-/// exactly this width).
-const fn index_bits(n: usize) -> usize {
-    (usize::BITS - (n - 1).leading_zeros()) as usize
-}
 const STATE_AT_BITS: usize = index_bits(STATE_BITS);
 const SLOT_AT_BITS: usize = index_bits(SLOT_BITS);
 

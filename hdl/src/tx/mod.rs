@@ -5,6 +5,7 @@
 pub mod cc;
 pub mod health;
 pub mod retx;
+pub mod rtt;
 pub mod seg_log;
 pub mod segmenter;
 pub mod spray;

@@ -1,6 +1,6 @@
 //! Verilog generators for balanced trees over 256-bit vectors (population
 //! count, find first/last set) and thermometer masks, shared by the blocks
-//! that work on 256-slot bitmaps (`retx`, `tx_path`).
+//! that work on 256-slot bitmaps (the engine top).
 
 use std::fmt::Write as _;
 

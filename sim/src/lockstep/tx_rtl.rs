@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use ferroce_hdl::emit::PATH_KEY_BITS;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Completion;
 use ferroce_proto::Iova;
@@ -104,6 +105,8 @@ pub struct TxRtl {
     /// and `tx_sent_len` gave them.
     pub last_sent: Option<(u64, u64)>,
     stalls: StallCheck,
+    /// Cycles run: the register window's path key sweeps every key with it.
+    cycles: u64,
 }
 
 impl Harness for TxRtl {
@@ -127,6 +130,7 @@ impl TxRtl {
             done: None,
             last_sent: None,
             stalls: StallCheck::default(),
+            cycles: 0,
         };
         r.io.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
         r
@@ -147,6 +151,10 @@ impl TxRtl {
         for (st, ready) in STREAMS.iter().zip(&readies) {
             self.io.set(st.ready, *ready as u64);
         }
+        // The register window looks at a path key after another (nothing
+        // here reads it; the rust-hdl replay compares it).
+        self.cycles += 1;
+        self.io.set("pt_key", self.cycles % (1 << PATH_KEY_BITS));
         self.io.s.eval();
         let fired = self.stalls.observe(&mut self.io, STREAMS);
         if let Some(n) = beat_len {
