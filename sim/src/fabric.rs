@@ -170,7 +170,9 @@ enum Ev {
 struct Scheduled {
     t: Time,
     seq: u64,
-    ev: Ev,
+    /// Where the event waits in `Fabric::pending`: the heap moves only
+    /// these small keys.
+    slot: u32,
 }
 
 impl PartialEq for Scheduled {
@@ -214,6 +216,8 @@ pub struct LeafSpine {
 pub struct Fabric<T> {
     now: Time,
     events: BinaryHeap<Scheduled>,
+    pending: Vec<Option<Ev>>,
+    free_slots: Vec<u32>,
     seq: u64,
     links: Vec<Link>,
     switches: Vec<Switch>,
@@ -245,6 +249,8 @@ impl<T: Transport> Fabric<T> {
         let mut f = Fabric {
             now: 0,
             events: BinaryHeap::new(),
+            pending: Vec::new(),
+            free_slots: Vec::new(),
             seq: 0,
             links: Vec::new(),
             switches: Vec::new(),
@@ -426,7 +432,17 @@ impl<T: Transport> Fabric<T> {
 
     fn schedule(&mut self, t: Time, ev: Ev) {
         self.seq += 1;
-        self.events.push(Scheduled { t, seq: self.seq, ev });
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.pending[s as usize] = Some(ev);
+                s
+            }
+            None => {
+                self.pending.push(Some(ev));
+                (self.pending.len() - 1) as u32
+            }
+        };
+        self.events.push(Scheduled { t, seq: self.seq, slot });
     }
 
     fn record(&mut self, frame: &[u8]) {
@@ -573,9 +589,11 @@ impl<T: Transport> Fabric<T> {
 
     /// Process the next event; false when none is left.
     pub fn step(&mut self) -> bool {
-        let Some(Scheduled { t, ev, .. }) = self.events.pop() else {
+        let Some(Scheduled { t, slot, .. }) = self.events.pop() else {
             return false;
         };
+        let ev = self.pending[slot as usize].take().expect("a scheduled event waits in its slot");
+        self.free_slots.push(slot);
         self.now = t;
         self.events_run += 1;
         match ev {

@@ -1,7 +1,7 @@
 //! The ferroce endpoint: connections, paths, SACK, retransmission, spraying,
 //! congestion control and ACK generation.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::ackgen::{AckAction, AckState};
 use super::cc::{Pacer, Window};
@@ -196,6 +196,11 @@ struct Conn {
     last_rx: Option<Time>,
     path_rr: usize,
     bytes_placed: u64,
+    /// Set-up order: `Endpoint::order` sorted by it.
+    seq: u64,
+    /// This connection's entries in `Endpoint::timers` and `Endpoint::ready`.
+    timer_key: Option<Time>,
+    send_key: Option<Time>,
 }
 
 /// A ferroce NIC: any number of connections sharing one port.
@@ -203,7 +208,8 @@ struct Conn {
 pub struct Endpoint {
     cfg: EndpointConfig,
     conns: BTreeMap<ConnId, Conn>,
-    order: Vec<ConnId>,
+    /// Connections in set-up order, with their `Conn::seq`.
+    order: Vec<(u64, ConnId)>,
     rr: usize,
     delivery: Delivery,
     control: VecDeque<Vec<u8>>,
@@ -213,6 +219,15 @@ pub struct Endpoint {
     /// hint is withheld until the active count has been observed for one
     /// `active_window` (before that it undercounts senders that are starting).
     busy_since: Option<Time>,
+    /// Where each connection stands, kept up to date by `refresh` after
+    /// anything touches it, so that no event scans every connection and
+    /// path: its earliest timer (ACK, RTO, RNR retry) and, if it has
+    /// something it may send, when its pacer lets it; both by (time, set-up
+    /// order, id). Connections with send completions waiting, by id.
+    timers: BTreeSet<(Time, u64, ConnId)>,
+    ready: BTreeSet<(Time, u64, ConnId)>,
+    completing: BTreeSet<ConnId>,
+    next_seq: u64,
 }
 
 impl Endpoint {
@@ -230,6 +245,10 @@ impl Endpoint {
             ports,
             stats: Stats::default(),
             busy_since: None,
+            timers: BTreeSet::new(),
+            ready: BTreeSet::new(),
+            completing: BTreeSet::new(),
+            next_seq: 0,
         })
     }
 
@@ -258,8 +277,15 @@ impl Endpoint {
     /// streams' receive state and unused receive buffers are dropped, and
     /// its number may be set up again.
     pub fn disconnect(&mut self, id: ConnId) -> Result<()> {
-        self.conns.remove(&id).ok_or_else(|| Error::BadConfig(format!("connection {id} does not exist")))?;
-        self.order.retain(|c| *c != id);
+        let c = self.conns.remove(&id).ok_or_else(|| Error::BadConfig(format!("connection {id} does not exist")))?;
+        if let Some(t) = c.timer_key {
+            self.timers.remove(&(t, c.seq, id));
+        }
+        if let Some(t) = c.send_key {
+            self.ready.remove(&(t, c.seq, id));
+        }
+        self.completing.remove(&id);
+        self.order.retain(|c| c.1 != id);
         self.delivery.forget(id);
         Ok(())
     }
@@ -317,10 +343,44 @@ impl Endpoint {
                 last_rx: None,
                 path_rr: 0,
                 bytes_placed: 0,
+                seq: self.next_seq,
+                timer_key: None,
+                send_key: None,
             },
         );
-        self.order.push(cc.id);
+        self.order.push((self.next_seq, cc.id));
+        self.next_seq += 1;
         Ok(())
+    }
+
+    /// Bring connection `id`'s entries in the timer, ready and completion
+    /// indexes up to date with its state.
+    fn refresh(&mut self, id: ConnId) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        let acks = c.rx.iter().filter_map(|r| r.ack_at);
+        let rtos = c.tx.iter().filter_map(|p| p.rto_at);
+        let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).min();
+        let send = Self::can_send(c).then(|| c.pacer.ready_at());
+        let seq = c.seq;
+        for (index, key, new) in [(&mut self.timers, &mut c.timer_key, timer), (&mut self.ready, &mut c.send_key, send)]
+        {
+            if *key != new {
+                if let Some(t) = *key {
+                    index.remove(&(t, seq, id));
+                }
+                if let Some(t) = new {
+                    index.insert((t, seq, id));
+                }
+                *key = new;
+            }
+        }
+        if c.sq.has_completion() {
+            self.completing.insert(id);
+        } else {
+            self.completing.remove(&id);
+        }
     }
 
     /// Current pacing rate of a connection in Mb/s.
@@ -655,7 +715,9 @@ impl Transport for Endpoint {
     fn post(&mut self, wr: WorkRequest) -> Result<()> {
         let (conn, ..) = wr.parts();
         let c = self.conns.get_mut(&conn).ok_or(Error::UnknownConnection(conn))?;
-        c.sq.post(wr)
+        c.sq.post(wr)?;
+        self.refresh(conn);
+        Ok(())
     }
 
     fn post_recv(&mut self, rb: RecvBuffer) -> Result<()> {
@@ -694,20 +756,33 @@ impl Transport for Endpoint {
             Body::Ack(a) => self.on_ack(now, id, &c, &a),
             Body::Nak(n) => self.on_nak(now, id, &c, &n),
         }
+        self.refresh(id);
     }
 
     fn poll_transmit(&mut self, now: Time, mem: &dyn HostMemory) -> Option<Vec<u8>> {
         if let Some(f) = self.control.pop_front() {
             return Some(f);
         }
+        // Connections are offered the wire round-robin in set-up order from
+        // `rr`; only those with something to send whose pacer allows it can
+        // take it (for the others `transmit` would do nothing).
         let n = self.order.len();
-        for k in 0..n {
-            let i = (self.rr + k) % n;
-            let id = self.order[i];
-            if !self.conns[&id].pacer.may_send(now) {
-                continue;
-            }
-            if let Some(f) = self.transmit(now, id, mem) {
+        if self.ready.first().is_none_or(|k| k.0 > now) {
+            return None;
+        }
+        let first = self.order[self.rr % n].0;
+        let mut due: Vec<(bool, u64, ConnId)> = self
+            .ready
+            .range(..=(now, u64::MAX, ConnId(u16::MAX)))
+            .map(|&(_, seq, id)| (seq < first, seq, id))
+            .collect();
+        due.sort_unstable();
+        for (_, seq, id) in due {
+            debug_assert!(self.conns[&id].pacer.may_send(now));
+            let frame = self.transmit(now, id, mem);
+            self.refresh(id);
+            if let Some(f) = frame {
+                let i = self.order.partition_point(|c| c.0 < seq);
                 self.rr = (i + 1) % n;
                 return Some(f);
             }
@@ -719,42 +794,37 @@ impl Transport for Endpoint {
         if !self.control.is_empty() {
             return Some(0);
         }
-        let mut t: Option<Time> = None;
-        let mut min = |x: Time| t = Some(t.map_or(x, |y| y.min(x)));
-        for c in self.conns.values() {
-            if Self::can_send(c) {
-                min(c.pacer.ready_at());
-            }
-            for r in &c.rx {
-                if let Some(a) = r.ack_at {
-                    min(a);
-                }
-            }
-            for p in &c.tx {
-                if let Some(a) = p.rto_at {
-                    min(a);
-                }
-            }
-            for &(a, ..) in &c.rnr {
-                min(a);
-            }
-        }
-        t
+        let timer = self.timers.first().map(|k| k.0);
+        let send = self.ready.first().map(|k| k.0);
+        timer.into_iter().chain(send).min()
     }
 
     fn handle_timeout(&mut self, now: Time) {
-        let ids: Vec<ConnId> = self.order.clone();
-        for id in ids {
-            let np = self.conns[&id].rx.len();
-            for p in 0..np {
-                let rx = &mut self.conns.get_mut(&id).expect("connection exists").rx[p];
+        if self.timers.first().is_none_or(|k| k.0 > now) {
+            return;
+        }
+        // Connections with a timer due, in set-up order.
+        let mut due: Vec<(u64, ConnId)> =
+            self.timers.range(..=(now, u64::MAX, ConnId(u16::MAX))).map(|&(_, seq, id)| (seq, id)).collect();
+        due.sort_unstable();
+        for (_, id) in due {
+            // A path's timers touch only that path (and the ACK queue), so
+            // the due ones are found in one look at the connection and then
+            // run in path order, each ACK timer before its path's RTO.
+            let conn = self.conns.get_mut(&id).expect("connection exists");
+            let mut fired = [(None, false); 16];
+            for (p, (rx, tx)) in conn.rx.iter_mut().zip(&conn.tx).enumerate() {
                 if rx.ack_at.is_some_and(|a| a <= now) {
                     rx.ack_at = None;
-                    if let AckAction::Now { pending, ce } = rx.coalesce.on_timer() {
-                        self.queue_ack(now, id, p, pending, ce);
-                    }
+                    fired[p].0 = Some(rx.coalesce.on_timer());
                 }
-                if self.conns[&id].tx[p].rto_at.is_some_and(|a| a <= now) {
+                fired[p].1 = tx.rto_at.is_some_and(|a| a <= now);
+            }
+            for (p, &(ack, rto)) in fired.iter().enumerate() {
+                if let Some(AckAction::Now { pending, ce }) = ack {
+                    self.queue_ack(now, id, p, pending, ce);
+                }
+                if rto {
                     self.on_rto(now, id, p);
                 }
             }
@@ -768,6 +838,7 @@ impl Transport for Endpoint {
                     i += 1;
                 }
             }
+            self.refresh(id);
         }
     }
 
@@ -775,7 +846,10 @@ impl Transport for Endpoint {
         if let Some(c) = self.delivery.poll_completion() {
             return Some(c);
         }
-        self.conns.values_mut().find_map(|c| c.sq.poll_completion())
+        let id = *self.completing.first()?;
+        let c = self.conns.get_mut(&id).expect("connection exists").sq.poll_completion();
+        self.refresh(id);
+        c
     }
 
     fn stats(&self) -> Stats {
@@ -784,5 +858,135 @@ impl Transport for Endpoint {
 
     fn outstanding(&self) -> usize {
         self.conns.values().map(|c| c.sq.outstanding()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Access;
+    use crate::types::{us, Iova, Rkey, StreamId, WrId};
+
+    struct Mem(Vec<u8>);
+    impl HostMemory for Mem {
+        fn read(&self, a: crate::Iova, buf: &mut [u8]) {
+            buf.copy_from_slice(&self.0[a.0 as usize..a.0 as usize + buf.len()]);
+        }
+        fn write(&mut self, a: crate::Iova, d: &[u8]) {
+            self.0[a.0 as usize..a.0 as usize + d.len()].copy_from_slice(d);
+        }
+    }
+
+    impl Endpoint {
+        /// The indexes against the connections' state, recomputed from
+        /// scratch, and `poll_timeout` against a walk over every timer.
+        fn check_indexes(&self) {
+            let mut walk: Option<Time> = (!self.control.is_empty()).then_some(0);
+            for (&id, c) in &self.conns {
+                let acks = c.rx.iter().filter_map(|r| r.ack_at);
+                let rtos = c.tx.iter().filter_map(|p| p.rto_at);
+                let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).min();
+                let send = Self::can_send(c).then(|| c.pacer.ready_at());
+                assert_eq!((c.timer_key, c.send_key), (timer, send), "connection {id}");
+                assert_eq!(timer.is_some_and(|t| self.timers.contains(&(t, c.seq, id))), timer.is_some());
+                assert_eq!(send.is_some_and(|t| self.ready.contains(&(t, c.seq, id))), send.is_some());
+                assert_eq!(self.completing.contains(&id), c.sq.has_completion(), "connection {id}");
+                walk = [walk, timer, send].into_iter().flatten().min();
+            }
+            let keyed = self.conns.values();
+            assert_eq!(self.timers.len(), keyed.clone().filter(|c| c.timer_key.is_some()).count());
+            assert_eq!(self.ready.len(), keyed.filter(|c| c.send_key.is_some()).count());
+            assert_eq!(self.poll_timeout(), walk);
+        }
+    }
+
+    fn endpoint(i: u8) -> Endpoint {
+        let mut c = EndpointConfig::new([2, 0, 0, 0, 0, i], [10, 0, 0, i], 100_000, 512);
+        c.seed = i as u64;
+        Endpoint::new(c).unwrap()
+    }
+
+    /// Two endpoints with connections of 1 to 8 paths over a channel that
+    /// loses, delays and reorders frames; SENDs find no receive buffer at
+    /// times (RNR holds), and a connection is torn down and set up again.
+    #[test]
+    fn timer_and_ready_indexes_follow_every_change() {
+        let mut ep = [endpoint(1), endpoint(2)];
+        let mut mem = [Mem(vec![7; 1 << 16]), Mem(vec![0; 1 << 16])];
+        let conn = |k: u16, paths: u8, peer: u8| ConnConfig {
+            id: ConnId(k),
+            remote_id: ConnId(k),
+            peer_mac: [2, 0, 0, 0, 0, peer],
+            peer_ip: [10, 0, 0, peer],
+            paths,
+            streams: 2,
+            initial_rate_mbps: Some(20_000 * k as u32),
+        };
+        for k in 1..=5u16 {
+            for (i, e) in ep.iter_mut().enumerate() {
+                e.connect(conn(k, [1, 2, 8, 3, 5][k as usize - 1], 2 - i as u8)).unwrap();
+                let (rkey, base, len) = (Rkey(k as u32), Iova(0), 1 << 16);
+                e.register_mr(MemoryRegion { rkey, base, len, access: Access { remote_write: true }, conn: ConnId(k) })
+                    .unwrap();
+            }
+        }
+        let mut rng = Rng::new(5);
+        let mut wire: Vec<(Time, usize, Vec<u8>)> = Vec::new();
+        let mut now: Time = 0;
+        let mut wr = 0u64;
+        for step in 0..40_000u32 {
+            if step % 97 == 0 {
+                let k = ConnId(1 + rng.below(5) as u16);
+                let len = 1 + rng.below(6000) as u32;
+                let (local, stream) = (Iova(rng.below(1 << 15)), StreamId(rng.below(2) as u16));
+                let w = if rng.chance(0.3) {
+                    if rng.chance(0.7) {
+                        let rb = RecvBuffer { id: WrId(wr), conn: k, stream, addr: Iova(1 << 15), len: 8192 };
+                        ep[1].post_recv(rb).unwrap();
+                    }
+                    WorkRequest::Send { id: WrId(wr), conn: k, stream, local, len }
+                } else {
+                    WorkRequest::Write {
+                        id: WrId(wr),
+                        conn: k,
+                        stream,
+                        local,
+                        len,
+                        remote: Iova(0),
+                        rkey: Rkey(k.0 as u32),
+                        imm: None,
+                    }
+                };
+                wr += 1;
+                ep[0].post(w).unwrap();
+            }
+            if step == 20_000 {
+                for (i, e) in ep.iter_mut().enumerate() {
+                    e.disconnect(ConnId(3)).unwrap();
+                    e.connect(conn(3, 4, 2 - i as u8)).unwrap();
+                }
+            }
+            for i in 0..2 {
+                ep[i].handle_timeout(now);
+                ep[i].check_indexes();
+                if let Some(f) = ep[i].poll_transmit(now, &mem[i]) {
+                    if !rng.chance(0.03) {
+                        wire.push((now + us(2) + rng.below(3_000_000), 1 - i, f));
+                    }
+                }
+                ep[i].check_indexes();
+                while ep[i].poll_completion().is_some() {}
+                ep[i].check_indexes();
+            }
+            wire.sort_by_key(|w| std::cmp::Reverse(w.0));
+            while wire.last().is_some_and(|w| w.0 <= now) {
+                let (_, to, f) = wire.pop().unwrap();
+                ep[to].handle_frame(now, &f, &mut mem[to]);
+                ep[to].check_indexes();
+            }
+            now += 50_000 + rng.below(100_000);
+        }
+        let st = ep[0].stats();
+        assert!(st.tx_retx > 0 && st.rtos > 0 && st.naks_received > 0, "the run exercised every timer: {st:?}");
     }
 }

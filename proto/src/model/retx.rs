@@ -55,6 +55,11 @@ pub struct PathLog {
     queued: Bitmap,
     rexmit: Bitmap,
     held: Bitmap,
+    /// `sacked` and `queued` bits of the PSNs in flight (slots outside the
+    /// window keep stale bits), so that the sprayer's and the scheduler's
+    /// questions are answered without a walk over the window.
+    sacked_in_flight: u32,
+    queued_in_flight: u32,
 }
 
 impl PathLog {
@@ -90,12 +95,24 @@ impl PathLog {
 
     /// Packets neither cumulatively acknowledged nor SACKed.
     pub fn outstanding(&self) -> u32 {
-        self.range().filter(|p| !self.sacked.get(*p)).count() as u32
+        self.span() - self.sacked_in_flight
     }
 
     /// Is anything queued for retransmission?
     pub fn has_queued(&self) -> bool {
-        self.range().any(|p| self.queued.get(p))
+        self.queued_in_flight > 0
+    }
+
+    /// Set or clear the `queued` bit of `p`, which is in flight.
+    fn queue(&mut self, p: Psn, v: bool) {
+        if self.queued.get(p) != v {
+            self.queued.set(p, v);
+            if v {
+                self.queued_in_flight += 1;
+            } else {
+                self.queued_in_flight -= 1;
+            }
+        }
     }
 
     /// Take the next PSN for a new packet; `can_send` must hold.
@@ -119,8 +136,13 @@ impl PathLog {
         let mut r = AckResult::default();
         while self.una != cum {
             let p = self.una;
-            if !self.sacked.get(p) {
+            if self.sacked.get(p) {
+                self.sacked_in_flight -= 1;
+            } else {
                 r.newly.push(p);
+            }
+            if self.queued.get(p) {
+                self.queued_in_flight -= 1;
             }
             self.una = p.add(1);
         }
@@ -130,7 +152,8 @@ impl PathLog {
                 highest = Some(p);
                 if !self.sacked.get(p) {
                     self.sacked.set(p, true);
-                    self.queued.set(p, false);
+                    self.sacked_in_flight += 1;
+                    self.queue(p, false);
                     r.newly.push(p);
                 }
             }
@@ -141,7 +164,7 @@ impl PathLog {
             while p != h {
                 let candidate = !self.sacked.get(p) && !self.queued.get(p) && !self.held.get(p);
                 if candidate && (!self.rexmit.get(p) || resent_lost) {
-                    self.queued.set(p, true);
+                    self.queue(p, true);
                     r.lost += 1;
                 }
                 p = p.add(1);
@@ -153,8 +176,11 @@ impl PathLog {
     /// The next retransmission: the lowest queued PSN. Marks it resent and
     /// moves the marker to the next PSN.
     pub fn take_retx(&mut self) -> Option<Psn> {
+        if !self.has_queued() {
+            return None;
+        }
         let p = self.range().find(|p| self.queued.get(*p))?;
-        self.queued.set(p, false);
+        self.queue(p, false);
         self.rexmit.set(p, true);
         self.marker = self.next;
         Some(p)
@@ -166,7 +192,7 @@ impl PathLog {
         let mut n = 0;
         for p in self.range().collect::<Vec<_>>() {
             if !self.sacked.get(p) && !self.queued.get(p) && !self.held.get(p) {
-                self.queued.set(p, true);
+                self.queue(p, true);
                 n += 1;
             }
         }
@@ -183,7 +209,7 @@ impl PathLog {
             return false;
         }
         self.held.set(p, true);
-        self.queued.set(p, false);
+        self.queue(p, false);
         true
     }
 
@@ -196,7 +222,7 @@ impl PathLog {
         if self.sacked.get(p) {
             return false;
         }
-        self.queued.set(p, true);
+        self.queue(p, true);
         true
     }
 }
@@ -256,6 +282,40 @@ mod tests {
         assert_eq!(l.take_retx(), Some(Psn::new(1)));
         assert!(l.on_ack(Psn::new(9), &sack(&[])).is_none(), "acknowledges the unsent");
         assert!(!l.can_send() || l.span() < 256);
+    }
+
+    #[test]
+    fn kept_counts_match_a_walk_over_the_window() {
+        let walk = |l: &PathLog| {
+            let out = l.range().filter(|p| !l.sacked.get(*p)).count() as u32;
+            (out, l.range().any(|p| l.queued.get(p)))
+        };
+        let mut rng = crate::rng::Rng::new(9);
+        let mut l = PathLog::starting_at(Psn::new(Psn::MODULUS - 300));
+        for _ in 0..5_000 {
+            while l.can_send() && rng.chance(0.7) {
+                l.send_new();
+            }
+            let cum = l.una().add(rng.below(l.span() as u64 / 2 + 1) as u32);
+            let mut sack = [0u8; 32];
+            for b in sack.iter_mut() {
+                *b = rng.next_u64() as u8;
+            }
+            l.on_ack(cum, &sack);
+            if rng.chance(0.5) {
+                l.take_retx();
+            }
+            if rng.chance(0.05) {
+                l.on_rto();
+            }
+            let some_psn = l.una().add(rng.below(l.span() as u64 + 1) as u32);
+            if rng.chance(0.1) {
+                l.hold(some_psn);
+            } else if rng.chance(0.1) {
+                l.release(some_psn);
+            }
+            assert_eq!((l.outstanding(), l.has_queued()), walk(&l), "una {:?} span {}", l.una(), l.span());
+        }
     }
 
     #[test]

@@ -272,6 +272,11 @@ impl SendQueue {
         }
     }
 
+    /// Is a send completion waiting?
+    pub fn has_completion(&self) -> bool {
+        !self.completions.is_empty()
+    }
+
     /// The next send completion.
     pub fn poll_completion(&mut self) -> Option<Completion> {
         self.completions.pop_front()

@@ -24,6 +24,28 @@ const fn make_table() -> [u32; 256] {
 
 static TABLE: [u32; 256] = make_table();
 
+/// `SLICES[k][b]`: the register contribution of byte `b` followed by `k`
+/// zero bytes, so that eight bytes are folded in with eight lookups at once
+/// (slicing-by-8; the same CRC as one byte at a time, several times faster,
+/// which is what the simulators spend most of their time on).
+const fn make_slices() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    t[0] = make_table();
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+static SLICES: [[u32; 256]; 8] = make_slices();
+
 /// CRC-32 of a message followed by its CRC sent least significant byte
 /// first: the same for every message, so a receiver can check the trailer
 /// without knowing where the message ends.
@@ -32,7 +54,20 @@ pub const CRC_RESIDUE: u32 = 0x2144_df1c;
 /// CRC-32 of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
     let mut c = CRC_INIT;
-    for &b in data {
+    let mut words = data.chunks_exact(8);
+    for w in &mut words {
+        let lo = c ^ u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        let t = &SLICES;
+        c = t[7][(lo & 0xff) as usize]
+            ^ t[6][(lo >> 8 & 0xff) as usize]
+            ^ t[5][(lo >> 16 & 0xff) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][w[4] as usize]
+            ^ t[2][w[5] as usize]
+            ^ t[1][w[6] as usize]
+            ^ t[0][w[7] as usize];
+    }
+    for &b in words.remainder() {
         c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
     }
     !c
@@ -89,6 +124,17 @@ mod tests {
         // The standard check value of CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn eight_bytes_at_a_time_equals_one_at_a_time() {
+        let bytewise = |d: &[u8]| !d.iter().fold(CRC_INIT, |c, &b| TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8));
+        let data: Vec<u8> = (0..300u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for start in 0..9 {
+            for end in start..data.len() {
+                assert_eq!(crc32(&data[start..end]), bytewise(&data[start..end]), "bytes {start}..{end}");
+            }
+        }
     }
 
     #[test]
