@@ -3,10 +3,14 @@
 //! route), one PSN space, the receiver accepts only the expected PSN and
 //! sends one NAK (sequence error) per gap; the sender goes back to the NAK'd
 //! PSN and resends everything from there. Same [`Transport`] API and wire
-//! format as ferroce so that the same fabric runs both.
+//! format as ferroce so that the same fabric runs both. With
+//! [`GbnEndpoint::with_dcqcn`] each connection is paced by DCQCN, the
+//! receiver returning a CNP (here an ACK with its ECN count set, sent at
+//! once) at most once per CNP interval while CE-marked packets arrive.
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::dcqcn::{Dcqcn, DcqcnConfig};
 use crate::model::mr::MrTable;
 use crate::model::sendq::{Segment, SendQueue};
 use crate::model::{wire_time, ConnConfig, Delivery, EndpointConfig, Placement};
@@ -34,12 +38,16 @@ struct GbnConn {
     rto_at: Option<Time>,
     rtos_in_row: u32,
     next_tx: Time,
+    dcqcn: Option<Dcqcn>,
     // receive side
     expected: Psn,
     nak_sent: bool,
     pending: u16,
     ts: u32,
     ack_at: Option<Time>,
+    /// No CNP to this sender before then.
+    cnp_after: Time,
+    bytes_placed: u64,
 }
 
 /// A go-back-N endpoint.
@@ -53,6 +61,7 @@ pub struct GbnEndpoint {
     delivery: Delivery,
     control: VecDeque<Vec<u8>>,
     stats: Stats,
+    dcqcn: Option<DcqcnConfig>,
 }
 
 impl GbnEndpoint {
@@ -71,7 +80,19 @@ impl GbnEndpoint {
             delivery: Delivery::default(),
             control: VecDeque::new(),
             stats: Stats::default(),
+            dcqcn: None,
         })
+    }
+
+    /// Pace every connection set up from now on with DCQCN.
+    pub fn with_dcqcn(mut self, cfg: DcqcnConfig) -> GbnEndpoint {
+        self.dcqcn = Some(cfg);
+        self
+    }
+
+    /// Payload bytes placed in host memory for connection `id`.
+    pub fn conn_bytes_placed(&self, id: ConnId) -> u64 {
+        self.conns.get(&id).map_or(0, |c| c.bytes_placed)
     }
 
     /// Establish a connection; `paths` is ignored (always one).
@@ -94,11 +115,14 @@ impl GbnEndpoint {
                 rto_at: None,
                 rtos_in_row: 0,
                 next_tx: 0,
+                dcqcn: self.dcqcn.map(Dcqcn::new),
                 expected: Psn::new(0),
                 nak_sent: false,
                 pending: 0,
                 ts: 0,
                 ack_at: None,
+                cnp_after: 0,
+                bytes_placed: 0,
             },
         );
         self.order.push(cc.id);
@@ -139,8 +163,13 @@ impl GbnEndpoint {
     }
 
     fn ack(&mut self, now: Time, id: ConnId) {
+        self.ack_ce(now, id, 0);
+    }
+
+    /// An ACK reporting `ce` congestion marks: with DCQCN, a CNP.
+    fn ack_ce(&mut self, now: Time, id: ConnId, ce: u16) {
         let c = self.conns.get_mut(&id).expect("connection exists");
-        let a = AckRepr { sack: [0; 32], ts_echo: c.ts, rate_hint_mbps: 0, ecn_ce: 0, acked_pkts: c.pending };
+        let a = AckRepr { sack: [0; 32], ts_echo: c.ts, rate_hint_mbps: 0, ecn_ce: ce, acked_pkts: c.pending };
         c.pending = 0;
         c.ack_at = None;
         let psn = c.expected;
@@ -154,6 +183,14 @@ impl GbnEndpoint {
     fn on_data(&mut self, now: Time, id: ConnId, f: &wire::Frame<'_>, d: &DataRepr, mem: &mut dyn HostMemory) {
         let c = f.transport.common;
         self.stats.rx_data += 1;
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        if f.addr.ecn == wire::Ecn::Ce {
+            self.stats.rx_ecn_ce += 1;
+            if let Some(d) = self.dcqcn.filter(|_| now >= conn.cnp_after) {
+                conn.cnp_after = now + d.cnp_interval;
+                self.ack_ce(now, id, 1);
+            }
+        }
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let diff = c.psn.diff(conn.expected);
         if diff < 0 {
@@ -175,7 +212,10 @@ impl GbnEndpoint {
             return;
         }
         match self.delivery.place(id, &c, d, f.payload, mem) {
-            Placement::Placed => self.stats.bytes_placed += f.payload.len() as u64,
+            Placement::Placed => {
+                self.stats.bytes_placed += f.payload.len() as u64;
+                self.conns.get_mut(&id).expect("connection exists").bytes_placed += f.payload.len() as u64;
+            }
             Placement::Refused(code) => {
                 self.stats.rx_access_violation += 1;
                 self.nak(now, id, c.psn, NakRepr { code, msg_seq: d.msg_seq, info: 0 });
@@ -217,6 +257,11 @@ impl GbnEndpoint {
 
     fn on_ack(&mut self, now: Time, id: ConnId, cm: &CommonRepr, body: &Body) {
         let conn = self.conns.get_mut(&id).expect("connection exists");
+        if let (Body::Ack(a), Some(d)) = (body, conn.dcqcn.as_mut()) {
+            if a.ecn_ce > 0 {
+                d.on_cnp(now);
+            }
+        }
         if cm.psn.before(conn.una) || conn.high.before(cm.psn) {
             return;
         }
@@ -224,7 +269,10 @@ impl GbnEndpoint {
         if let Body::Nak(n) = body {
             self.stats.naks_received += 1;
             match n.code {
-                NakCode::SeqErr => conn.next_psn = cm.psn,
+                NakCode::SeqErr => {
+                    self.stats.lost_found_by_ack += 1;
+                    conn.next_psn = cm.psn;
+                }
                 NakCode::Access => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RemoteAccessError),
                 NakCode::RecvTooSmall => conn.sq.fail(cm.stream, n.msg_seq, CompletionStatus::RecvTooSmall),
                 NakCode::NoRecv => {}
@@ -269,7 +317,15 @@ impl GbnEndpoint {
         let rto = self.rto(&self.conns[&id]);
         let line = self.cfg.line_rate_mbps;
         let conn = self.conns.get_mut(&id).expect("connection exists");
-        conn.next_tx = conn.next_tx.max(now) + wire_time(frame.len() + WIRE_OVERHEAD, line);
+        let wire_bytes = frame.len() + WIRE_OVERHEAD;
+        let gap = match conn.dcqcn.as_mut() {
+            Some(d) => {
+                d.on_send(now, wire_bytes as u64);
+                (wire_bytes as f64 * 8.0 * 1e6 / d.rate_mbps()).ceil() as Time
+            }
+            None => wire_time(wire_bytes, line),
+        };
+        conn.next_tx = conn.next_tx.max(now) + gap;
         if conn.rto_at.is_none() {
             conn.rto_at = Some(now + rto);
         }

@@ -7,12 +7,14 @@
 //! * [`regs`]: the register map, the single source for the RTL decoder, the
 //!   driver's accessors and `docs/regmap.md`.
 //! * [`model`]: the sans-IO reference transport (the golden model).
-//! * [`baseline`]: a RoCEv2-RC-style go-back-N transport with the same API.
+//! * [`baseline`]: a RoCEv2-RC-style go-back-N transport with the same API,
+//!   optionally under [`dcqcn`] rate control as deployed.
 //!
 //! Nothing here performs I/O or reads a clock: time is passed in as
 //! [`Time`] (picoseconds) and host memory through the [`HostMemory`] trait.
 
 pub mod baseline;
+pub mod dcqcn;
 pub mod defaults;
 pub mod error;
 pub mod model;

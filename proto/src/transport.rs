@@ -159,6 +159,10 @@ pub struct Stats {
     pub rx_ecn_ce: u64,
     pub bytes_placed: u64,
     pub rtos: u64,
+    /// Packets found lost from what ACKs and NAKs reported, before any
+    /// timeout: SACK holes (ferroce), sequence-error NAKs (go-back-N, one
+    /// per NAK).
+    pub lost_found_by_ack: u64,
     pub repaths: u64,
     pub naks_received: u64,
 }

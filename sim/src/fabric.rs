@@ -228,6 +228,11 @@ pub struct Fabric<T> {
     pcap: Option<PcapWriter<BufWriter<std::fs::File>>>,
     dropped_unroutable: u64,
     events_run: u64,
+    /// Hosts serviced since the last [`Fabric::drain_touched`], each once.
+    touched: Vec<usize>,
+    is_touched: Vec<bool>,
+    /// Switches `0..leaves` are leaves, the rest spines.
+    leaves: usize,
 }
 
 /// FNV-1a over the 5-tuple with a per-switch seed, then a final mix.
@@ -261,6 +266,9 @@ impl<T: Transport> Fabric<T> {
             pcap: None,
             dropped_unroutable: 0,
             events_run: 0,
+            touched: Vec::new(),
+            is_touched: Vec::new(),
+            leaves: ls.leaves,
         };
         let leaf = |l: usize| l;
         let spine = |s: usize| ls.leaves + s;
@@ -294,6 +302,7 @@ impl<T: Transport> Fabric<T> {
             let ip = [10, 0, l as u8, k as u8 + 1];
             f.addrs.push(([0x02, 0, 0, 0, l as u8, k as u8 + 1], ip, up));
             f.hosts.push(None);
+            f.is_touched.push(false);
         }
         let mut leaf_up = vec![Vec::new(); ls.leaves];
         let mut spine_down = vec![vec![0; ls.leaves]; ls.spines];
@@ -382,6 +391,42 @@ impl<T: Transport> Fabric<T> {
         self.events_run
     }
 
+    /// Move the hosts serviced (a frame arrived, a timer ran, a frame left)
+    /// since the last call into `out`: only they can have new completions.
+    pub fn drain_touched(&mut self, out: &mut Vec<usize>) {
+        for &h in &self.touched {
+            self.is_touched[h] = false;
+        }
+        out.append(&mut self.touched);
+    }
+
+    /// Bytes waiting in link `id`'s output queue.
+    pub fn queue_bytes(&self, id: LinkId) -> usize {
+        self.links[id].queue_bytes
+    }
+
+    /// The switch number of spine `s` (for [`FaultTarget::Switch`]).
+    pub fn spine_switch(&self, s: usize) -> usize {
+        self.leaves + s
+    }
+
+    /// Links into or out of switch `s`.
+    pub fn switch_links(&self, s: usize) -> Vec<LinkId> {
+        (0..self.links.len())
+            .filter(|&l| self.links[l].from == Node::Switch(s) || self.links[l].to == Node::Switch(s))
+            .collect()
+    }
+
+    /// Number of links.
+    pub fn link_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Change the loss process of link `id`.
+    pub fn set_loss(&mut self, id: LinkId, loss: Loss) {
+        self.links[id].cfg.loss = loss;
+    }
+
     /// Black-hole `target` from `from` until `until`.
     pub fn add_fault(&mut self, target: FaultTarget, from: Time, until: Time) {
         self.faults.push(Fault { from, until, target });
@@ -459,6 +504,10 @@ impl<T: Transport> Fabric<T> {
         let Some(host) = self.hosts[h].as_mut() else {
             return;
         };
+        if !self.is_touched[h] {
+            self.is_touched[h] = true;
+            self.touched.push(h);
+        }
         host.transport.handle_timeout(now);
         let link = host.link;
         let mut sent = false;

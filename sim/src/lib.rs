@@ -20,6 +20,7 @@ pub mod lockstep;
 pub mod lockstep_rx;
 pub mod memory;
 pub mod pcap;
+pub mod scale;
 pub mod scenario;
 pub mod tools;
 pub mod verilator;

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use ferroce_proto::baseline::GbnEndpoint;
+use ferroce_proto::dcqcn::DcqcnConfig;
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{
@@ -43,6 +44,14 @@ impl AnyTransport {
             AnyTransport::Gbn(e) => e.as_mut(),
         }
     }
+    /// Payload bytes placed in host memory for connection `id`.
+    pub fn conn_bytes_placed(&self, id: ConnId) -> u64 {
+        match self {
+            AnyTransport::Ferroce(e) => e.conn_bytes_placed(id),
+            AnyTransport::Gbn(e) => e.conn_bytes_placed(id),
+        }
+    }
+
     /// The ferroce endpoint, if that is what runs here.
     pub fn ferroce(&self) -> Option<&Endpoint> {
         match self {
@@ -106,6 +115,13 @@ pub struct NetConfig {
     pub ecn_threshold_bytes: usize,
     /// Go-back-N window in packets.
     pub gbn_window: u32,
+    /// Go-back-N paced by DCQCN (RoCEv2 as deployed).
+    pub gbn_dcqcn: bool,
+    /// ferroce's window per path in packets, if below the 256 of the PSN
+    /// window.
+    pub window_cap: Option<u32>,
+    /// Output queue of every switch port, in bytes.
+    pub queue_bytes: usize,
     pub seed: u64,
 }
 
@@ -126,8 +142,34 @@ impl NetConfig {
             spine_delay_skew: 1.0,
             ecn_threshold_bytes: 64 * 1024,
             gbn_window: 4096,
+            gbn_dcqcn: false,
+            window_cap: None,
+            queue_bytes: 16 << 20,
             seed: 1,
         }
+    }
+
+    /// IRN-style (Mittal et al., "Revisiting Network Support for RDMA",
+    /// SIGCOMM 2018): selective repeat on one ECMP path with the packets in
+    /// flight capped at one bandwidth-delay product (IRN's BDP-FC). Built
+    /// from the ferroce model with one path and its window capped, so its
+    /// loss detection (SACK holes, resend of exactly the lost PSN) and its
+    /// congestion response are ferroce's.
+    pub fn irn() -> NetConfig {
+        let mut n = NetConfig::new(Kind::Ferroce);
+        n.paths = 1;
+        let frame = (n.mtu as usize + ferroce_proto::wire::DATA_FRAME_OVERHEAD) as f64;
+        n.window_cap = Some((n.bdp_bytes() / frame).ceil() as u32);
+        n
+    }
+
+    /// RoCEv2 RC as deployed: go-back-N on one ECMP path, paced by DCQCN
+    /// with the parameters of its paper.
+    pub fn rocev2() -> NetConfig {
+        let mut n = NetConfig::new(Kind::Gbn);
+        n.paths = 1;
+        n.gbn_dcqcn = true;
+        n
     }
 
     /// Bandwidth-delay product in bytes.
@@ -140,6 +182,7 @@ impl NetConfig {
         let hop = self.rtt / 8;
         let mut host_link = LinkConfig::new(self.rate_mbps, hop);
         host_link.ecn_threshold_bytes = self.ecn_threshold_bytes;
+        host_link.queue_bytes = self.queue_bytes;
         let mut uplink = host_link;
         uplink.duplicate = self.duplicate;
         uplink.corrupt = self.corrupt;
@@ -161,9 +204,16 @@ impl NetConfig {
     pub fn endpoint(&self, mac: [u8; 6], ip: [u8; 4], salt: u64) -> Result<AnyTransport> {
         let mut cfg = EndpointConfig::new(mac, ip, self.rate_mbps, self.mtu);
         cfg.seed = self.seed.wrapping_mul(1_000_003).wrapping_add(salt);
+        if let Some(w) = self.window_cap {
+            cfg.max_cwnd = w;
+        }
         Ok(match self.kind {
             Kind::Ferroce => AnyTransport::Ferroce(Box::new(Endpoint::new(cfg)?)),
-            Kind::Gbn => AnyTransport::Gbn(Box::new(GbnEndpoint::new(cfg, self.gbn_window)?)),
+            Kind::Gbn => {
+                let gbn = GbnEndpoint::new(cfg, self.gbn_window)?;
+                let dcqcn = DcqcnConfig::paper(self.rate_mbps);
+                AnyTransport::Gbn(Box::new(if self.gbn_dcqcn { gbn.with_dcqcn(dcqcn) } else { gbn }))
+            }
         })
     }
 }

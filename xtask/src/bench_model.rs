@@ -15,7 +15,10 @@ const LOSSES: [f64; 5] = [0.0, 0.001, 0.01, 0.05, 0.1];
 const INCAST: [usize; 4] = [8, 16, 32, 64];
 
 /// Run `jobs` on two threads (the machines have two cores), keeping order.
-fn parallel<T: Send, R: Send>(jobs: Vec<T>, f: impl Fn(T) -> anyhow::Result<R> + Sync) -> anyhow::Result<Vec<R>> {
+pub(crate) fn parallel<T: Send, R: Send>(
+    jobs: Vec<T>,
+    f: impl Fn(T) -> anyhow::Result<R> + Sync,
+) -> anyhow::Result<Vec<R>> {
     let n = jobs.len();
     let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
     let results = Mutex::new((0..n).map(|_| None).collect::<Vec<Option<anyhow::Result<R>>>>());
@@ -249,25 +252,32 @@ fn markdown(
         );
     }
     let (met, missed) = targets(sweep, reorder, incast);
+    write_targets(&mut s, &met, &missed);
+    (s, missed)
+}
+
+/// The "Targets" section of a benchmark page: what was met, what missed.
+pub(crate) fn write_targets(s: &mut String, met: &[String], missed: &[String]) {
     let _ = writeln!(s, "\n## Targets\n");
-    for m in &met {
+    for m in met {
         let _ = writeln!(s, "- met: {m}");
     }
-    for m in &missed {
+    for m in missed {
         let _ = writeln!(s, "- **missed**: {m}");
     }
-    (s, missed)
+}
+
+/// The keys of a JSON object, sorted.
+#[cfg(test)]
+pub(crate) fn keys(v: &serde_json::Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn keys(v: &serde_json::Value) -> Vec<&str> {
-        let mut k: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
-        k.sort_unstable();
-        k
-    }
 
     #[test]
     fn json_has_exactly_the_defined_keys() {

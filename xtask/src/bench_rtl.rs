@@ -154,6 +154,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     std::fs::write(dir.join("rtl.md"), markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref()))?;
     crate::plot::lines(
         &sweep,
+        crate::plot::GOODPUT,
         |p| p.loss,
         |p| p.mtu,
         &[

@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: project tasks that are not tests.
 
 mod bench_model;
+mod bench_scale;
 mod bench_rtl;
 mod bitstream;
 mod block_speed;
@@ -118,6 +119,19 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<String>,
     },
+    /// ferroce against deployed RoCEv2 and IRN with many hosts, to docs/bench/scale.md
+    ///
+    /// Collectives on a leaf-spine under i.i.d., bursty and spine loss, cold
+    /// incast and the simulator's cost, each transport in the same runs;
+    /// writes docs/bench/scale.md and its plots (the full run takes hours).
+    BenchScale {
+        /// 32 hosts, small messages, two seeds (minutes).
+        #[arg(long)]
+        quick: bool,
+        /// Also write the results as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+    },
     /// The engine's RTL in Verilator, to docs/bench/rtl.md
     ///
     /// Line rate through a loopback, goodput
@@ -181,6 +195,7 @@ fn main() -> anyhow::Result<()> {
         Command::SynthEngine => synth::engine(),
         Command::Storage => storage::run(),
         Command::BenchModel { quick, json } => bench_model::run(quick, json),
+        Command::BenchScale { quick, json } => bench_scale::run(quick, json),
         Command::BenchRtl { quick, json } => bench_rtl::run(quick, json),
         Command::Diff { side, packets, loss, seed } => diff::run(side, packets, loss, seed),
         Command::Mutants { only } => mutants::run(only),

@@ -13,11 +13,24 @@ pub type Series<'a, P> = (&'a str, u32, fn(&P) -> f64);
 const SIZE: (u32, u32) = (720, 440);
 const FONT: &str = "sans-serif";
 
+/// What the axes and the groups of lines are called.
+#[derive(Debug, Clone, Copy)]
+pub struct Axes {
+    pub x: &'static str,
+    pub y: &'static str,
+    /// Lines of later groups are dashed; the legend names the group.
+    pub group: &'static str,
+}
+
+/// The goodput plots' axes.
+pub const GOODPUT: Axes = Axes { x: "loss probability", y: "goodput / line rate", group: "MTU" };
+
 /// Goodput (fraction of line rate) against loss for each MTU: ferroce, GBN
 /// and ideal; writes `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn goodput(sweep: &[LossPoint], dir: &Path, stem: &str) -> anyhow::Result<()> {
     lines(
         sweep,
+        GOODPUT,
         |p| p.loss,
         |p| p.mtu,
         &[
@@ -30,10 +43,51 @@ pub fn goodput(sweep: &[LossPoint], dir: &Path, stem: &str) -> anyhow::Result<()
     )
 }
 
+/// One point of a scale plot: a loss rate, the host count and each
+/// transport's speed relative to the ideal (ideal JCT / JCT, median of the
+/// seeds), in the order of [`SCALE_SERIES`].
+#[derive(Debug, Clone)]
+pub struct ScalePoint {
+    pub loss: f64,
+    pub hosts: u32,
+    pub speed: [f64; 7],
+}
+
+/// The transports of the scale plots, as `bench_scale` labels them, with
+/// their colours.
+pub const SCALE_SERIES: [(&str, u32); 7] = [
+    ("ferroce_8p", 0x1f77b4),
+    ("ferroce_4p", 0x17becf),
+    ("ferroce_2p", 0x9467bd),
+    ("ferroce_1p", 0x8c564b),
+    ("irn", 0x2ca02c),
+    ("rocev2_gbn_dcqcn", 0xd62728),
+    ("rocev2_gbn_dcqcn_pfc", 0xff7f0e),
+];
+
+/// Speed relative to the ideal against i.i.d. loss, one line per transport
+/// and host count; writes `<stem>.svg` and `<stem>.png` in `dir`.
+pub fn scale(points: &[ScalePoint], dir: &Path, stem: &str) -> anyhow::Result<()> {
+    let get: [fn(&ScalePoint) -> f64; 7] = [
+        |p| p.speed[0],
+        |p| p.speed[1],
+        |p| p.speed[2],
+        |p| p.speed[3],
+        |p| p.speed[4],
+        |p| p.speed[5],
+        |p| p.speed[6],
+    ];
+    let series: Vec<Series<'_, ScalePoint>> =
+        SCALE_SERIES.iter().zip(get).map(|(&(name, rgb), f)| (name, rgb, f)).collect();
+    let axes = Axes { x: "end-to-end loss probability (i.i.d.)", y: "ideal JCT / JCT", group: "hosts" };
+    lines(points, axes, |p| p.loss, |p| p.hosts, &series, dir, stem)
+}
+
 /// Goodput against loss, one line per series and MTU (later MTUs dashed);
 /// writes `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn lines<P>(
     sweep: &[P],
+    axes: Axes,
     loss_of: fn(&P) -> f64,
     mtu_of: fn(&P) -> u32,
     series: &[Series<'_, P>],
@@ -44,17 +98,18 @@ pub fn lines<P>(
     plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular())
         .map_err(|_| anyhow::anyhow!("the embedded DejaVu Sans does not load"))?;
     let mut svg = String::new();
-    draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(), sweep, loss_of, mtu_of, series)?;
+    draw(SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(), sweep, axes, loss_of, mtu_of, series)?;
     let svg_path = dir.join(format!("{stem}.svg"));
     std::fs::write(&svg_path, svg + "\n").with_context(|| format!("writing {}", svg_path.display()))?;
     let png_path = dir.join(format!("{stem}.png"));
-    draw(BitMapBackend::new(&png_path, SIZE).into_drawing_area(), sweep, loss_of, mtu_of, series)
+    draw(BitMapBackend::new(&png_path, SIZE).into_drawing_area(), sweep, axes, loss_of, mtu_of, series)
         .with_context(|| format!("writing {}", png_path.display()))
 }
 
 fn draw<DB: DrawingBackend, P>(
     root: DrawingArea<DB, Shift>,
     sweep: &[P],
+    axes: Axes,
     loss_of: fn(&P) -> f64,
     mtu_of: fn(&P) -> u32,
     series: &[Series<'_, P>],
@@ -74,8 +129,8 @@ where
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("loss probability")
-        .y_desc("goodput / line rate")
+        .x_desc(axes.x)
+        .y_desc(axes.y)
         .x_label_formatter(&|v| format!("{v:.3}"))
         .y_label_formatter(&|v| format!("{v:.1}"))
         .label_style((FONT, 13))
@@ -91,7 +146,7 @@ where
             let colour = RGBColor((rgb >> 16) as u8, (rgb >> 8) as u8, rgb as u8);
             let style = colour.stroke_width(2);
             let points: Vec<(f64, f64)> = pts.iter().map(|p| (loss_of(p), get(p).clamp(0.0, 1.0))).collect();
-            let label = format!("{name}, MTU {mtu}");
+            let label = format!("{name}, {} {mtu}", axes.group);
             let drawn = if mi == 0 {
                 chart.draw_series(LineSeries::new(points, style)).map_err(err)?
             } else {

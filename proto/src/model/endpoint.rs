@@ -576,6 +576,7 @@ impl Endpoint {
             }
         }
         let newly = result.newly.len() as u32;
+        self.stats.lost_found_by_ack += result.lost as u64;
         // Each PSN is reported newly acknowledged once; its slot keeps the
         // segment until a new PSN takes the slot.
         for psn in &result.newly {

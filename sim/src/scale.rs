@@ -1,0 +1,545 @@
+//! Many hosts on one leaf-spine: the collectives, the cold incast and the
+//! simulator-cost runs of `cargo xtask bench-scale`.
+//!
+//! Every pair of hosts that exchanges data has one connection, set up
+//! before the job and idle until it starts (as a collective library sets
+//! its communicators up): the connection's starting rate is the line rate,
+//! because nothing current is known about the receiver when the job begins.
+//! Each transfer is one WRITE with immediate, so the receiver sees it
+//! complete; a transfer that depends on another is posted by its sender the
+//! moment the one it waits for has arrived there.
+
+use ferroce_proto::model::ConnConfig;
+use ferroce_proto::rng::Rng;
+use ferroce_proto::transport::{Access, CompletionKind, MemoryRegion, Stats, Transport, WorkRequest};
+use ferroce_proto::wire::{DATA_FRAME_OVERHEAD, WIRE_OVERHEAD};
+use ferroce_proto::{ConnId, Rkey, StreamId, Time, WrId};
+
+use crate::fabric::{Fabric, FaultTarget, LinkStats, Loss};
+use crate::memory::Memory;
+use crate::scenario::{AnyTransport, NetConfig, DST_BASE, SRC_BASE};
+use crate::{Error, Result};
+
+/// Hosts under one leaf; with [`NetConfig::spines`] at 8 the fabric is not
+/// oversubscribed.
+pub const HOSTS_PER_LEAF: usize = 8;
+
+/// Links a packet crosses between hosts on different leaves.
+const HOPS: i32 = 4;
+
+/// How the fabric loses frames. Probabilities are end to end: what a
+/// packet between hosts on different leaves (four links) sees, data and
+/// ACKs alike, spread evenly over its hops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LossModel {
+    None,
+    /// Independent loss on every link.
+    Iid(f64),
+    /// Gilbert-Elliott on every link: a bad state that loses every frame,
+    /// entered so that the mean is `mean` and left after `burst` frames on
+    /// average.
+    Bursty {
+        mean: f64,
+        burst: f64,
+    },
+    /// Every link into or out of spine 0 drops this fraction (one hop of
+    /// the path, so end to end it is this too).
+    LossySpine(f64),
+    /// Spine 0 black-holes everything from `at` on.
+    SpineFails {
+        at: Time,
+    },
+}
+
+impl LossModel {
+    /// Loss of one link for an end-to-end probability `p`.
+    fn per_hop(p: f64) -> f64 {
+        1.0 - (1.0 - p).powf(1.0 / HOPS as f64)
+    }
+
+    /// The long-run end-to-end loss of a packet (for the ideal's goodput).
+    pub fn mean(&self) -> f64 {
+        match *self {
+            LossModel::None | LossModel::SpineFails { .. } => 0.0,
+            LossModel::Iid(p) | LossModel::Bursty { mean: p, .. } => p,
+            LossModel::LossySpine(p) => p / 8.0,
+        }
+    }
+
+    /// What the JSON calls it.
+    pub fn label(&self) -> String {
+        match *self {
+            LossModel::None => "none".into(),
+            LossModel::Iid(p) => format!("iid_{p}"),
+            LossModel::Bursty { mean, burst } => format!("bursty_{mean}_b{burst}"),
+            LossModel::LossySpine(p) => format!("spine_{p}"),
+            LossModel::SpineFails { .. } => "spine_fails".into(),
+        }
+    }
+
+    fn apply(&self, fabric: &mut Fabric<AnyTransport>) {
+        let links = fabric.link_count();
+        match *self {
+            LossModel::None => {}
+            LossModel::Iid(p) => {
+                for l in 0..links {
+                    fabric.set_loss(l, Loss::Iid(Self::per_hop(p)));
+                }
+            }
+            LossModel::Bursty { mean, burst } => {
+                let hop = Self::per_hop(mean);
+                let to_good = 1.0 / burst;
+                let ge = Loss::GilbertElliott {
+                    to_bad: hop * to_good / (1.0 - hop),
+                    to_good,
+                    loss_good: 0.0,
+                    loss_bad: 1.0,
+                };
+                for l in 0..links {
+                    fabric.set_loss(l, ge);
+                }
+            }
+            LossModel::LossySpine(p) => {
+                for l in fabric.switch_links(fabric.spine_switch(0)) {
+                    fabric.set_loss(l, Loss::Iid(p));
+                }
+            }
+            LossModel::SpineFails { at } => {
+                let s = fabric.spine_switch(0);
+                fabric.add_fault(FaultTarget::Switch(s), at, Time::MAX);
+            }
+        }
+    }
+}
+
+/// One message of a job: `bytes` from host `from` to host `to`, posted
+/// when transfer `after` (one into `from`) has arrived, or at the start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    pub from: usize,
+    pub to: usize,
+    pub bytes: u32,
+    pub after: Option<usize>,
+}
+
+/// A communication pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// Every host writes `msg` bytes to every other host, all at once.
+    AllToAll,
+    /// Ring all-reduce of `msg` bytes per host: 2(N-1) steps; in each, host
+    /// i sends a chunk of msg/N bytes to host i+1 once it has the chunk of
+    /// the step before from host i-1.
+    RingAllReduce,
+    /// Every host writes `msg` bytes to one other host, a random
+    /// permutation without fixed points (one cycle).
+    Permutation,
+}
+
+impl Pattern {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Pattern::AllToAll => "all_to_all",
+            Pattern::RingAllReduce => "ring_allreduce",
+            Pattern::Permutation => "permutation",
+        }
+    }
+
+    /// The pattern's transfers on `hosts` hosts.
+    pub fn transfers(&self, hosts: usize, msg: u32, seed: u64) -> Vec<Transfer> {
+        let n = hosts;
+        match self {
+            Pattern::AllToAll => (0..n)
+                .flat_map(|from| (1..n).map(move |k| Transfer { from, to: (from + k) % n, bytes: msg, after: None }))
+                .collect(),
+            Pattern::RingAllReduce => {
+                let chunk = (msg / n as u32).max(1);
+                let steps = 2 * (n - 1);
+                (0..steps)
+                    .flat_map(|s| {
+                        (0..n).map(move |i| Transfer {
+                            from: i,
+                            to: (i + 1) % n,
+                            bytes: chunk,
+                            after: (s > 0).then(|| (s - 1) * n + (i + n - 1) % n),
+                        })
+                    })
+                    .collect()
+            }
+            Pattern::Permutation => {
+                // Sattolo's shuffle: a single cycle, so nobody sends to itself.
+                let mut to: Vec<usize> = (0..n).collect();
+                let mut rng = Rng::new(seed ^ 0x5eed);
+                for i in (1..n).rev() {
+                    let j = rng.below(i as u64) as usize;
+                    to.swap(i, j);
+                }
+                (0..n).map(|from| Transfer { from, to: to[from], bytes: msg, after: None }).collect()
+            }
+        }
+    }
+
+    /// The least time any transport could take on an unloaded fabric of
+    /// `net` losing a fraction `loss`: the busiest NIC sends its bytes at
+    /// line rate (each packet lost once in a fraction `loss` of cases costs
+    /// its wire time again) and the last packet crosses the fabric; the ring
+    /// pays that once per step.
+    pub fn ideal(&self, net: &NetConfig, hosts: usize, msg: u32, loss: f64) -> Time {
+        let n = hosts as u64;
+        let ser = |bytes: u64| wire_bytes(bytes, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
+        let frame = ser(net.mtu as u64);
+        let crossing = net.rtt as f64 / 2.0 + (HOPS - 1) as f64 * frame;
+        let t = match self {
+            Pattern::AllToAll => ser(msg as u64 * (n - 1)) / (1.0 - loss) + crossing,
+            Pattern::Permutation => ser(msg as u64) / (1.0 - loss) + crossing,
+            Pattern::RingAllReduce => {
+                let chunk = (msg as u64 / n).max(1);
+                2.0 * (n - 1) as f64 * (ser(chunk) / (1.0 - loss) + crossing)
+            }
+        };
+        t as Time
+    }
+}
+
+/// Bytes on the wire for `bytes` of payload in `mtu`-byte packets.
+pub fn wire_bytes(bytes: u64, mtu: u32) -> u64 {
+    let per = (DATA_FRAME_OVERHEAD + WIRE_OVERHEAD) as u64;
+    let full = bytes / mtu as u64;
+    let rest = bytes % mtu as u64;
+    full * (mtu as u64 + per) + if rest > 0 { rest + per } else { 0 }
+}
+
+/// Hosts on a leaf-spine, connected pairwise as a job needs.
+#[derive(Debug)]
+pub struct Cluster {
+    pub fabric: Fabric<AnyTransport>,
+    pub net: NetConfig,
+    pub hosts: usize,
+}
+
+/// The connection a host uses to reach `peer` (each end names it by the
+/// other end).
+pub fn conn_to(peer: usize) -> ConnId {
+    ConnId(peer as u16 + 1)
+}
+
+impl Cluster {
+    /// `hosts` hosts ([`HOSTS_PER_LEAF`] per leaf), one connection for each
+    /// pair in `pairs` (either order), each host with `buf` bytes of source
+    /// and destination memory; every connection's WRITEs land in the same
+    /// destination buffer (its bytes are not checked at this scale).
+    pub fn new(net: &NetConfig, hosts: usize, buf: u32, loss: LossModel, pairs: &[(usize, usize)]) -> Result<Cluster> {
+        if hosts < 2 || hosts > 1024 {
+            return Err(Error::Scenario("2..=1024 hosts".into()));
+        }
+        let leaves = hosts.div_ceil(HOSTS_PER_LEAF);
+        let mut net = *net;
+        net.loss = Loss::None;
+        let mut fabric: Fabric<AnyTransport> = Fabric::leaf_spine(net.topology(leaves, HOSTS_PER_LEAF.min(hosts)));
+        loss.apply(&mut fabric);
+        let mut peers = vec![Vec::new(); hosts];
+        for &(a, b) in pairs {
+            if a != b && !peers[a].contains(&b) {
+                peers[a].push(b);
+                peers[b].push(a);
+            }
+        }
+        for (h, peers) in peers.iter_mut().enumerate() {
+            peers.sort_unstable();
+            let (mac, ip) = fabric.host_addr(h);
+            let mut t = net.endpoint(mac, ip, h as u64)?;
+            for &q in peers.iter() {
+                t.connect(ConnConfig {
+                    id: conn_to(q),
+                    remote_id: conn_to(h),
+                    peer_mac: fabric.gateway_mac(h),
+                    peer_ip: fabric.host_addr(q).1,
+                    paths: net.paths,
+                    streams: 1,
+                    initial_rate_mbps: None,
+                })?;
+                t.register_mr(MemoryRegion {
+                    rkey: Rkey(q as u32 + 1),
+                    base: DST_BASE,
+                    len: buf as u64,
+                    access: Access { remote_write: true },
+                    conn: conn_to(q),
+                })?;
+            }
+            let mut mem = Memory::default();
+            mem.add_region("src", SRC_BASE, buf as usize, false);
+            mem.add_region("dst", DST_BASE, buf as usize, true);
+            fabric.attach(h, t, mem);
+        }
+        Ok(Cluster { fabric, net, hosts })
+    }
+
+    /// A cluster connected for `transfers`.
+    pub fn for_job(net: &NetConfig, hosts: usize, loss: LossModel, transfers: &[Transfer]) -> Result<Cluster> {
+        let pairs: Vec<(usize, usize)> = transfers.iter().map(|t| (t.from, t.to)).collect();
+        let buf = transfers.iter().map(|t| t.bytes).max().unwrap_or(1);
+        Cluster::new(net, hosts, buf, loss, &pairs)
+    }
+
+    fn post(&mut self, i: usize, t: &Transfer) -> Result<()> {
+        let wr = WorkRequest::Write {
+            id: WrId(i as u64),
+            conn: conn_to(t.to),
+            stream: StreamId(0),
+            local: SRC_BASE,
+            len: t.bytes,
+            remote: DST_BASE,
+            rkey: Rkey(t.from as u32 + 1),
+            imm: Some(i as u32),
+        };
+        self.fabric.host_mut(t.from).transport.post(wr)?;
+        self.fabric.kick(t.from);
+        Ok(())
+    }
+
+    /// Run `transfers` to the end or to `deadline`.
+    pub fn run(&mut self, transfers: &[Transfer], deadline: Time) -> Result<JobReport> {
+        let n = transfers.len();
+        let mut children = vec![Vec::new(); n];
+        for (i, t) in transfers.iter().enumerate() {
+            if let Some(a) = t.after {
+                if transfers[a].to != t.from {
+                    return Err(Error::Scenario(format!(
+                        "transfer {i} waits for one that does not arrive at its sender"
+                    )));
+                }
+                children[a].push(i);
+            }
+        }
+        let start = self.fabric.now();
+        for (i, t) in transfers.iter().enumerate() {
+            if t.after.is_none() {
+                self.post(i, t)?;
+            }
+        }
+        let mut sent = vec![None; n];
+        let mut arrived = vec![None; n];
+        let mut done = 0;
+        let mut touched = Vec::new();
+        while done < n && self.fabric.now() < deadline {
+            if !self.fabric.step() {
+                break;
+            }
+            self.fabric.drain_touched(&mut touched);
+            for h in touched.drain(..) {
+                while let Some(c) = self.fabric.host_mut(h).transport.poll_completion() {
+                    let now = self.fabric.now() - start;
+                    let i = match c.kind {
+                        CompletionKind::SendDone => {
+                            let i = c.id.0 as usize;
+                            sent[i] = Some(now);
+                            i
+                        }
+                        CompletionKind::WriteImm => {
+                            let i = c.imm.expect("every transfer carries its number") as usize;
+                            arrived[i] = Some(now);
+                            for &k in &children[i] {
+                                self.post(k, &transfers[k])?;
+                            }
+                            i
+                        }
+                        CompletionKind::Recv => continue,
+                    };
+                    if sent[i].is_some() && arrived[i].is_some() {
+                        done += 1;
+                    }
+                }
+            }
+        }
+        let finished = done == n;
+        let mut host_finish = vec![0; self.hosts];
+        for (i, t) in transfers.iter().enumerate() {
+            let (s, a) = (sent[i].unwrap_or(deadline), arrived[i].unwrap_or(deadline));
+            host_finish[t.from] = host_finish[t.from].max(s);
+            host_finish[t.to] = host_finish[t.to].max(a);
+        }
+        let jct = host_finish.iter().copied().max().unwrap_or(0);
+        // Let what is still on the wire land, so that sent minus received
+        // counts losses only.
+        let quiet = self.fabric.now() + 4 * self.net.rtt;
+        self.fabric.run_until(quiet);
+        let mut stats = Stats::default();
+        for h in 0..self.hosts {
+            add(&mut stats, &self.fabric.host(h).transport.stats());
+        }
+        Ok(JobReport {
+            finished,
+            jct,
+            host_finish,
+            stats,
+            fabric: self.fabric.total_stats(),
+            events: self.fabric.events_run(),
+        })
+    }
+}
+
+fn add(a: &mut Stats, b: &Stats) {
+    a.tx_data += b.tx_data;
+    a.tx_retx += b.tx_retx;
+    a.tx_acks += b.tx_acks;
+    a.tx_naks += b.tx_naks;
+    a.rx_frames += b.rx_frames;
+    a.rx_data += b.rx_data;
+    a.rx_dup += b.rx_dup;
+    a.rx_dup_retx += b.rx_dup_retx;
+    a.rx_out_of_window += b.rx_out_of_window;
+    a.rx_malformed += b.rx_malformed;
+    a.rx_bad_conn += b.rx_bad_conn;
+    a.rx_access_violation += b.rx_access_violation;
+    a.rx_no_recv += b.rx_no_recv;
+    a.rx_ecn_ce += b.rx_ecn_ce;
+    a.bytes_placed += b.bytes_placed;
+    a.rtos += b.rtos;
+    a.lost_found_by_ack += b.lost_found_by_ack;
+    a.repaths += b.repaths;
+    a.naks_received += b.naks_received;
+}
+
+/// What one job did.
+#[derive(Debug, Clone)]
+pub struct JobReport {
+    pub finished: bool,
+    /// Job completion time: the last host's finish.
+    pub jct: Time,
+    /// When each host had sent (all acknowledged) and received all of its
+    /// transfers.
+    pub host_finish: Vec<Time>,
+    /// Every host's counters, summed.
+    pub stats: Stats,
+    pub fabric: LinkStats,
+    /// Simulator events processed.
+    pub events: u64,
+}
+
+impl JobReport {
+    /// The report of a transport that takes exactly `jct` everywhere and
+    /// loses nothing (the ideal).
+    pub fn ideal(jct: Time, hosts: usize) -> JobReport {
+        JobReport {
+            finished: true,
+            jct,
+            host_finish: vec![jct; hosts],
+            stats: Stats::default(),
+            fabric: LinkStats::default(),
+            events: 0,
+        }
+    }
+
+    /// Data frames lost: sent minus received (every host's, after the
+    /// fabric went quiet).
+    pub fn data_lost(&self) -> u64 {
+        (self.stats.tx_data + self.stats.tx_retx).saturating_sub(self.stats.rx_data)
+    }
+
+    /// Frames the hosts put on the fabric.
+    pub fn frames_sent(&self) -> u64 {
+        self.stats.tx_data + self.stats.tx_retx + self.stats.tx_acks + self.stats.tx_naks
+    }
+}
+
+/// What a cold incast did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IncastReport {
+    pub n: usize,
+    /// From the start until every sender's delivered rate, over windows of
+    /// at least 20 packets per sender, is within 10 % of line/N and stays
+    /// so (the start of the first such window), in base RTTs; `None` if
+    /// that never happened in the run.
+    pub rtts_to_fair_delivered: Option<f64>,
+    /// From the start until the bottleneck queue is below one BDP and stays
+    /// below, in base RTTs (sampled every quarter RTT); `None` if never.
+    pub rtts_to_queue_below_1bdp: Option<f64>,
+    pub peak_queue_bdp: f64,
+    /// Frames the fabric dropped (queue overflow).
+    pub drops: u64,
+    pub rtos: u64,
+    /// Jain's index of the bytes each sender delivered in the second half
+    /// of the run.
+    pub jain: f64,
+}
+
+/// N senders, each with a connection to host 0 set up earlier and idle,
+/// start writing at once and stay backlogged for `duration`.
+pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastReport> {
+    const MSG: u32 = 64 * 1024;
+    const BACKLOG: usize = 4;
+    let pairs: Vec<(usize, usize)> = (1..=n).map(|k| (k, 0)).collect();
+    let mut c = Cluster::new(net, n + 1, MSG, LossModel::None, &pairs)?;
+    let bottleneck = c.fabric.link_to_host(0);
+    let tick = net.rtt / 4;
+    let mut posted = vec![0u64; n + 1];
+    let mut delivered: Vec<Vec<u64>> = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    while c.fabric.now() < duration {
+        for k in 1..=n {
+            let host = c.fabric.host_mut(k);
+            while host.transport.poll_completion().is_some() {}
+            while host.transport.outstanding() < BACKLOG {
+                let wr = WorkRequest::Write {
+                    id: WrId(posted[k]),
+                    conn: conn_to(0),
+                    stream: StreamId(0),
+                    local: SRC_BASE,
+                    len: MSG,
+                    remote: DST_BASE,
+                    rkey: Rkey(k as u32 + 1),
+                    imm: None,
+                };
+                host.transport.post(wr)?;
+                posted[k] += 1;
+            }
+            c.fabric.kick(k);
+        }
+        let next = c.fabric.now() + tick;
+        c.fabric.run_until(next);
+        let rx = &c.fabric.host(0).transport;
+        delivered.push((1..=n).map(|k| rx.conn_bytes_placed(conn_to(k))).collect());
+        queue.push(c.fabric.queue_bytes(bottleneck));
+    }
+    let bdp = net.bdp_bytes();
+    let rtts = |samples: usize| samples as f64 * tick as f64 / net.rtt as f64;
+    // Windows of at least 20 packets per sender at the fair share.
+    let frame = wire_bytes(net.mtu as u64, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
+    let w = ((20.0 * n as f64 * frame) / tick as f64).ceil() as usize;
+    let fair = net.mtu as f64 / wire_bytes(net.mtu as u64, net.mtu) as f64 * net.rate_mbps as f64 * 1e6 / 8.0
+        * (w as f64 * tick as f64 * 1e-12)
+        / n as f64;
+    let fair_at = |j: usize| {
+        (0..n).all(|k| {
+            let d = (delivered[j][k] - delivered[j - w][k]) as f64;
+            (d - fair).abs() <= 0.1 * fair
+        })
+    };
+    let samples = delivered.len();
+    let last_unfair = (w..samples).rev().find(|&j| !fair_at(j));
+    let rtts_to_fair_delivered = match last_unfair {
+        Some(j) if j + 1 >= samples => None,
+        Some(j) => Some(rtts(j + 1 - w)),
+        None if samples > w => Some(0.0),
+        None => None,
+    };
+    let last_deep = (0..samples).rev().find(|&j| queue[j] as f64 >= bdp);
+    let rtts_to_queue_below_1bdp = match last_deep {
+        Some(j) if j + 1 >= samples => None,
+        Some(j) => Some(rtts(j + 1)),
+        None => Some(0.0),
+    };
+    let half = samples / 2;
+    let second: Vec<f64> = (0..n).map(|k| (delivered[samples - 1][k] - delivered[half][k]) as f64).collect();
+    let fab = c.fabric.total_stats();
+    let rtos = (0..=n).map(|h| c.fabric.host(h).transport.stats().rtos).sum();
+    Ok(IncastReport {
+        n,
+        rtts_to_fair_delivered,
+        rtts_to_queue_below_1bdp,
+        peak_queue_bdp: c.fabric.link_stats(bottleneck).peak_queue_bytes as f64 / bdp,
+        drops: fab.tail_drops + fab.lost,
+        rtos,
+        jain: crate::bench::jain(&second),
+    })
+}
