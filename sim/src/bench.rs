@@ -198,9 +198,27 @@ pub fn jain(x: &[f64]) -> f64 {
     }
 }
 
+/// How the senders of an incast start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// At the share the receiver hands out at connection setup (line rate
+    /// over its established connections), as if the connections had just
+    /// been set up for this incast.
+    SetupShare,
+    /// At line rate: the connections were set up earlier and left idle, so
+    /// nothing current is known about the receiver.
+    Cold,
+}
+
 /// The incast's fabric: host 0 receives from hosts n..2n (one connection
 /// each, its own region slice) and has `idle` connections more.
-fn incast_fabric(net: &NetConfig, n: usize, idle: usize, slice: u64) -> Result<Fabric<crate::scenario::AnyTransport>> {
+fn incast_fabric(
+    net: &NetConfig,
+    n: usize,
+    idle: usize,
+    start: Start,
+    slice: u64,
+) -> Result<Fabric<crate::scenario::AnyTransport>> {
     let rx = 0usize;
     let senders: Vec<usize> = (n..2 * n).collect();
     let mut fabric: Fabric<crate::scenario::AnyTransport> = Fabric::leaf_spine(net.topology(2, n));
@@ -251,7 +269,7 @@ fn incast_fabric(net: &NetConfig, n: usize, idle: usize, slice: u64) -> Result<F
             peer_ip: rx_ip,
             paths: net.paths,
             streams: 1,
-            initial_rate_mbps: Some(share),
+            initial_rate_mbps: (start == Start::SetupShare).then_some(share),
         })?;
         let mut mem = Memory::default();
         mem.add_region("src", SRC_BASE, slice as usize, false);
@@ -271,13 +289,14 @@ fn incast_fabric(net: &NetConfig, n: usize, idle: usize, slice: u64) -> Result<F
 ///
 /// The receiver also has `idle` established connections that never send, so
 /// the share handed out at setup (line / established) is below the fair
-/// share and the senders must find it from the ACKs' rate hints.
-pub fn incast(n: usize, idle: usize, d: Durations) -> Result<Incast> {
+/// share and the senders must find it from the ACKs' rate hints; senders
+/// that start [`Start::Cold`] begin at line rate instead.
+pub fn incast(n: usize, idle: usize, start: Start, d: Durations) -> Result<Incast> {
     let net = NetConfig::new(Kind::Ferroce);
     let slice = 4 * MSG as u64;
     let rx = 0usize;
     let senders: Vec<usize> = (n..2 * n).collect();
-    let mut fabric = incast_fabric(&net, n, idle, slice)?;
+    let mut fabric = incast_fabric(&net, n, idle, start, slice)?;
     let fair = net.rate_mbps as f64 / n as f64;
     let tick = net.rtt / 4;
     let mut posted = vec![0u64; n];

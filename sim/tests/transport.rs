@@ -257,14 +257,14 @@ fn send_without_receive_buffer_waits_for_one() {
 
 #[test]
 fn incast_converges_to_the_fair_share_at_once() {
-    use ferroce_sim::bench::{incast, Durations};
-    let r = incast(16, 0, Durations { warmup: 0, measure: us(300) }).unwrap();
+    use ferroce_sim::bench::{incast, Durations, Start};
+    let r = incast(16, 0, Start::SetupShare, Durations { warmup: 0, measure: us(300) }).unwrap();
     assert!(r.rtts_to_fair <= 2.0, "{r:?}");
     assert!(r.jain >= 0.99, "{r:?}");
     assert!(r.peak_queue_bdp <= 1.0, "{r:?}");
     assert!(r.aggregate_goodput > 0.85, "the bottleneck stays busy: {r:?}");
     // With idle connections the starting share is too small; the hint fixes
     // it within a few RTTs without overshooting the queue.
-    let r = incast(16, 48, Durations { warmup: 0, measure: us(300) }).unwrap();
+    let r = incast(16, 48, Start::SetupShare, Durations { warmup: 0, measure: us(300) }).unwrap();
     assert!(r.rtts_to_fair <= 5.0 && r.jain >= 0.99 && r.peak_queue_bdp <= 1.0, "{r:?}");
 }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context;
-use ferroce_sim::bench::{self, Durations, Incast, LossPoint, Reorder};
+use ferroce_sim::bench::{self, Durations, Incast, LossPoint, Reorder, Start};
 use serde_json::json;
 
 const MTUS: [u32; 2] = [1024, 4096];
@@ -41,7 +41,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let started = Instant::now();
     eprintln!(
         "bench-model: {} runs of {} us simulated each ({} mode)",
-        MTUS.len() * LOSSES.len() * 2 + 1 + 2 * INCAST.len(),
+        MTUS.len() * LOSSES.len() * 2 + 1 + 3 * INCAST.len(),
         (d.warmup + d.measure) / 1_000_000,
         if quick { "quick" } else { "full" }
     );
@@ -65,30 +65,23 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
         reorder.spurious_retx_ratio,
         reorder.data_packets
     );
-    let incast: Vec<Incast> = parallel(INCAST.to_vec(), |n| {
-        let r = bench::incast(n, 0, Durations { warmup: 0, measure: d.measure / 2 })?;
-        eprintln!(
-            "  [{:>5.1}s] incast {n:>2}: {:.2} RTTs to fair, Jain {:.4}, peak queue {:.3} BDP",
-            started.elapsed().as_secs_f64(),
-            r.rtts_to_fair,
-            r.jain,
-            r.peak_queue_bdp
-        );
-        Ok(r)
-    })?;
-
-    let cold: Vec<Incast> = parallel(INCAST.to_vec(), |n| {
-        let r = bench::incast(n, 3 * n, Durations { warmup: 0, measure: d.measure / 2 })?;
-        eprintln!(
-            "  [{:>5.1}s] incast {n:>2} with {} idle connections: {:.2} RTTs to fair, Jain {:.4}, peak queue {:.3} BDP",
-            started.elapsed().as_secs_f64(),
-            3 * n,
-            r.rtts_to_fair,
-            r.jain,
-            r.peak_queue_bdp
-        );
-        Ok(r)
-    })?;
+    let incast_set = |idle_per_sender: usize, start: Start| {
+        parallel(INCAST.to_vec(), |n| {
+            let r = bench::incast(n, idle_per_sender * n, start, Durations { warmup: 0, measure: d.measure / 2 })?;
+            eprintln!(
+                "  [{:>5.1}s] incast {n:>2} ({start:?}, {} idle connections): {:.2} RTTs to fair, Jain {:.4}, peak queue {:.3} BDP",
+                started.elapsed().as_secs_f64(),
+                idle_per_sender * n,
+                r.rtts_to_fair,
+                r.jain,
+                r.peak_queue_bdp
+            );
+            Ok(r)
+        })
+    };
+    let incast = incast_set(0, Start::Cold)?;
+    let warm = incast_set(0, Start::SetupShare)?;
+    let idle = incast_set(3, Start::SetupShare)?;
 
     let doc = results_json(&sweep, &reorder, &incast);
     if let Some(p) = &json_path {
@@ -98,7 +91,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let dir = crate::root().join("docs/bench");
     std::fs::create_dir_all(&dir)?;
     crate::plot::goodput(&sweep, &dir, "model-goodput")?;
-    let (md, misses) = markdown(&sweep, &reorder, &incast, &cold, quick, started.elapsed().as_secs_f64());
+    let (md, misses) = markdown(&sweep, &reorder, [&incast, &warm, &idle], quick, started.elapsed().as_secs_f64());
     std::fs::write(dir.join("model.md"), md)?;
     eprintln!(
         "wrote docs/bench/model.md and docs/bench/model-goodput.svg and .png in {:.1}s",
@@ -163,8 +156,7 @@ fn targets(sweep: &[LossPoint], reorder: &Reorder, incast: &[Incast]) -> (Vec<St
 fn markdown(
     sweep: &[LossPoint],
     reorder: &Reorder,
-    incast: &[Incast],
-    cold: &[Incast],
+    [incast, warm, idle]: [&[Incast]; 3],
     quick: bool,
     secs: f64,
 ) -> (String, Vec<String>) {
@@ -211,46 +203,51 @@ fn markdown(
     );
     let _ = writeln!(
         s,
-        "## Incast\n\nN senders on one leaf write to one receiver on another; each sender starts \
-         at the share the receiver hands out at connection setup (line rate / established \
-         connections) and then follows the rate hint in every ACK. `RTTs to fair` is when every \
+        "## Incast\n\nN senders on one leaf write to one receiver on another and stay backlogged. \
+         In the rows of the JSON and the targets they start cold: their connections were set up \
+         earlier and left idle, so each starts at line rate and must learn its share from the \
+         receiver's rate hint (which the receiver withholds until it has watched its senders for \
+         one activity window, 20 us or 2 RTTs) and from ECN. `RTTs to fair` is when every \
          sender's pacing rate stays within 10 % of line/N for the rest of the run; Jain's index \
          is over the bytes each connection placed after that; the peak queue is the deepest \
-         switch queue of the run in bandwidth-delay products (125 000 B). 1024-byte MTU.\n"
+         switch queue of the run in bandwidth-delay products (125 000 B). 1024-byte MTU. One \
+         receiver and one backlogged connection per sender: this shows how a burst of senders \
+         settles, not how collectives with many connections per host behave (see scale.md).\n"
     );
-    let _ = writeln!(s, "| N | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|");
-    for r in incast {
+    let table = |s: &mut String, rows: &[Incast], idle_per_sender: usize| {
         let _ = writeln!(
             s,
-            "| {} | {:.2} | {:.4} | {:.3} | {:.3} |",
-            r.n, r.rtts_to_fair, r.jain, r.peak_queue_bdp, r.aggregate_goodput
+            "| N | idle | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|---|"
         );
-    }
+        for r in rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.2} | {:.4} | {:.3} | {:.3} |",
+                r.n,
+                idle_per_sender * r.n,
+                r.rtts_to_fair,
+                r.jain,
+                r.peak_queue_bdp,
+                r.aggregate_goodput
+            );
+        }
+    };
+    table(&mut s, incast, 0);
     let _ = writeln!(
         s,
-        "\nThe same with 3N further connections established at the receiver that never send \
-         (not part of the JSON or the targets): the setup share is then a quarter of the fair \
-         share, and the senders climb to line/N when the receiver's rate hint arrives. The \
-         receiver withholds the hint until it has watched its senders for one activity window \
-         (20 us, 2 RTTs); before that its count of active senders is still growing and would \
-         overstate every sender's share.\n"
+        "\nThe same with each sender starting at the share the receiver hands out at connection \
+         setup (line rate / established connections), as if the connections had just been set \
+         up for this incast (not part of the JSON or the targets): the senders start at the fair \
+         share, so this shows only that the hint keeps them there, not that they find it.\n"
     );
+    table(&mut s, warm, 0);
     let _ = writeln!(
         s,
-        "| N | idle | RTTs to fair | Jain | peak queue (BDP) | aggregate goodput |\n|---|---|---|---|---|---|"
+        "\nAnd with 3N further connections established at the receiver that never send: the setup \
+         share is then a quarter of the fair share, and the senders climb to line/N when the \
+         receiver's rate hint arrives (from below, so the queue stays short).\n"
     );
-    for r in cold {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.2} | {:.4} | {:.3} | {:.3} |",
-            r.n,
-            3 * r.n,
-            r.rtts_to_fair,
-            r.jain,
-            r.peak_queue_bdp,
-            r.aggregate_goodput
-        );
-    }
+    table(&mut s, idle, 3);
     let (met, missed) = targets(sweep, reorder, incast);
     write_targets(&mut s, &met, &missed);
     (s, missed)
