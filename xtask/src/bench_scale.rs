@@ -223,8 +223,8 @@ fn collective_group(
     let mut out = Vec::new();
     let Some(net) = t.net(seed) else {
         for loss in losses {
-            let ideal = pattern.ideal(&clean_net, hosts, msg, loss.mean());
-            let lossfree = pattern.ideal(&clean_net, hosts, msg, 0.0);
+            let ideal = scale::ideal(&clean_net, &transfers, loss.mean());
+            let lossfree = scale::ideal(&clean_net, &transfers, 0.0);
             let r = JobReport::ideal(ideal, hosts);
             out.push(collective_row(job, loss, t, seed, &r, lossfree, ideal));
         }
@@ -232,7 +232,7 @@ fn collective_group(
     };
     let mut lossfree = None;
     for loss in losses {
-        let ideal = pattern.ideal(&net, hosts, msg, loss.mean());
+        let ideal = scale::ideal(&net, &transfers, loss.mean());
         let loss = match (loss, lossfree) {
             (LossModel::SpineFails { .. }, Some(clean)) => LossModel::SpineFails { at: clean / 2 },
             (l, _) => *l,
