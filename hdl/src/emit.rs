@@ -42,10 +42,43 @@ pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;
 /// Connections: one bit each in per-connection masks.
 pub const CONNS: usize = 1 << CONN_KEY_BITS;
 
+/// Sizes of the board blocks as emitted for tests and lint.
+pub mod board {
+    /// Board memory: 2^13 words of 64 bits (64 KiB).
+    pub const RAM_BITS: usize = 13;
+    /// Frame stores: 2^11 beats (16 KiB, a 9000-byte frame).
+    pub const STORE_BITS: usize = 11;
+    /// UART bit time in the tests' models: 8 cycles.
+    pub const TEST_BIT_CYCLES: u16 = 8;
+    /// UARTBone's give-up time in the tests' models: 2000 cycles.
+    pub const TEST_TIMEOUT: u32 = 2000;
+}
+
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.
 pub fn all() -> Vec<(&'static str, String)> {
     vec![
+        ("axil_master", verilog(crate::board::axil_master::AxilMaster::<{ crate::csr::ADDR_BITS }>::default())),
+        (
+            "board_core",
+            verilog(crate::board::core::BoardCore::<
+                { board::RAM_BITS },
+                { board::STORE_BITS },
+                { board::STORE_BITS + 1 },
+            >::new(board::TEST_BIT_CYCLES, board::TEST_TIMEOUT)),
+        ),
+        ("board_ram", verilog(crate::board::board_ram::BoardRam::<{ board::RAM_BITS }>::default())),
+        (
+            "frame_store",
+            verilog(
+                crate::board::frame_store::FrameStore::<{ board::STORE_BITS }, { board::STORE_BITS + 1 }>::dropping(),
+            ),
+        ),
+        ("mac_adapt", verilog(crate::board::mac_adapt::MacAdapt::default())),
+        ("stand_in", verilog(crate::board::stand_in::StandIn::default())),
+        ("uart_rx", verilog(crate::board::uart::UartRx::new(board::TEST_BIT_CYCLES))),
+        ("uart_tx", verilog(crate::board::uart::UartTx::new(board::TEST_BIT_CYCLES))),
+        ("uartbone", verilog(crate::board::uartbone::UartBone::new(board::TEST_TIMEOUT))),
         ("ack_gen", verilog(crate::rx::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::tx::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),

@@ -16,9 +16,11 @@
 pub use rust_hdl;
 
 pub mod blocks;
+pub mod board;
 pub mod csr;
 pub mod emit;
 pub mod engine;
 pub mod layout;
+pub mod primitives;
 pub mod rx;
 pub mod tx;

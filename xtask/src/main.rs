@@ -50,6 +50,14 @@ enum Command {
         #[arg(long, value_enum)]
         board: bitstream::Board,
     },
+    /// Build a board's bitstream: LiteEth, the board top, synth_ecp5, nextpnr-ecp5, ecppack
+    ///
+    /// Into target/fpga/<board>/top.bit; fails when timing is not met. Resources, Fmax per clock and wall times go
+    /// to docs/bench/boards.md (and boards.json).
+    Bitstream {
+        #[arg(long, value_enum)]
+        board: bitstream::Board,
+    },
     /// Write every RTL block's Verilog to target/verilog/ and lint it
     ///
     /// Linted with Verilator -Wall (suppressed warnings are listed with reasons).
@@ -189,6 +197,7 @@ fn main() -> anyhow::Result<()> {
         Command::Docs { check } => docs::run(check),
         Command::Emit { no_lint } => emit::run(no_lint),
         Command::Liteeth { board } => bitstream::run_liteeth(board),
+        Command::Bitstream { board } => bitstream::run(board),
         Command::Synth { block } => synth::run(block),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),

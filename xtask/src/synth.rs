@@ -49,7 +49,7 @@ impl Cells {
     }
 }
 
-fn parse_stat(text: &str) -> Cells {
+pub fn parse_stat(text: &str) -> Cells {
     let mut c = Cells::default();
     for line in text.lines() {
         let mut it = line.split_whitespace();
@@ -86,7 +86,7 @@ const BAD_WARNINGS: &[&str] = &[
 ];
 
 /// The first line of yosys's output with one of [`BAD_WARNINGS`].
-fn bad_warning(text: &str) -> Option<&str> {
+pub fn bad_warning(text: &str) -> Option<&str> {
     text.lines().find(|l| {
         let l = l.to_lowercase();
         BAD_WARNINGS.iter().any(|b| l.contains(b))

@@ -1,0 +1,375 @@
+//! The system-clock side of a board top: the host bridge (UART, UARTBone,
+//! AXI-Lite), the board memory, the frame stores and the MAC adaptation
+//! around an engine. [`board_core!`](crate::board_core) builds it for an
+//! engine type (anything with `ferroce_engine`'s ports: the engine's
+//! presets, or [`StandIn`](super::stand_in::StandIn)); [`BoardCore`] is the
+//! one with the stand-in.
+//!
+//! Bridge address map (byte addresses, as the host's UARTBone client
+//! sees them; UARTBone carries them divided by 4):
+//! * `0x0000_0000`: the engine's registers (AXI-Lite, [`ADDR_BITS`] bits);
+//! * [`RAM_BASE`]: the board memory (the engine reaches the same memory by
+//!   DMA at address 0 up; addresses wrap at its size);
+//! * [`STATUS_BASE`]: board counters, read only: + 0 frames the receive
+//!   store dropped, + 4 AXI-Lite accesses answered with an error, + 8
+//!   frames the MAC dropped for a bad FCS.
+//!
+//! Ports (`clock`; `reset` synchronous, active high): `uart_rx`, `uart_tx`;
+//! `mac_rx_*` (LiteEth's source: `valid`, `ready`, `last`, `data`,
+//! `last_be`, `error`) and `mac_tx_*` (LiteEth's sink, with `first`);
+//! `mac_crc_errors` (LiteEth's count).
+//!
+//! The board top (`$top` of [`board_core!`](crate::board_core)) puts the
+//! PLL, the reset and the LiteEth core around it: ports `clk_in` (the
+//! board's oscillator), `uart_rx`, `uart_tx` and the RGMII pins
+//! (`rgmii_clocks_rx`, `rgmii_clocks_tx`, `rgmii_rst_n`, `rgmii_rx_ctl`,
+//! `rgmii_rx_data`, `rgmii_tx_ctl`, `rgmii_tx_data`), named as in
+//! `constraints/*.lpf`. Reset is held until the PLL has been locked for
+//! 255 cycles.
+//!
+//! [`ADDR_BITS`]: crate::csr::ADDR_BITS
+
+use rust_hdl::prelude::*;
+
+/// Board memory, as the bridge sees it.
+pub const RAM_BASE: u32 = 0x1000_0000;
+/// Board counters, as the bridge sees them.
+pub const STATUS_BASE: u32 = 0x2000_0000;
+/// Board counter: frames the receive store dropped.
+pub const STATUS_RX_DROPPED: u32 = STATUS_BASE;
+/// Board counter: AXI-Lite accesses answered with an error.
+pub const STATUS_AXIL_ERRORS: u32 = STATUS_BASE + 4;
+/// Board counter: frames the MAC dropped for a bad FCS.
+pub const STATUS_CRC_ERRORS: u32 = STATUS_BASE + 8;
+
+/// Defines `$name<W, A, P>`: the board core around engine type `$engine`,
+/// with 2^W words of board memory and frame stores of 2^A beats (P = A + 1),
+/// and `$top<W, A, P>`, the board top around it. Invoke it where
+/// `rust_hdl::prelude::*` is in scope.
+#[macro_export]
+macro_rules! board_core {
+    ($(#[$doc:meta])* $name:ident, $top:ident, $engine:ty) => {
+        $(#[$doc])*
+        #[derive(LogicBlock, $crate::blocks::HdlDefault)]
+        pub struct $name<const W: usize, const A: usize, const P: usize> {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, bool>,
+            pub uart_rx: Signal<In, bool>,
+            pub uart_tx: Signal<Out, bool>,
+            pub mac_rx_valid: Signal<In, bool>,
+            pub mac_rx_ready: Signal<Out, bool>,
+            pub mac_rx_last: Signal<In, bool>,
+            pub mac_rx_data: Signal<In, Bits<64>>,
+            pub mac_rx_last_be: Signal<In, Bits<8>>,
+            pub mac_rx_error: Signal<In, Bits<8>>,
+            pub mac_tx_valid: Signal<Out, bool>,
+            pub mac_tx_ready: Signal<In, bool>,
+            pub mac_tx_first: Signal<Out, bool>,
+            pub mac_tx_last: Signal<Out, bool>,
+            pub mac_tx_data: Signal<Out, Bits<64>>,
+            pub mac_tx_last_be: Signal<Out, Bits<8>>,
+            pub mac_tx_error: Signal<Out, Bits<8>>,
+            pub mac_crc_errors: Signal<In, Bits<32>>,
+
+            urx: $crate::board::uart::UartRx,
+            utx: $crate::board::uart::UartTx,
+            bone: $crate::board::uartbone::UartBone,
+            axil: $crate::board::axil_master::AxilMaster<{ $crate::csr::ADDR_BITS }>,
+            ram: $crate::board::board_ram::BoardRam<W>,
+            rx_store: $crate::board::frame_store::FrameStore<A, P>,
+            tx_store: $crate::board::frame_store::FrameStore<A, P>,
+            adapt: $crate::board::mac_adapt::MacAdapt,
+            engine: $engine,
+
+            st_ack: DFF<bool>,
+            st_data: DFF<Bits<32>>,
+            ram_sel: Signal<Local, bool>,
+            st_sel: Signal<Local, bool>,
+            /// Outputs of the stores this core does not need: the receive
+            /// store is always ready, the send store gets no `tuser` and
+            /// never drops.
+            unused_outputs: Signal<Local, bool>,
+        }
+
+        impl<const W: usize, const A: usize, const P: usize> $name<W, A, P> {
+            /// A core whose UART runs at `bit_cycles` clock cycles per bit and
+            /// whose bridge gives up a command paused for `timeout_cycles`.
+            pub fn new(bit_cycles: u16, timeout_cycles: u32) -> Self {
+                Self {
+                    urx: $crate::board::uart::UartRx::new(bit_cycles),
+                    utx: $crate::board::uart::UartTx::new(bit_cycles),
+                    bone: $crate::board::uartbone::UartBone::new(timeout_cycles),
+                    rx_store: $crate::board::frame_store::FrameStore::dropping(),
+                    tx_store: $crate::board::frame_store::FrameStore::blocking(),
+                    ..Default::default()
+                }
+            }
+        }
+
+        impl<const W: usize, const A: usize, const P: usize> Logic for $name<W, A, P> {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, st_ack, st_data);
+                self.urx.clock.next = self.clock.val();
+                self.utx.clock.next = self.clock.val();
+                self.bone.clock.next = self.clock.val();
+                self.axil.clock.next = self.clock.val();
+                self.ram.clock.next = self.clock.val();
+                self.rx_store.clock.next = self.clock.val();
+                self.tx_store.clock.next = self.clock.val();
+                self.adapt.clock.next = self.clock.val();
+                self.engine.clock.next = self.clock.val();
+                self.urx.reset.next = self.reset.val();
+                self.utx.reset.next = self.reset.val();
+                self.bone.reset.next = self.reset.val();
+                self.axil.reset.next = self.reset.val();
+                self.ram.reset.next = self.reset.val();
+                self.rx_store.reset.next = self.reset.val();
+                self.tx_store.reset.next = self.reset.val();
+                self.adapt.reset.next = self.reset.val();
+                self.engine.reset.next = self.reset.val();
+
+                // The host bridge: UART bytes to and from UARTBone.
+                self.urx.rx.next = self.uart_rx.val();
+                self.uart_tx.next = self.utx.tx.val();
+                self.bone.s_valid.next = self.urx.m_valid.val();
+                self.bone.s_data.next = self.urx.m_data.val();
+                self.urx.m_ready.next = self.bone.s_ready.val();
+                self.utx.s_valid.next = self.bone.m_valid.val();
+                self.utx.s_data.next = self.bone.m_data.val();
+                self.bone.m_ready.next = self.utx.s_ready.val();
+
+                // Its bus: board memory, board counters, or engine registers.
+                self.ram_sel.next = self.bone.bus_addr.val().get_bit(26);
+                self.st_sel.next = self.bone.bus_addr.val().get_bit(27) & !self.ram_sel.val();
+                self.ram.bus_valid.next = self.bone.bus_valid.val() & self.ram_sel.val();
+                self.ram.bus_we.next = self.bone.bus_we.val();
+                self.ram.bus_addr.next = self.bone.bus_addr.val();
+                self.ram.bus_wdata.next = self.bone.bus_wdata.val();
+                self.axil.bus_valid.next =
+                    self.bone.bus_valid.val() & !self.ram_sel.val() & !self.st_sel.val();
+                self.axil.bus_we.next = self.bone.bus_we.val();
+                self.axil.bus_addr.next = self.bone.bus_addr.val();
+                self.axil.bus_wdata.next = self.bone.bus_wdata.val();
+                self.st_ack.d.next = self.bone.bus_valid.val() & self.st_sel.val() & !self.st_ack.q.val();
+                self.st_data.d.next = self.rx_store.dropped.val();
+                if self.bone.bus_addr.val().get_bit(0) {
+                    self.st_data.d.next = self.axil.errors.val();
+                }
+                if self.bone.bus_addr.val().get_bit(1) {
+                    self.st_data.d.next = self.mac_crc_errors.val();
+                }
+                if self.ram_sel.val() {
+                    self.bone.bus_ready.next = self.ram.bus_ready.val();
+                    self.bone.bus_rdata.next = self.ram.bus_rdata.val();
+                } else if self.st_sel.val() {
+                    self.bone.bus_ready.next = self.st_ack.q.val();
+                    self.bone.bus_rdata.next = self.st_data.q.val();
+                } else {
+                    self.bone.bus_ready.next = self.axil.bus_ready.val();
+                    self.bone.bus_rdata.next = self.axil.bus_rdata.val();
+                }
+
+                // Engine registers.
+                self.engine.s_axil_awaddr.next = self.axil.m_axil_awaddr.val();
+                self.engine.s_axil_awvalid.next = self.axil.m_axil_awvalid.val();
+                self.axil.m_axil_awready.next = self.engine.s_axil_awready.val();
+                self.engine.s_axil_wdata.next = self.axil.m_axil_wdata.val();
+                self.engine.s_axil_wstrb.next = self.axil.m_axil_wstrb.val();
+                self.engine.s_axil_wvalid.next = self.axil.m_axil_wvalid.val();
+                self.axil.m_axil_wready.next = self.engine.s_axil_wready.val();
+                self.axil.m_axil_bresp.next = self.engine.s_axil_bresp.val();
+                self.axil.m_axil_bvalid.next = self.engine.s_axil_bvalid.val();
+                self.engine.s_axil_bready.next = self.axil.m_axil_bready.val();
+                self.engine.s_axil_araddr.next = self.axil.m_axil_araddr.val();
+                self.engine.s_axil_arvalid.next = self.axil.m_axil_arvalid.val();
+                self.axil.m_axil_arready.next = self.engine.s_axil_arready.val();
+                self.axil.m_axil_rdata.next = self.engine.s_axil_rdata.val();
+                self.axil.m_axil_rresp.next = self.engine.s_axil_rresp.val();
+                self.axil.m_axil_rvalid.next = self.engine.s_axil_rvalid.val();
+                self.engine.s_axil_rready.next = self.axil.m_axil_rready.val();
+
+                // MAC receive: adaptation, the dropping store, the engine.
+                self.adapt.mac_rx_valid.next = self.mac_rx_valid.val();
+                self.mac_rx_ready.next = self.adapt.mac_rx_ready.val();
+                self.adapt.mac_rx_last.next = self.mac_rx_last.val();
+                self.adapt.mac_rx_data.next = self.mac_rx_data.val();
+                self.adapt.mac_rx_last_be.next = self.mac_rx_last_be.val();
+                self.adapt.mac_rx_error.next = self.mac_rx_error.val();
+                self.rx_store.s_axis_tdata.next = self.adapt.m_rx_axis_tdata.val();
+                self.rx_store.s_axis_tkeep.next = self.adapt.m_rx_axis_tkeep.val();
+                self.rx_store.s_axis_tvalid.next = self.adapt.m_rx_axis_tvalid.val();
+                self.rx_store.s_axis_tlast.next = self.adapt.m_rx_axis_tlast.val();
+                self.rx_store.s_axis_tuser.next = self.adapt.m_rx_axis_tuser.val();
+                self.engine.s_mac_rx_tdata.next = self.rx_store.m_axis_tdata.val();
+                self.engine.s_mac_rx_tkeep.next = self.rx_store.m_axis_tkeep.val();
+                self.engine.s_mac_rx_tvalid.next = self.rx_store.m_axis_tvalid.val();
+                self.rx_store.m_axis_tready.next = self.engine.s_mac_rx_tready.val();
+                self.engine.s_mac_rx_tlast.next = self.rx_store.m_axis_tlast.val();
+                self.engine.s_mac_rx_tuser.next = self.rx_store.m_axis_tuser.val();
+
+                // MAC send: the engine, the store of whole frames, adaptation.
+                self.tx_store.s_axis_tdata.next = self.engine.m_mac_tx_tdata.val();
+                self.tx_store.s_axis_tkeep.next = self.engine.m_mac_tx_tkeep.val();
+                self.tx_store.s_axis_tvalid.next = self.engine.m_mac_tx_tvalid.val();
+                self.engine.m_mac_tx_tready.next = self.tx_store.s_axis_tready.val();
+                self.tx_store.s_axis_tlast.next = self.engine.m_mac_tx_tlast.val();
+                self.tx_store.s_axis_tuser.next = false;
+                self.adapt.s_tx_axis_tdata.next = self.tx_store.m_axis_tdata.val();
+                self.adapt.s_tx_axis_tkeep.next = self.tx_store.m_axis_tkeep.val();
+                self.adapt.s_tx_axis_tvalid.next = self.tx_store.m_axis_tvalid.val();
+                self.tx_store.m_axis_tready.next = self.adapt.s_tx_axis_tready.val();
+                self.adapt.s_tx_axis_tlast.next = self.tx_store.m_axis_tlast.val();
+                self.mac_tx_valid.next = self.adapt.mac_tx_valid.val();
+                self.adapt.mac_tx_ready.next = self.mac_tx_ready.val();
+                self.mac_tx_first.next = self.adapt.mac_tx_first.val();
+                self.mac_tx_last.next = self.adapt.mac_tx_last.val();
+                self.mac_tx_data.next = self.adapt.mac_tx_data.val();
+                self.mac_tx_last_be.next = self.adapt.mac_tx_last_be.val();
+                self.mac_tx_error.next = self.adapt.mac_tx_error.val();
+
+                // Engine DMA to board memory.
+                self.ram.s_dma_wr_cmd_valid.next = self.engine.m_dma_wr_cmd_valid.val();
+                self.engine.m_dma_wr_cmd_ready.next = self.ram.s_dma_wr_cmd_ready.val();
+                self.ram.s_dma_wr_cmd_addr.next = self.engine.m_dma_wr_cmd_addr.val();
+                self.ram.s_dma_wr_cmd_len.next = self.engine.m_dma_wr_cmd_len.val();
+                self.ram.s_dma_wr_tdata.next = self.engine.m_dma_wr_tdata.val();
+                self.ram.s_dma_wr_tkeep.next = self.engine.m_dma_wr_tkeep.val();
+                self.ram.s_dma_wr_tvalid.next = self.engine.m_dma_wr_tvalid.val();
+                self.engine.m_dma_wr_tready.next = self.ram.s_dma_wr_tready.val();
+                self.ram.s_dma_wr_tlast.next = self.engine.m_dma_wr_tlast.val();
+                self.ram.s_dma_rd_cmd_valid.next = self.engine.m_dma_rd_cmd_valid.val();
+                self.engine.m_dma_rd_cmd_ready.next = self.ram.s_dma_rd_cmd_ready.val();
+                self.ram.s_dma_rd_cmd_addr.next = self.engine.m_dma_rd_cmd_addr.val();
+                self.ram.s_dma_rd_cmd_len.next = self.engine.m_dma_rd_cmd_len.val();
+                self.engine.s_dma_rd_tdata.next = self.ram.m_dma_rd_tdata.val();
+                self.engine.s_dma_rd_tkeep.next = self.ram.m_dma_rd_tkeep.val();
+                self.engine.s_dma_rd_tvalid.next = self.ram.m_dma_rd_tvalid.val();
+                self.ram.m_dma_rd_tready.next = self.engine.s_dma_rd_tready.val();
+                self.engine.s_dma_rd_tlast.next = self.ram.m_dma_rd_tlast.val();
+
+                self.unused_outputs.next = self.rx_store.s_axis_tready.val()
+                    | self.tx_store.m_axis_tuser.val()
+                    | self.tx_store.dropped.val().any();
+
+                if self.reset.val() {
+                    self.st_ack.d.next = false;
+                }
+            }
+        }
+        /// The board top around the core of the same engine.
+        #[derive(LogicBlock, $crate::blocks::HdlDefault)]
+        pub struct $top<const W: usize, const A: usize, const P: usize> {
+            pub clk_in: Signal<In, Clock>,
+            pub uart_rx: Signal<In, bool>,
+            pub uart_tx: Signal<Out, bool>,
+            pub rgmii_clocks_rx: Signal<In, Clock>,
+            pub rgmii_clocks_tx: Signal<Out, bool>,
+            pub rgmii_rst_n: Signal<Out, bool>,
+            pub rgmii_rx_ctl: Signal<In, bool>,
+            pub rgmii_rx_data: Signal<In, Bits<4>>,
+            pub rgmii_tx_ctl: Signal<Out, bool>,
+            pub rgmii_tx_data: Signal<Out, Bits<4>>,
+
+            pll: $crate::primitives::ecp5::Pll,
+            eth: $crate::primitives::liteeth::LiteEthCore,
+            core: $name<W, A, P>,
+            /// PLL lock, synchronised.
+            lock1: DFF<bool>,
+            lock2: DFF<bool>,
+            /// Cycles since lock, saturating: reset until it is all ones.
+            settle: DFF<Bits<8>>,
+            sys_reset: Signal<Local, bool>,
+            #[constant(0xffu64)]
+            ones8: Constant<Bits<8>>,
+            #[constant(1u64)]
+            one8: Constant<Bits<8>>,
+            #[constant(0u64)]
+            zero8: Constant<Bits<8>>,
+        }
+
+        impl<const W: usize, const A: usize, const P: usize> $top<W, A, P> {
+            /// A top with `pll` making the 75 MHz system clock, the UART at
+            /// `bit_cycles` cycles per bit and the bridge's give-up time.
+            pub fn new(pll: $crate::primitives::ecp5::Pll, bit_cycles: u16, timeout_cycles: u32) -> Self {
+                Self {
+                    pll,
+                    core: $name::new(bit_cycles, timeout_cycles),
+                    ..Default::default()
+                }
+            }
+        }
+
+        impl<const W: usize, const A: usize, const P: usize> Logic for $top<W, A, P> {
+            #[hdl_gen]
+            fn update(&mut self) {
+                self.pll.clk_in.next = self.clk_in.val();
+                self.lock1.clock.next = self.pll.clk_out.val();
+                self.lock2.clock.next = self.pll.clk_out.val();
+                self.settle.clock.next = self.pll.clk_out.val();
+                self.lock1.d.next = self.pll.locked.val();
+                self.lock2.d.next = self.lock1.q.val();
+                self.settle.d.next = self.settle.q.val();
+                if !self.lock2.q.val() {
+                    self.settle.d.next = self.zero8.val();
+                } else if self.settle.q.val() != self.ones8.val() {
+                    self.settle.d.next = self.settle.q.val() + self.one8.val();
+                }
+                self.sys_reset.next = self.settle.q.val() != self.ones8.val();
+
+                self.core.clock.next = self.pll.clk_out.val();
+                self.core.reset.next = self.sys_reset.val();
+                self.core.uart_rx.next = self.uart_rx.val();
+                self.uart_tx.next = self.core.uart_tx.val();
+
+                self.eth.sys_clk.next = self.pll.clk_out.val();
+                self.eth.sys_rst.next = self.sys_reset.val();
+                self.eth.rgmii_clocks_rx.next = self.rgmii_clocks_rx.val();
+                self.rgmii_clocks_tx.next = self.eth.rgmii_clocks_tx.val();
+                self.rgmii_rst_n.next = self.eth.rgmii_rst_n.val();
+                self.eth.rgmii_rx_ctl.next = self.rgmii_rx_ctl.val();
+                self.eth.rgmii_rx_data.next = self.rgmii_rx_data.val();
+                self.rgmii_tx_ctl.next = self.eth.rgmii_tx_ctl.val();
+                self.rgmii_tx_data.next = self.eth.rgmii_tx_data.val();
+
+                self.core.mac_rx_valid.next = self.eth.rx_valid.val();
+                self.eth.rx_ready.next = self.core.mac_rx_ready.val();
+                self.core.mac_rx_last.next = self.eth.rx_last.val();
+                self.core.mac_rx_data.next = self.eth.rx_data.val();
+                self.core.mac_rx_last_be.next = self.eth.rx_last_be.val();
+                self.core.mac_rx_error.next = self.eth.rx_error.val();
+                self.eth.tx_valid.next = self.core.mac_tx_valid.val();
+                self.core.mac_tx_ready.next = self.eth.tx_ready.val();
+                self.eth.tx_first.next = self.core.mac_tx_first.val();
+                self.eth.tx_last.next = self.core.mac_tx_last.val();
+                self.eth.tx_data.next = self.core.mac_tx_data.val();
+                self.eth.tx_last_be.next = self.core.mac_tx_last_be.val();
+                self.eth.tx_error.next = self.core.mac_tx_error.val();
+                self.core.mac_crc_errors.next = self.eth.crc_errors.val();
+            }
+        }
+    };
+}
+
+board_core!(
+    /// The board core around the stand-in engine.
+    BoardCore,
+    BoardTop,
+    super::stand_in::StandIn
+);
+
+/// UART bit time at 115 200 baud with the 75 MHz system clock.
+pub const BIT_CYCLES_115200: u16 = 651;
+/// UARTBone's give-up time, 100 ms at 75 MHz (as LiteX).
+pub const TIMEOUT_100MS: u32 = 7_500_000;
+
+/// The ECPIX-5's top: 128 KiB of board memory, 16-KiB frame stores.
+pub fn ecpix5() -> BoardTop<14, 11, 12> {
+    BoardTop::new(crate::primitives::ecp5::Pll::from_100_to_75(), BIT_CYCLES_115200, TIMEOUT_100MS)
+}
+
+/// The Colorlight 5A-75B's top (a smaller FPGA): 32 KiB of board memory,
+/// 8-KiB frame stores (a 4096-byte MTU frame fits).
+pub fn colorlight_5a75b() -> BoardTop<12, 10, 11> {
+    BoardTop::new(crate::primitives::ecp5::Pll::from_25_to_75(), BIT_CYCLES_115200, TIMEOUT_100MS)
+}
