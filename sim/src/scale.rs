@@ -314,17 +314,7 @@ impl Cluster {
     /// Run `transfers` to the end or to `deadline`.
     pub fn run(&mut self, transfers: &[Transfer], deadline: Time) -> Result<JobReport> {
         let n = transfers.len();
-        let mut children = vec![Vec::new(); n];
-        for (i, t) in transfers.iter().enumerate() {
-            if let Some(a) = t.after {
-                if a >= i || transfers[a].to != t.from {
-                    return Err(Error::Scenario(format!(
-                        "transfer {i} waits for one that is not earlier or does not arrive at its sender"
-                    )));
-                }
-                children[a].push(i);
-            }
-        }
+        let children = dependents(transfers)?;
         let start = self.fabric.now();
         for (i, t) in transfers.iter().enumerate() {
             if t.after.is_none() {
@@ -393,6 +383,23 @@ impl Cluster {
             events: self.fabric.events_run(),
         })
     }
+}
+
+/// For each transfer, the transfers that wait for it; an error when one
+/// waits for a transfer that is not earlier or does not arrive at its sender.
+fn dependents(transfers: &[Transfer]) -> Result<Vec<Vec<usize>>> {
+    let mut children = vec![Vec::new(); transfers.len()];
+    for (i, t) in transfers.iter().enumerate() {
+        if let Some(a) = t.after {
+            if a >= i || transfers[a].to != t.from {
+                return Err(Error::Scenario(format!(
+                    "transfer {i} waits for one that is not earlier or does not arrive at its sender"
+                )));
+            }
+            children[a].push(i);
+        }
+    }
+    Ok(children)
 }
 
 fn add(a: &mut Stats, b: &Stats) {
