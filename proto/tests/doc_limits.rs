@@ -40,7 +40,6 @@ fn claims() -> Vec<(&'static str, Vec<u64>)> {
         ("all {} connections of the build", vec![conns]),
         ("default build has {} connections x {} paths", vec![conns, paths]),
         ("the default build has {} paths", vec![conns * paths]),
-        ("the message slots ({} x 300 bits at {} connections)", vec![conns * streams * msgs, conns]),
         // Key widths.
         ("({}-bit path keys; stream keys are {} bits", vec![conn_bits + path_bits, conn_bits + stream_bits]),
         ("path keys {} + {} bits, stream keys {} + {}", vec![conn_bits, path_bits, conn_bits, stream_bits]),
@@ -60,6 +59,7 @@ fn claims() -> Vec<(&'static str, Vec<u64>)> {
         ("a stream whose {} message slots are busy", vec![msgs]),
         ("message rings per stream of {} slots", vec![msgs]),
         ("never has more than {} messages the RTL", vec![msgs]),
+        ("its {} message slots live in one", vec![msgs]),
         ("per-stream message rings ({}, the message window)", vec![msgs]),
         // Receive buffers and memory regions.
         ("per-stream rings of {} (the driver keeps at most {} posted", vec![RECV_RING as u64, RECV_RING as u64]),
