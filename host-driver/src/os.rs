@@ -16,12 +16,12 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fd(pub u32);
 
-/// A mapping of device registers or memory: a pointer and a length that
-/// stay valid as long as the mapping lives.
-pub enum Mapping {
-    Mmap(memmap2::MmapMut),
-    Anon(memmap2::MmapMut),
-}
+/// A mapping of device registers or memory. The device may read and write
+/// its bytes at any time, so they are never handed out as a Rust slice:
+/// every access is volatile, through [`Mapping::read32`],
+/// [`Mapping::write32`], [`Mapping::read`] and [`Mapping::write`], and
+/// checked to stay inside the mapping.
+pub struct Mapping(memmap2::MmapMut);
 
 impl std::fmt::Debug for Mapping {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -30,35 +30,85 @@ impl std::fmt::Debug for Mapping {
 }
 
 impl Mapping {
+    /// The address of byte 0 in this process (for the kernel: an IOMMU
+    /// mapping, a page-table look-up), valid while the mapping lives.
     pub fn as_ptr(&self) -> *const u8 {
-        match self {
-            Mapping::Mmap(m) | Mapping::Anon(m) => m.as_ptr(),
-        }
-    }
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        match self {
-            Mapping::Mmap(m) | Mapping::Anon(m) => m.as_mut_ptr(),
-        }
+        self.0.as_ptr()
     }
     pub fn len(&self) -> usize {
-        match self {
-            Mapping::Mmap(m) | Mapping::Anon(m) => m.len(),
-        }
+        self.0.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The mapped bytes.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            Mapping::Mmap(m) | Mapping::Anon(m) => m,
-        }
+
+    /// `offset` if `len` bytes from it are inside the mapping and it is a
+    /// multiple of `align`.
+    fn span(&self, offset: usize, len: usize, align: usize) -> Option<usize> {
+        (offset % align == 0 && offset.checked_add(len).is_some_and(|end| end <= self.len())).then_some(offset)
     }
-    /// The mapped bytes, writable.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        match self {
-            Mapping::Mmap(m) | Mapping::Anon(m) => m,
+
+    /// The little-endian 32-bit word at `offset` in one access (a device
+    /// register), or `None` if it is misaligned or outside.
+    pub fn read32(&self, offset: usize) -> Option<u32> {
+        let o = self.span(offset, 4, 4)?;
+        // SAFETY: `o` is 4-byte aligned (the mapping starts on a page) and
+        // its 4 bytes are inside the mapping, which lives as long as `self`.
+        Some(u32::from_le(unsafe { std::ptr::read_volatile(self.0.as_ptr().add(o) as *const u32) }))
+    }
+
+    /// Write the 32-bit word at `offset` in one access; `None` if it is
+    /// misaligned or outside.
+    pub fn write32(&mut self, offset: usize, value: u32) -> Option<()> {
+        let o = self.span(offset, 4, 4)?;
+        // SAFETY: as in read32; `&mut self` makes this the only access from
+        // this process.
+        unsafe { std::ptr::write_volatile(self.0.as_mut_ptr().add(o) as *mut u32, value.to_le()) };
+        Some(())
+    }
+
+    /// Copy `buf.len()` bytes from `offset` out; `None` if they are not
+    /// all inside.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Option<()> {
+        let o = self.span(offset, buf.len(), 1)?;
+        for (i, b) in buf.iter_mut().enumerate() {
+            // SAFETY: byte `o + i` is inside the mapping (checked above).
+            *b = unsafe { std::ptr::read_volatile(self.0.as_ptr().add(o + i)) };
         }
+        Some(())
+    }
+
+    /// Copy `data` in at `offset`; `None` if it does not all fit.
+    pub fn write(&mut self, offset: usize, data: &[u8]) -> Option<()> {
+        let o = self.span(offset, data.len(), 1)?;
+        let p = self.0.as_mut_ptr();
+        for (i, &b) in data.iter().enumerate() {
+            // SAFETY: byte `o + i` is inside the mapping (checked above).
+            unsafe { std::ptr::write_volatile(p.add(o + i), b) };
+        }
+        Some(())
+    }
+}
+
+/// An ioctl request that takes its argument by value, so the kernel reads
+/// no memory of ours for it and [`Os::ioctl_val`] is safe to call. Only
+/// [`ValueIoctl::new`], which is unsafe, makes one: the promise about the
+/// request is made once, where its number is defined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueIoctl(u64);
+
+impl ValueIoctl {
+    /// # Safety
+    ///
+    /// `request` must be an ioctl whose argument is an integer (or none),
+    /// never an address, for every file it may be called on.
+    pub const unsafe fn new(request: u64) -> ValueIoctl {
+        ValueIoctl(request)
+    }
+
+    /// The request number.
+    pub const fn request(self) -> u64 {
+        self.0
     }
 }
 
@@ -67,7 +117,7 @@ pub trait Os {
     /// Open a device node for reading and writing.
     fn open(&mut self, path: &Path) -> Result<Fd>;
     /// `ioctl(fd, request, value)`.
-    fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32>;
+    fn ioctl_val(&mut self, fd: Fd, request: ValueIoctl, value: u64) -> Result<i32>;
     /// `ioctl(fd, request, buf)`: the kernel reads and may write `buf`.
     ///
     /// # Safety
@@ -121,9 +171,11 @@ impl Os for RealOs {
         Ok(Fd(self.files.len() as u32 - 1))
     }
 
-    fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32> {
+    fn ioctl_val(&mut self, fd: Fd, request: ValueIoctl, value: u64) -> Result<i32> {
         let (f, name) = self.file(fd)?;
-        // SAFETY: a value-argument ioctl reads no memory of ours.
+        let request = request.request();
+        // SAFETY: a ValueIoctl takes its argument by value (the promise of
+        // ValueIoctl::new), so the kernel reads no memory of ours.
         let r = unsafe { libc::ioctl(f.as_raw_fd(), request as _, value as libc::c_ulong) };
         if r < 0 {
             return Err(Error::Io {
@@ -162,10 +214,11 @@ impl Os for RealOs {
 
     fn map(&mut self, fd: Fd, offset: u64, len: usize) -> Result<Mapping> {
         let (f, name) = self.file(fd)?;
-        // SAFETY: a mapping of device registers, accessed only through
-        // volatile 32-bit operations, living as long as the Mapping.
+        // SAFETY: the bytes are reached only through Mapping's volatile,
+        // bounds-checked accesses (never as a slice), so changes made by the
+        // device or another process break no reference of ours.
         let m = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_mut(f) }.map_err(io(name))?;
-        Ok(Mapping::Mmap(m))
+        Ok(Mapping(m))
     }
 
     fn alloc(&mut self, len: usize, huge: bool) -> Result<Mapping> {
@@ -176,7 +229,7 @@ impl Os for RealOs {
         }
         let m = o.map_anon().map_err(io(if huge { "2 MiB huge pages (vm.nr_hugepages)" } else { "memory" }))?;
         m.lock().map_err(io("mlock of DMA memory (RLIMIT_MEMLOCK)"))?;
-        Ok(Mapping::Anon(m))
+        Ok(Mapping(m))
     }
 
     fn pagemap(&mut self, vaddr: u64) -> Result<u64> {
@@ -242,10 +295,10 @@ impl Os for FakeOs {
         Ok(Fd(self.files.len() as u32 - 1))
     }
 
-    fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32> {
+    fn ioctl_val(&mut self, fd: Fd, request: ValueIoctl, value: u64) -> Result<i32> {
         let mut b = value.to_le_bytes();
         // SAFETY: the stand-in kernel only records and answers through `b`.
-        unsafe { self.ioctl_buf(fd, request, &mut b) }
+        unsafe { self.ioctl_buf(fd, request.request(), &mut b) }
     }
 
     unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
@@ -273,13 +326,14 @@ impl Os for FakeOs {
 
     fn map(&mut self, fd: Fd, offset: u64, len: usize) -> Result<Mapping> {
         let (f, p) = self.files.get(fd.0 as usize).ok_or_else(|| Error::BadRequest("bad fd".into()))?;
-        // SAFETY: a plain file standing in for a device, mapped while it lives.
+        // SAFETY: a plain file standing in for a device, reached only through
+        // Mapping's volatile accesses, as the real one.
         let m = unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map_mut(f) }.map_err(io(p.display()))?;
-        Ok(Mapping::Mmap(m))
+        Ok(Mapping(m))
     }
 
     fn alloc(&mut self, len: usize, _huge: bool) -> Result<Mapping> {
-        Ok(Mapping::Anon(memmap2::MmapOptions::new().len(len).map_anon().map_err(io("memory"))?))
+        Ok(Mapping(memmap2::MmapOptions::new().len(len).map_anon().map_err(io("memory"))?))
     }
 
     fn pagemap(&mut self, vaddr: u64) -> Result<u64> {

@@ -1,7 +1,6 @@
 //! PCI devices from sysfs, and BARs mapped from their `resourceN` files
 //! (the ixy.rs way). All OS access is here; tests point `root` at a fake
 //! sysfs tree in a temporary folder.
-#![allow(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -112,31 +111,21 @@ impl Bar {
         self.map.is_empty()
     }
 
-    fn check(&self, offset: u32) -> Result<usize> {
-        let o = offset as usize;
-        if offset % 4 != 0 || o + 4 > self.map.len() {
-            return Err(Error::Access {
-                offset,
-                what: format!("outside the {}-byte BAR {} or misaligned", self.map.len(), self.path.display()),
-            });
+    fn outside(&self, offset: u32) -> Error {
+        Error::Access {
+            offset,
+            what: format!("outside the {}-byte BAR {} or misaligned", self.map.len(), self.path.display()),
         }
-        Ok(o)
     }
 }
 
 impl RegisterAccess for Bar {
     fn read32(&mut self, offset: u32) -> Result<u32> {
-        let o = self.check(offset)?;
-        // SAFETY: `o` is 4-byte aligned and inside the mapping (checked), and
-        // device registers must be read with one volatile access.
-        Ok(u32::from_le(unsafe { std::ptr::read_volatile(self.map.as_ptr().add(o) as *const u32) }))
+        self.map.read32(offset as usize).ok_or_else(|| self.outside(offset))
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
-        let o = self.check(offset)?;
-        // SAFETY: as in read32, writing.
-        unsafe { std::ptr::write_volatile(self.map.as_mut_ptr().add(o) as *mut u32, value.to_le()) };
-        Ok(())
+        self.map.write32(offset as usize, value).ok_or_else(|| self.outside(offset))
     }
 }
 

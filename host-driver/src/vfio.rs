@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use crate::os::{Fd, Mapping, Os};
+use crate::os::{Fd, Mapping, Os, ValueIoctl};
 use crate::pci::Bar;
 use crate::{Error, Result};
 
@@ -37,6 +37,14 @@ pub const VFIO_TYPE1_IOMMU: u64 = 1;
 pub const VFIO_GROUP_FLAGS_VIABLE: u32 = 1;
 pub const VFIO_DMA_MAP_FLAG_READ: u32 = 1;
 pub const VFIO_DMA_MAP_FLAG_WRITE: u32 = 2;
+// SAFETY: linux/vfio.h: VFIO_GET_API_VERSION takes no argument,
+// VFIO_CHECK_EXTENSION an extension number and VFIO_SET_IOMMU an IOMMU type,
+// both integers passed by value.
+const GET_API_VERSION: ValueIoctl = unsafe { ValueIoctl::new(VFIO_GET_API_VERSION) };
+// SAFETY: as above.
+const CHECK_EXTENSION: ValueIoctl = unsafe { ValueIoctl::new(VFIO_CHECK_EXTENSION) };
+// SAFETY: as above.
+const SET_IOMMU: ValueIoctl = unsafe { ValueIoctl::new(VFIO_SET_IOMMU) };
 /// First IOVA handed out.
 pub const IOVA_BASE: u64 = 1 << 32;
 
@@ -72,11 +80,11 @@ impl Vfio {
     /// Open device `bdf` of IOMMU group `group` with a type-1 IOMMU.
     pub fn open(os: &mut dyn Os, group: u32, bdf: &str) -> Result<Vfio> {
         let container = os.open(Path::new("/dev/vfio/vfio"))?;
-        let v = os.ioctl_val(container, VFIO_GET_API_VERSION, 0)?;
+        let v = os.ioctl_val(container, GET_API_VERSION, 0)?;
         if v != VFIO_API_VERSION {
             return Err(Error::System(format!("VFIO API version {v}, this driver speaks {VFIO_API_VERSION}")));
         }
-        if os.ioctl_val(container, VFIO_CHECK_EXTENSION, VFIO_TYPE1_IOMMU)? != 1 {
+        if os.ioctl_val(container, CHECK_EXTENSION, VFIO_TYPE1_IOMMU)? != 1 {
             return Err(Error::System("the kernel's VFIO has no type-1 IOMMU".into()));
         }
         let gpath = format!("/dev/vfio/{group}");
@@ -94,7 +102,7 @@ impl Vfio {
         let mut c = os.raw(container).to_le_bytes();
         // SAFETY: the argument is an int, 4 bytes.
         unsafe { os.ioctl_buf(g, VFIO_GROUP_SET_CONTAINER, &mut c) }?;
-        os.ioctl_val(container, VFIO_SET_IOMMU, VFIO_TYPE1_IOMMU)?;
+        os.ioctl_val(container, SET_IOMMU, VFIO_TYPE1_IOMMU)?;
         let mut name = bdf.as_bytes().to_vec();
         name.push(0);
         // SAFETY: the argument is a NUL-terminated string, `name` with its NUL.
@@ -206,14 +214,14 @@ impl DmaMemory {
     /// Write `data` at device address `iova`.
     pub fn write(&mut self, iova: u64, data: &[u8]) -> Result<()> {
         let o = self.range(iova, data.len())?;
-        self.map.bytes_mut()[o..o + data.len()].copy_from_slice(data);
+        self.map.write(o, data).expect("inside: range checked it");
         Ok(())
     }
 
     /// Read `buf.len()` bytes at device address `iova`.
     pub fn read(&self, iova: u64, buf: &mut [u8]) -> Result<()> {
         let o = self.range(iova, buf.len())?;
-        buf.copy_from_slice(&self.map.bytes()[o..o + buf.len()]);
+        self.map.read(o, buf).expect("inside: range checked it");
         Ok(())
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use ferroce_driver::discover::{self, Engine, Found};
 use ferroce_driver::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
-use ferroce_driver::os::{FakeOs, Fd, Mapping, Os, RealOs};
+use ferroce_driver::os::{FakeOs, Fd, Mapping, Os, RealOs, ValueIoctl};
 use ferroce_driver::pci::{self, Bar, Mqnic};
 use ferroce_driver::vfio::{self, DmaMemory, HwDevice, Vfio};
 use ferroce_driver::{Error, RegisterAccess, Result, Twin};
@@ -577,16 +577,30 @@ fn the_real_os_opens_maps_and_queries_plain_files() {
     // before the kernel touches the buffer.
     assert_eq!(unsafe { os.ioctl_buf(fd, libc::FIONREAD, &mut n) }.unwrap(), 0);
     assert_eq!(u32::from_le_bytes(n), 1234);
-    assert_eq!(os.ioctl_val(fd, libc::FIOCLEX, 0).unwrap(), 0);
-    assert!(matches!(os.ioctl_val(fd, 0x4645_0000, 0), Err(Error::Io { .. })), "not a tty: ENOTTY");
+    // SAFETY: FIOCLEX takes no argument.
+    let cloexec = unsafe { ValueIoctl::new(libc::FIOCLEX) };
+    // SAFETY: a request no file of this kind knows: refused before any argument is read.
+    let unknown = unsafe { ValueIoctl::new(0x4645_0000) };
+    assert_eq!(os.ioctl_val(fd, cloexec, 0).unwrap(), 0);
+    assert!(matches!(os.ioctl_val(fd, unknown, 0), Err(Error::Io { .. })), "not a tty: ENOTTY");
     assert!(matches!(unsafe { os.ioctl_buf(fd, 0x4645_0000, &mut n) }, Err(Error::Io { .. })));
-    assert!(matches!(os.ioctl_val(Fd(99), libc::FIOCLEX, 0), Err(Error::BadRequest(_))));
+    assert!(matches!(os.ioctl_val(Fd(99), cloexec, 0), Err(Error::BadRequest(_))));
     let mut m = os.map(fd, 0, 1234).unwrap();
     assert_eq!((m.len(), m.is_empty()), (1234, false));
-    m.bytes_mut()[1000..1003].copy_from_slice(&[7, 8, 9]);
-    assert_eq!(m.bytes()[999..1004], [0, 7, 8, 9, 0]);
+    m.write(1000, &[7, 8, 9]).unwrap();
+    let mut b = [0xff; 5];
+    m.read(999, &mut b).unwrap();
+    assert_eq!(b, [0, 7, 8, 9, 0]);
+    m.write32(1228, 0x0403_0201).unwrap();
+    assert_eq!(m.read32(1228), Some(0x0403_0201));
+    // Nothing outside the mapping or misaligned is reached.
+    assert_eq!((m.read32(1230), m.read32(1232), m.write32(1229, 0)), (None, None, None));
+    assert_eq!((m.read(1230, &mut b), m.write(1233, &[1, 2])), (None, None));
+    assert_eq!(m.read(usize::MAX, &mut b), None, "no wrap-around");
     drop(m);
-    assert_eq!(std::fs::read(&path).unwrap()[1000..1003], [7, 8, 9], "a shared mapping of the file");
+    let file = std::fs::read(&path).unwrap();
+    assert_eq!(file[1000..1003], [7, 8, 9], "a shared mapping of the file");
+    assert_eq!(file[1228..1234], [1, 2, 3, 4, 0, 0], "the word little-endian, nothing written past the end");
     // A descriptor handed over (as an ioctl returns one) is adopted.
     let raw = std::fs::File::open(&path).unwrap().into_raw_fd();
     // SAFETY: `raw` was just released by its File and is owned by nothing else.
@@ -608,9 +622,12 @@ fn the_real_os_gives_pinned_zeroed_memory_that_pagemap_shows_present() {
     assert_eq!(m.len(), 3 * 4096);
     let shown = format!("{m:?}");
     assert!(shown.starts_with("Mapping(12288 bytes at 0x"), "{shown}");
-    assert!(m.bytes().iter().all(|&b| b == 0));
-    m.bytes_mut()[4096] = 0x5a;
-    assert_eq!(m.bytes()[4096], 0x5a);
+    let mut all = vec![0xff; 3 * 4096];
+    m.read(0, &mut all).unwrap();
+    assert!(all.iter().all(|&b| b == 0));
+    m.write(4096, &[0x5a]).unwrap();
+    m.read(4095, &mut all[..2]).unwrap();
+    assert_eq!(all[..2], [0, 0x5a]);
     let vaddr = m.as_ptr() as u64;
     for page in 0..3 {
         let entry = os.pagemap(vaddr + page * 4096 + 100).unwrap();
@@ -636,14 +653,16 @@ fn the_stand_in_kernel_opens_under_its_root_and_records_every_ioctl() {
         buf[0] = 0x99;
         Ok(5)
     });
-    assert_eq!(os.ioctl_val(fd, 1, 0x0102_0304).unwrap(), 5);
-    let e = os.ioctl_val(fd, 2, 0).unwrap_err();
+    // SAFETY: the stand-in kernel reads no memory for any request.
+    let (one, two) = unsafe { (ValueIoctl::new(1), ValueIoctl::new(2)) };
+    assert_eq!(os.ioctl_val(fd, one, 0x0102_0304).unwrap(), 5);
+    let e = os.ioctl_val(fd, two, 0).unwrap_err();
     assert!(matches!(&e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EBUSY)), "{e}");
     assert_eq!(os.calls[0], (PathBuf::from("/dev/thing"), 1, vec![4, 3, 2, 1, 0, 0, 0, 0]));
     assert_eq!(os.calls.len(), 2);
     let shown = format!("{os:?}");
     assert!(shown.starts_with("FakeOs { root: ") && shown.ends_with("calls: 2 }"), "{shown}");
-    assert!(matches!(os.ioctl_val(Fd(5), 1, 0), Err(Error::BadRequest(_))));
+    assert!(matches!(os.ioctl_val(Fd(5), one, 0), Err(Error::BadRequest(_))));
     os.pages.insert(3, 0x8000_0000_0000_0042);
     os.default_page = 7;
     assert_eq!(os.pagemap(3 * 4096 + 5).unwrap(), 0x8000_0000_0000_0042);
@@ -651,7 +670,7 @@ fn the_stand_in_kernel_opens_under_its_root_and_records_every_ioctl() {
     assert_eq!(os.page_size(), 4096);
     assert_eq!(os.alloc(8192, true).unwrap().len(), 8192);
     let empty = os.alloc(0, false).unwrap();
-    assert_eq!((empty.len(), empty.is_empty(), empty.bytes().len()), (0, true, 0));
+    assert_eq!((empty.len(), empty.is_empty(), empty.read(0, &mut []), empty.read32(0)), (0, true, Some(()), None));
     let bar = Bar::from_mapping(empty, "nothing");
     assert_eq!((bar.len(), bar.is_empty()), (0, true));
     assert!(matches!(os.open(Path::new("/dev/none")), Err(Error::Io { .. })));
@@ -677,7 +696,7 @@ fn dma_memory_takes_its_last_byte_refuses_the_next_and_reads_the_page_frame_bits
     assert!(m.read(m.iova() - 1, &mut [0u8; 1]).is_err());
     assert!(DmaMemory::hugepage(&mut os, vfio::HUGE_PAGE).is_ok(), "exactly one huge page");
     // Engine memory and registers of a hardware device go through the same bounds.
-    let regs = Bar::from_mapping(Mapping::Anon(memmap2::MmapMut::map_anon(4096).unwrap()), "regs");
+    let regs = Bar::from_mapping(os.alloc(4096, false).unwrap(), "regs");
     let mut hw = HwDevice { regs, mem: m };
     hw.write32(16, 0x0102_0304).unwrap();
     assert_eq!(hw.read32(16).unwrap(), 0x0102_0304);
@@ -780,7 +799,7 @@ impl Os for Allocs {
     fn open(&mut self, path: &Path) -> Result<Fd> {
         self.os.open(path)
     }
-    fn ioctl_val(&mut self, fd: Fd, request: u64, value: u64) -> Result<i32> {
+    fn ioctl_val(&mut self, fd: Fd, request: ValueIoctl, value: u64) -> Result<i32> {
         self.os.ioctl_val(fd, request, value)
     }
     unsafe fn ioctl_buf(&mut self, fd: Fd, request: u64, buf: &mut [u8]) -> Result<i32> {
