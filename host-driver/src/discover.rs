@@ -67,11 +67,6 @@ impl Engine {
         Ok(Engine { blocks })
     }
 
-    /// Base of block `name`.
-    pub fn base(&self, name: &str) -> Option<u32> {
-        self.blocks.iter().find(|(n, _)| *n == name).map(|(_, f)| f.offset)
-    }
-
     /// Absolute offset of register `r`: its block's base as found by the
     /// walk plus its offset in the block (no look-up by name).
     pub fn addr(&self, r: regs::Reg) -> u32 {
@@ -111,7 +106,7 @@ mod tests {
         let mut t = Twin::default();
         let e = Engine::discover(&mut t, 0).unwrap();
         assert_eq!(e.blocks.len(), BLOCKS.len());
-        let port = e.offset_of("control", "udp_port").unwrap();
+        let port = e.addr(regs::control::UDP_PORT);
         assert_eq!(t.read32(port).unwrap(), 17989);
     }
 

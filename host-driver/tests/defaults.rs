@@ -5,11 +5,14 @@
 use ferroce_driver::driver::Config;
 use ferroce_proto::defaults::DEFAULTS;
 use ferroce_proto::model::EndpointConfig;
-use ferroce_proto::regs;
+use ferroce_proto::regs::control::{
+    ACK_DELAY_NS, ACK_EVERY, LINE_RATE_MBPS, MTU, PORT_SEED, RNR_DELAY_NS, RTO_MIN_NS, UDP_PORT,
+};
+use ferroce_proto::regs::Reg;
 use ferroce_proto::types::Time;
 
-fn reset(reg: &str) -> u32 {
-    regs::register("control", reg).unwrap().1.reset
+fn reset(reg: Reg) -> u32 {
+    reg.register().reset
 }
 
 fn ns(t: Time) -> u32 {
@@ -24,21 +27,21 @@ fn register_resets_model_defaults_and_driver_config_are_the_same_settings() {
     let model = EndpointConfig::defaults(mac, ip);
     // (register, its reset value, the driver's value, the model's value)
     let rows = [
-        ("udp_port", reset("udp_port"), None, model.port as u32),
-        ("line_rate_mbps", reset("line_rate_mbps"), Some(driver.line_rate_mbps), model.line_rate_mbps),
-        ("mtu", reset("mtu"), Some(driver.mtu), model.mtu),
-        ("ack_every", reset("ack_every"), Some(driver.ack_every), model.ack_every as u32),
-        ("ack_delay_ns", reset("ack_delay_ns"), Some(driver.ack_delay_ns), ns(model.ack_delay)),
-        ("rto_min_ns", reset("rto_min_ns"), Some(driver.rto_min_ns), ns(model.rto_min)),
-        ("rnr_delay_ns", reset("rnr_delay_ns"), Some(driver.rnr_delay_ns), ns(model.rnr_delay)),
+        (UDP_PORT, reset(UDP_PORT), None, model.port as u32),
+        (LINE_RATE_MBPS, reset(LINE_RATE_MBPS), Some(driver.line_rate_mbps), model.line_rate_mbps),
+        (MTU, reset(MTU), Some(driver.mtu), model.mtu),
+        (ACK_EVERY, reset(ACK_EVERY), Some(driver.ack_every), model.ack_every as u32),
+        (ACK_DELAY_NS, reset(ACK_DELAY_NS), Some(driver.ack_delay_ns), ns(model.ack_delay)),
+        (RTO_MIN_NS, reset(RTO_MIN_NS), Some(driver.rto_min_ns), ns(model.rto_min)),
+        (RNR_DELAY_NS, reset(RNR_DELAY_NS), Some(driver.rnr_delay_ns), ns(model.rnr_delay)),
     ];
     for (reg, reset, driver, model) in rows {
-        assert_eq!(reset, model, "control.{reg}: register reset {reset}, model {model}");
+        assert_eq!(reset, model, "{reg}: register reset {reset}, model {model}");
         if let Some(d) = driver {
-            assert_eq!(d, reset, "control.{reg}: driver's Config::new {d}, register reset {reset}");
+            assert_eq!(d, reset, "{reg}: driver's Config::new {d}, register reset {reset}");
         }
     }
-    assert_eq!(driver.port_seed, reset("port_seed"), "control.port_seed");
+    assert_eq!(driver.port_seed, reset(PORT_SEED), "control.port_seed");
     // The one the copies disagreed on: docs/protocol.md's 50 us.
     assert_eq!(DEFAULTS.rnr_delay_ns, 50_000);
 }
@@ -49,16 +52,16 @@ fn register_resets_model_defaults_and_driver_config_are_the_same_settings() {
 fn every_setting_the_driver_writes_has_its_reset_from_the_defaults() {
     let d = DEFAULTS;
     let want = [
-        ("udp_port", d.udp_port as u32),
-        ("line_rate_mbps", d.line_rate_mbps),
-        ("mtu", d.mtu),
-        ("ack_every", d.ack_every as u32),
-        ("ack_delay_ns", d.ack_delay_ns),
-        ("rto_min_ns", d.rto_min_ns),
-        ("rnr_delay_ns", d.rnr_delay_ns),
-        ("port_seed", d.port_seed),
+        (UDP_PORT, d.udp_port as u32),
+        (LINE_RATE_MBPS, d.line_rate_mbps),
+        (MTU, d.mtu),
+        (ACK_EVERY, d.ack_every as u32),
+        (ACK_DELAY_NS, d.ack_delay_ns),
+        (RTO_MIN_NS, d.rto_min_ns),
+        (RNR_DELAY_NS, d.rnr_delay_ns),
+        (PORT_SEED, d.port_seed),
     ];
     for (reg, v) in want {
-        assert_eq!(reset(reg), v, "control.{reg}");
+        assert_eq!(reset(reg), v, "{reg}");
     }
 }

@@ -17,7 +17,7 @@ use ferroce_driver::os::{FakeOs, Fd, Mapping, Os, RealOs, ValueIoctl};
 use ferroce_driver::pci::{self, Bar, Mqnic};
 use ferroce_driver::vfio::{self, DmaMemory, HwDevice, Vfio};
 use ferroce_driver::{Error, RegisterAccess, Result, Twin};
-use ferroce_proto::regs;
+use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
 use ferroce_proto::rings::{Rqe, Wqe, WqeOp, RQE_BYTES};
 
 /// The twin's registers with every access logged, 64 KiB of memory at 0 and
@@ -54,8 +54,8 @@ impl Device for Logged {
     fn idle(&mut self) -> Result<()> {
         self.idles += 1;
         if self.idles == self.busy_polls {
-            for block in ["conn_table", "mr_table"] {
-                self.twin.file.set(off(block, "cmd_status"), 0);
+            for status in [conn_table::CMD_STATUS, mr_table::CMD_STATUS] {
+                self.twin.file.set(status.offset(), 0);
             }
         }
         Ok(())
@@ -71,10 +71,6 @@ fn logged() -> Logged {
         idles: 0,
         busy_polls: 0,
     }
-}
-
-fn off(block: &str, reg: &str) -> u32 {
-    regs::offset_of(block, reg).unwrap()
 }
 
 fn cfg() -> Config {
@@ -99,8 +95,8 @@ fn up() -> Driver<Logged> {
     up_with(logged())
 }
 
-fn reg(d: &mut Driver<Logged>, block: &str, name: &str) -> u32 {
-    d.dev.twin.file.get(off(block, name))
+fn reg(d: &mut Driver<Logged>, r: Reg) -> u32 {
+    d.dev.twin.file.get(r.offset())
 }
 
 #[test]
@@ -120,29 +116,29 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     let cq = RingSpec { base: 0x3_0000_0040, log_size: 5 };
     let mut d = Driver::bring_up(logged(), &c, sq, rq, cq).unwrap();
     let want = [
-        ("control", "mac_lo", 0x2233_4455),
-        ("control", "mac_hi", 0x0211),
-        ("control", "ip", 0xc0a8_0114),
-        ("control", "mtu", 4096),
-        ("control", "ack_every", 7),
-        ("control", "ack_delay_ns", 3_000),
-        ("control", "rto_min_ns", 250_000),
-        ("control", "rnr_delay_ns", 6_000),
-        ("control", "port_seed", 0x1234),
-        ("control", "line_rate_mbps", 25_000),
-        ("queues", "sq_base_lo", 0x2345_6000),
-        ("queues", "sq_base_hi", 1),
-        ("queues", "sq_log_size", 16),
-        ("queues", "rq_base_lo", 0x20),
-        ("queues", "rq_base_hi", 2),
-        ("queues", "rq_log_size", 1),
-        ("queues", "cq_base_lo", 0x40),
-        ("queues", "cq_base_hi", 3),
-        ("queues", "cq_log_size", 5),
-        ("control", "ctrl", 1),
+        (control::MAC_LO, 0x2233_4455),
+        (control::MAC_HI, 0x0211),
+        (control::IP, 0xc0a8_0114),
+        (control::MTU, 4096),
+        (control::ACK_EVERY, 7),
+        (control::ACK_DELAY_NS, 3_000),
+        (control::RTO_MIN_NS, 250_000),
+        (control::RNR_DELAY_NS, 6_000),
+        (control::PORT_SEED, 0x1234),
+        (control::LINE_RATE_MBPS, 25_000),
+        (queues::SQ_BASE_LO, 0x2345_6000),
+        (queues::SQ_BASE_HI, 1),
+        (queues::SQ_LOG_SIZE, 16),
+        (queues::RQ_BASE_LO, 0x20),
+        (queues::RQ_BASE_HI, 2),
+        (queues::RQ_LOG_SIZE, 1),
+        (queues::CQ_BASE_LO, 0x40),
+        (queues::CQ_BASE_HI, 3),
+        (queues::CQ_LOG_SIZE, 5),
+        (control::CTRL, 1),
     ];
-    for (block, name, v) in want {
-        assert_eq!(reg(&mut d, block, name), v, "{block}.{name}");
+    for (r, v) in want {
+        assert_eq!(reg(&mut d, r), v, "{r}");
     }
     assert_eq!(d.dev.writes.last(), Some(&(regs::control::CTRL.offset(), 1)), "enabled after everything else");
     let shown = format!("{d:?}");
@@ -175,9 +171,9 @@ fn rings_start_where_the_engine_s_indices_are() {
     dev.twin.file.set(regs::queues::RQ_CONS.offset(), 9);
     dev.twin.file.set(regs::queues::CQ_PROD.offset(), 3);
     let mut d = up_with(dev);
-    assert_eq!(reg(&mut d, "queues", "sq_prod"), 5);
-    assert_eq!(reg(&mut d, "queues", "rq_prod"), 9);
-    assert_eq!(reg(&mut d, "queues", "cq_cons"), 3);
+    assert_eq!(reg(&mut d, queues::SQ_PROD), 5);
+    assert_eq!(reg(&mut d, queues::RQ_PROD), 9);
+    assert_eq!(reg(&mut d, queues::CQ_CONS), 3);
     // The next entries go to slot 5 % 4 = 1 of the send ring and 9 % 4 = 1 of the receive ring.
     let w = Wqe { op: WqeOp::Send, stream: 0, conn: 0, len: 8, local: 0x8000, remote: 0, rkey: 0, imm: 0, id: 77 };
     assert!(d.post_send(&w).unwrap());
@@ -186,7 +182,7 @@ fn rings_start_where_the_engine_s_indices_are() {
     assert!(d.post_recv(&r).unwrap());
     assert_eq!(d.dev.mem[0x2020..0x2040], r.encode());
     d.ring_doorbells().unwrap();
-    assert_eq!((reg(&mut d, "queues", "sq_prod"), reg(&mut d, "queues", "rq_prod")), (6, 10));
+    assert_eq!((reg(&mut d, queues::SQ_PROD), reg(&mut d, queues::RQ_PROD)), (6, 10));
 }
 
 #[test]
@@ -206,8 +202,8 @@ fn the_receive_ring_fills_and_drains_with_its_consumer_index() {
     assert!(!d.post_recv(&r(5)).unwrap());
     assert_eq!(d.dev.mem[0x2000..0x2000 + RQE_BYTES], r(4).encode());
     d.ring_doorbells().unwrap();
-    assert_eq!(reg(&mut d, "queues", "rq_prod"), 5);
-    assert_eq!(reg(&mut d, "queues", "sq_prod"), 0, "the send ring is untouched");
+    assert_eq!(reg(&mut d, queues::RQ_PROD), 5);
+    assert_eq!(reg(&mut d, queues::SQ_PROD), 0, "the send ring is untouched");
 }
 
 #[test]
@@ -254,18 +250,18 @@ fn connect_takes_the_engine_s_limits_inclusive_and_writes_the_entry() {
         initial_rate_mbps: 2_500,
     };
     d.connect(&c).unwrap();
-    for (name, v) in [
-        ("index", 63),
-        ("remote_id", 0x1234),
-        ("peer_ip", 0x0a01_0203),
-        ("peer_mac_lo", 0xbbcc_ddee),
-        ("peer_mac_hi", 0x02aa),
-        ("paths", 16),
-        ("streams", 8),
-        ("initial_rate_mbps", 2_500),
-        ("cmd", 1),
+    for (r, v) in [
+        (conn_table::INDEX, 63),
+        (conn_table::REMOTE_ID, 0x1234),
+        (conn_table::PEER_IP, 0x0a01_0203),
+        (conn_table::PEER_MAC_LO, 0xbbcc_ddee),
+        (conn_table::PEER_MAC_HI, 0x02aa),
+        (conn_table::PATHS, 16),
+        (conn_table::STREAMS, 8),
+        (conn_table::INITIAL_RATE_MBPS, 2_500),
+        (conn_table::CMD, 1),
     ] {
-        assert_eq!(reg(&mut d, "conn_table", name), v, "conn_table.{name}");
+        assert_eq!(reg(&mut d, r), v, "{r}");
     }
     assert_eq!(d.dev.writes.last(), Some(&(regs::conn_table::CMD.offset(), 1)), "the command goes last");
     let writes = d.dev.writes.len();
@@ -286,21 +282,21 @@ fn register_mr_writes_the_region_and_refuses_empty_wrapping_or_unknown_slots() {
     let mut d = up();
     let m = MrSpec { slot: 15, rkey: 0xabcd, base: 0x1_0000_2000, len: 0x3_0000_0010, remote_write: true, conn: 5 };
     d.register_mr(&m).unwrap();
-    for (name, v) in [
-        ("index", 15),
-        ("rkey", 0xabcd),
-        ("base_lo", 0x2000),
-        ("base_hi", 1),
-        ("len_lo", 0x10),
-        ("len_hi", 3),
-        ("access", 1),
-        ("conn", 5),
-        ("cmd", 1),
+    for (r, v) in [
+        (mr_table::INDEX, 15),
+        (mr_table::RKEY, 0xabcd),
+        (mr_table::BASE_LO, 0x2000),
+        (mr_table::BASE_HI, 1),
+        (mr_table::LEN_LO, 0x10),
+        (mr_table::LEN_HI, 3),
+        (mr_table::ACCESS, 1),
+        (mr_table::CONN, 5),
+        (mr_table::CMD, 1),
     ] {
-        assert_eq!(reg(&mut d, "mr_table", name), v, "mr_table.{name}");
+        assert_eq!(reg(&mut d, r), v, "{r}");
     }
     d.register_mr(&MrSpec { remote_write: false, ..m }).unwrap();
-    assert_eq!(reg(&mut d, "mr_table", "access"), 0);
+    assert_eq!(reg(&mut d, mr_table::ACCESS), 0);
     d.register_mr(&MrSpec { base: u64::MAX - 0x10, len: 0x10, ..m }).unwrap();
     let writes = d.dev.writes.len();
     for bad in [MrSpec { slot: 16, ..m }, MrSpec { len: 0, ..m }, MrSpec { base: u64::MAX - 0xf, len: 0x10, ..m }] {
@@ -349,7 +345,7 @@ fn poll_returns_completions_across_the_ring_s_wrap_and_returns_space_only_when_i
     let got: Vec<(u32, u32)> = d.poll().unwrap().iter().map(|c| (c.msg_seq, c.id)).collect();
     assert_eq!(got, vec![(6, 106), (7, 107), (8, 108)]);
     assert_eq!(d.dev.writes.iter().filter(|w| w.0 == cq_cons).count(), before + 1);
-    assert_eq!(reg(&mut d, "queues", "cq_cons"), 9);
+    assert_eq!(reg(&mut d, queues::CQ_CONS), 9);
 }
 
 /// A register bus of a plain map; unmapped words read as 0.
@@ -389,8 +385,11 @@ fn discovery_finds_the_blocks_wherever_the_chain_puts_them() {
     bus.block(0x9_0000, 0xdead_0001, 1, 0);
     let e = Engine::discover(&mut bus, 0x40).unwrap();
     let control = at(n - 2);
-    assert_eq!(e.base("control"), Some(control));
-    assert_eq!(e.base("engine_info"), Some(at(n - 1)));
+    assert_eq!(e.blocks[control::CTRL.block].1.offset, control);
+    assert_eq!(e.addr(control::CTRL), control + 0x0c);
+    assert_eq!(e.addr(regs::engine_info::MAX_MTU), at(n - 1) + 0x20);
+    assert_eq!(e.addr(control::UDP_PORT), control + 0x20);
+    // Names, as a user types them at the CLI, reach the same places.
     assert_eq!(e.offset_of("control", "udp_port").unwrap(), control + 0x20);
     assert_eq!(e.offset_of("engine_info", "max_mtu").unwrap(), at(n - 1) + 0x20);
     assert!(matches!(e.offset_of("control", "nonesuch"), Err(Error::NoRegister(_))));
@@ -399,7 +398,7 @@ fn discovery_finds_the_blocks_wherever_the_chain_puts_them() {
     assert_eq!(found.len(), n as usize + 1);
     assert_eq!(found.last(), Some(&Found { offset: 0x9_0000, type_id: 0xdead_0001, version: 1 }));
     // Without the stats block (first in the chain) discovery names what is missing.
-    let stats = regs::block("stats").unwrap().1;
+    let stats = &regs::BLOCKS[regs::stats::TX_DATA.block];
     bus.0.insert(at(0), 0xdead_0002);
     match Engine::discover(&mut bus, 0x40) {
         Err(Error::MissingBlock { type_id, name: "stats" }) => assert_eq!(type_id, stats.type_id),

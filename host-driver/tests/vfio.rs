@@ -10,7 +10,7 @@ use ferroce_driver::discover::Engine;
 use ferroce_driver::os::{FakeOs, Os};
 use ferroce_driver::vfio::{self, DmaMemory, Vfio, IOVA_BASE};
 use ferroce_driver::{Error, RegisterAccess};
-use ferroce_proto::regs::{RegFile, REGION_BYTES};
+use ferroce_proto::regs::{self, RegFile, REGION_BYTES};
 
 /// VFIO's PCI regions sit at index << 40 in the device file.
 const REGION_SHIFT: u64 = 40;
@@ -66,7 +66,7 @@ fn opens_the_device_maps_its_registers_and_dma_memory() {
     let mut v = Vfio::open(&mut os, 7, "0000:01:00.0").unwrap();
     let mut bar2 = v.map_region(&mut os, 2).unwrap();
     let e = Engine::discover(&mut bar2, 0).expect("the engine's blocks through the VFIO region");
-    let port = e.offset_of("control", "udp_port").unwrap();
+    let port = e.addr(regs::control::UDP_PORT);
     assert_eq!(bar2.read32(port).unwrap(), 17989);
     assert!(matches!(v.map_region(&mut os, 0), Err(Error::NoDevice(_))), "an empty region");
     let mut m = DmaMemory::vfio(&mut os, &mut v, 3 << 20).unwrap();

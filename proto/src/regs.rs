@@ -696,17 +696,17 @@ mod tests {
     #[test]
     fn bus_errors_change_nothing() {
         let mut rf = RegFile::new();
-        let port = offset_of("control", "udp_port").unwrap();
+        let port = control::UDP_PORT.offset();
         assert_eq!(rf.read(port), Ok(17989));
         assert_eq!(rf.read(port + 1), Err(BusError::Unmapped));
         assert_eq!(rf.write(port + 2, 1), Err(BusError::Unmapped));
         assert_eq!(rf.read(0x3c), Err(BusError::Unmapped), "hole after engine_info registers");
         assert_eq!(rf.read(BLOCKS.len() as u32 * BLOCK_SPAN), Err(BusError::Unmapped));
-        let status = offset_of("control", "status").unwrap();
+        let status = control::STATUS.offset();
         assert_eq!(rf.write(status, 7), Err(BusError::ReadOnly));
         assert_eq!(rf.write(0, 7), Err(BusError::ReadOnly), "block type");
         assert_eq!(rf.read(status), Ok(0));
-        let cmd = offset_of("conn_table", "cmd").unwrap();
+        let cmd = conn_table::CMD.offset();
         assert_eq!(rf.write(cmd, 1), Ok(()));
         assert_eq!(rf.read(cmd), Ok(0), "write-only reads as 0");
         assert_eq!(rf.get(cmd), 1);
@@ -731,12 +731,11 @@ mod tests {
             assert!(range.contains(r.reset), "{b}.{}: reset {} outside {range}", r.name, r.reset);
         }
         let rf = RegFile::new();
-        let max_mtu = rf.read(offset_of("engine_info", "max_mtu").unwrap()).unwrap();
-        let (_, mtu) = register("control", "mtu").unwrap();
+        let max_mtu = rf.read(engine_info::MAX_MTU.offset()).unwrap();
+        let mtu = control::MTU.register();
         assert_eq!(mtu.range, Some(Bounds { min: 1, max: max_mtu }), "control.mtu is 1..=engine_info.max_mtu");
-        for reg in ["ack_every", "line_rate_mbps"] {
-            let (_, r) = register("control", reg).unwrap();
-            assert!(r.range.is_some_and(|b| b.min >= 1), "control.{reg} refuses 0");
+        for reg in [control::ACK_EVERY, control::LINE_RATE_MBPS] {
+            assert!(reg.register().range.is_some_and(|b| b.min >= 1), "{reg} refuses 0");
         }
     }
 
@@ -762,7 +761,7 @@ mod tests {
     #[test]
     fn a_strobed_write_is_judged_by_the_value_it_would_leave() {
         let mut rf = RegFile::new();
-        let mtu = offset_of("control", "mtu").unwrap();
+        let mtu = control::MTU.offset();
         assert_eq!(rf.read(mtu), Ok(1024));
         // Clearing byte 1 of 0x400 would leave 0.
         assert_eq!(rf.write_strobed(mtu, 0, 0b0010), Err(BusError::OutOfRange));

@@ -11,7 +11,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use ferroce_proto::regs;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::{HostMemory, Iova};
 
@@ -467,16 +466,6 @@ impl EngineSim {
     /// Read the register at byte offset `addr` over AXI-Lite.
     pub fn read32(&mut self, addr: u32) -> Result<u32> {
         self.axil(Axil::Read { addr })
-    }
-
-    /// Write register `block.reg`.
-    pub fn write(&mut self, block: &str, reg: &str, v: u32) -> Result<()> {
-        self.write32(regs::offset_of(block, reg)?, v)
-    }
-
-    /// Read register `block.reg`.
-    pub fn read(&mut self, block: &str, reg: &str) -> Result<u32> {
-        self.read32(regs::offset_of(block, reg)?)
     }
 
     /// Run `n` cycles.

@@ -24,17 +24,15 @@ fn run(o: Opts) -> ferroce_driver::loopback::Report {
     let mem = &dev.engine.mem;
     assert!(mem.region("dst") == mem.region("src"), "{o:?}: the target is the source");
     assert_eq!(mem.dma_written("dst"), total, "{o:?}: every target byte written once");
-    let mut reg = |block: &str, name: &str| {
-        dev.read32(ferroce_proto::regs::offset_of(block, name).unwrap()).unwrap() as u64
-    };
-    let placed = reg("stats", "bytes_placed_lo") | reg("stats", "bytes_placed_hi") << 32;
+    let mut reg = |r: regs::Reg| dev.read32(r.offset()).unwrap() as u64;
+    let placed = reg(regs::stats::BYTES_PLACED_LO) | reg(regs::stats::BYTES_PLACED_HI) << 32;
     assert_eq!(placed, total, "{o:?}: bytes the engine placed");
     let receiving = match o.op {
         Op::Write => 0,
         Op::WriteImm | Op::Send => o.count,
         Op::Mixed => o.count - o.count.div_ceil(3),
     };
-    assert_eq!(reg("queues", "cq_prod"), (o.count + receiving) as u64, "{o:?}: completions written");
+    assert_eq!(reg(regs::queues::CQ_PROD), (o.count + receiving) as u64, "{o:?}: completions written");
     r
 }
 

@@ -1,6 +1,6 @@
 //! `ferroce info`.
 
-use ferroce_proto::regs::BLOCKS;
+use ferroce_proto::regs::engine_info;
 
 /// Options of `info`.
 #[derive(Debug, clap::Args)]
@@ -11,11 +11,9 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let (mut bus, engine) = crate::connect(&a.target)?;
-    let info = BLOCKS.iter().find(|b| b.name == "engine_info").expect("the map has engine_info");
     let mut params = Vec::new();
-    for r in info.regs {
-        let v = bus.read32(engine.offset_of("engine_info", r.name)?)?;
-        params.push((r.name, v));
+    for &r in engine_info::ALL {
+        params.push((r.register().name, bus.read32(engine.addr(r))?));
     }
     if a.target.json {
         let blocks: Vec<_> = engine

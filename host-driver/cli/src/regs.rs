@@ -1,7 +1,7 @@
 //! `ferroce regs`.
 
 use ferroce_driver::driver::check_value;
-use ferroce_proto::regs::{self, Access, BLOCKS};
+use ferroce_proto::regs::{self, Access, ALL_HANDLES};
 
 /// Options of `regs`.
 #[derive(Debug, clap::Args)]
@@ -57,14 +57,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let (mut bus, engine) = crate::connect(&a.target)?;
     let Some(name) = a.name else {
         let mut all = serde_json::Map::new();
-        for b in BLOCKS {
-            for r in b.regs.iter().filter(|r| r.access != Access::Wo) {
-                let v = bus.read32(engine.offset_of(b.name, r.name)?)?;
-                if a.target.json {
-                    all.insert(format!("{}.{}", b.name, r.name), serde_json::json!(v));
-                } else {
-                    println!("{:<32} {v:#010x}", format!("{}.{}", b.name, r.name));
-                }
+        for &r in ALL_HANDLES.iter().copied().flatten().filter(|r| r.register().access != Access::Wo) {
+            let v = bus.read32(engine.addr(r))?;
+            if a.target.json {
+                all.insert(r.to_string(), serde_json::json!(v));
+            } else {
+                println!("{:<32} {v:#010x}", r.to_string());
             }
         }
         if a.target.json {

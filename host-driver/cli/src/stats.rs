@@ -1,7 +1,7 @@
 //! `ferroce stats`: the engine's counters, and per-path state through the
 //! path-table window (write `path_table.index`, read its fields).
 
-use ferroce_proto::regs::{BLOCKS, MAX_CONNS, MAX_PATHS};
+use ferroce_proto::regs::{path_table, stats, MAX_CONNS, MAX_PATHS};
 
 /// Options of `stats`.
 #[derive(Debug, clap::Args)]
@@ -28,19 +28,19 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let (mut bus, engine) = crate::connect(&a.target)?;
-    let stats = BLOCKS.iter().find(|b| b.name == "stats").expect("the map has stats");
     let mut counters = Vec::new();
-    for r in stats.regs {
-        counters.push((r.name, bus.read32(engine.offset_of("stats", r.name)?)?));
+    for &r in stats::ALL {
+        counters.push((r.register().name, bus.read32(engine.addr(r))?));
     }
-    let fields = ["sport", "cwnd", "srtt_ns", "state", "sent", "retransmitted", "ecn_echoes"];
-    let index = engine.offset_of("path_table", "index")?;
+    use path_table::{CWND, ECN_ECHOES, RETRANSMITTED, SENT, SPORT, SRTT_NS, STATE};
+    let window = [SPORT, CWND, SRTT_NS, STATE, SENT, RETRANSMITTED, ECN_ECHOES];
+    let fields: Vec<&str> = window.iter().map(|r| r.register().name).collect();
     let mut paths = Vec::new();
     for p in 0..a.paths {
-        bus.write32(index, a.conn * MAX_PATHS + p)?;
+        bus.write32(engine.addr(path_table::INDEX), a.conn * MAX_PATHS + p)?;
         let mut row = Vec::new();
-        for f in fields {
-            row.push(bus.read32(engine.offset_of("path_table", f)?)?);
+        for r in window {
+            row.push(bus.read32(engine.addr(r))?);
         }
         paths.push(row);
     }

@@ -58,7 +58,7 @@ fn discovers_the_engine_through_sysfs() {
     let mut bar2 = Bar::map(&devs[0], 2).unwrap();
     let e = Engine::discover(&mut bar2, 0).unwrap();
     assert_eq!(e.blocks.len(), regs::BLOCKS.len());
-    let port = e.offset_of("control", "udp_port").unwrap();
+    let port = e.addr(regs::control::UDP_PORT);
     assert_eq!(bar2.read32(port).unwrap(), 17989);
     bar2.write32(port, 4242).unwrap();
     assert_eq!(bar2.read32(port).unwrap(), 4242);
@@ -73,7 +73,7 @@ fn refuses_another_application_and_other_versions() {
     let dev = pci::open(&root, "0000:01:00.0").unwrap();
     let mut bar0 = Bar::map(&dev, 0).unwrap();
     assert!(matches!(check_corundum_app(&mut bar0), Err(Error::AppId { found: 0x1234_5678, .. })));
-    let root2 = fake_sysfs("version", APP_ID, |f| f.set(regs::block("stats").unwrap().0 + 4, 0x200));
+    let root2 = fake_sysfs("version", APP_ID, |f| f.set(regs::block_base(regs::stats::TX_DATA.block) + 4, 0x200));
     let dev = pci::open(&root2, "0000:01:00.0").unwrap();
     let mut bar2 = Bar::map(&dev, 2).unwrap();
     assert!(matches!(Engine::discover(&mut bar2, 0), Err(Error::Version { name: "stats", found: 0x200, .. })));
@@ -231,7 +231,7 @@ fn corundum_character_device_maps_regions_at_their_offsets() {
     assert_eq!(check_corundum_app(&mut m.map(0).unwrap()).unwrap().offset, 0x100);
     let mut r1 = m.map(1).unwrap();
     let e = Engine::discover(&mut r1, 0).unwrap();
-    let port = e.offset_of("control", "udp_port").unwrap();
+    let port = e.addr(regs::control::UDP_PORT);
     assert_eq!(r1.read32(port).unwrap(), 17989);
     r1.write32(port, 777).unwrap();
     // The write went to the region's place in the device, nowhere else.
@@ -268,7 +268,7 @@ fn cli_refuses_a_register_value_out_of_range_and_writes_nothing() {
     let root = fake_sysfs("range", APP_ID, |_| {});
     let sysfs = root.to_str().unwrap();
     let bar2 = root.join("0000:01:00.0/resource2");
-    let (mtu_at, mtu) = regs::register("control", "mtu").unwrap();
+    let (mtu_at, mtu) = (regs::control::MTU.offset(), regs::control::MTU.register());
     let max_mtu = RegFile::new().read(regs::engine_info::MAX_MTU.offset()).unwrap();
     assert_eq!(bar_word(&bar2, mtu_at), mtu.reset);
     for bad in [0, max_mtu + 1] {
