@@ -17,7 +17,6 @@ pub mod engine;
 pub mod equivalence;
 pub mod fabric;
 pub mod lockstep;
-pub mod lockstep_rx;
 pub mod memory;
 pub mod pcap;
 pub mod scale;

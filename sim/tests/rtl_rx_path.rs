@@ -16,7 +16,7 @@
 //! All output streams see random back-pressure and the input random gaps;
 //! a checker asserts that every output holds its data while stalled.
 
-use ferroce_sim::lockstep_rx::{recv_lockstep, Mix};
+use ferroce_sim::lockstep::{recv_lockstep, Mix};
 
 ferroce_sim::equivalence_inputs!(rx_path_inputs: ferroce_hdl::rx::rx_path::RxPath;
     reset, cfg_port, cfg_mac, cfg_ip, cfg_ack_every, conn_wr, conn_wr_index, conn_wr_valid_bit, conn_wr_peer_ip,

@@ -21,7 +21,8 @@ use ferroce_proto::transport::Stats;
 use ferroce_proto::wire::{self, Body};
 use ferroce_proto::{ConnId, StreamId};
 use ferroce_sim::lockstep::common::{bytes_to_words, mac_word as mac, stream_key};
-use ferroce_sim::lockstep::{model_lib, path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
+use ferroce_sim::lockstep::send::model_lib;
+use ferroce_sim::lockstep::{path_key, send_lockstep, SendLockstep, TxRtl, A_IP, A_MAC, MTU};
 use ferroce_sim::memory::Memory;
 
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
@@ -48,11 +49,43 @@ const LOCKSTEP_QUIET: &[&str] =
 /// Outputs the ACK and NAK test leaves alone: everything of data packets,
 /// feedback, completions and timers (replayed from the lockstep run).
 const ACK_TEST_QUIET: &[&str] = &[
-    "cnt_naks_received", "cnt_repaths", "cnt_rtos", "cnt_tx_data", "cnt_tx_retx", "fb_ready", "m_cpl_has_imm",
-    "m_cpl_id", "m_cpl_imm", "m_cpl_len", "m_cpl_seq", "m_cpl_status", "m_cpl_valid", "m_rd_cmd_addr",
-    "m_rd_cmd_len", "m_rd_cmd_valid", "m_rnr_key", "m_rnr_psn", "m_rnr_valid", "m_rto_arm", "m_rto_base",
-    "m_rto_key", "m_rto_shift", "m_rto_valid", "pt_ecn", "pt_retired", "pt_retx", "pt_sent", "pt_srtt",
-    "release_ready", "rto_ready", "s_rd_tready", "tx_done", "tx_sent", "tx_sent_conn", "tx_sent_len", "wr_ready",
+    "cnt_naks_received",
+    "cnt_repaths",
+    "cnt_rtos",
+    "cnt_tx_data",
+    "cnt_tx_retx",
+    "fb_ready",
+    "m_cpl_has_imm",
+    "m_cpl_id",
+    "m_cpl_imm",
+    "m_cpl_len",
+    "m_cpl_seq",
+    "m_cpl_status",
+    "m_cpl_valid",
+    "m_rd_cmd_addr",
+    "m_rd_cmd_len",
+    "m_rd_cmd_valid",
+    "m_rnr_key",
+    "m_rnr_psn",
+    "m_rnr_valid",
+    "m_rto_arm",
+    "m_rto_base",
+    "m_rto_key",
+    "m_rto_shift",
+    "m_rto_valid",
+    "pt_ecn",
+    "pt_retired",
+    "pt_retx",
+    "pt_sent",
+    "pt_srtt",
+    "release_ready",
+    "rto_ready",
+    "s_rd_tready",
+    "tx_done",
+    "tx_sent",
+    "tx_sent_conn",
+    "tx_sent_len",
+    "wr_ready",
 ];
 
 /// Node A's addresses, the UDP port, the MTU and the window cap; the rate

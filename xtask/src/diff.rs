@@ -1,16 +1,15 @@
 //! `cargo xtask diff`: the differential check at scale. Send side: the
 //! reference sender and the RTL send path get the same work, the same ACKs
 //! and NAKs from a model receiver over a lossy channel, and must decide the
-//! same at every step (`ferroce_sim::lockstep`). Receive side: the reference
+//! same at every step (`ferroce_sim::lockstep::send`). Receive side: the reference
 //! receiver and the RTL receive path get the same frames and must produce
 //! the same DMA writes, ACKs (SACK bitmaps), NAKs and completions
-//! (`ferroce_sim::lockstep_rx`). Prints the first divergence, with its step,
+//! (`ferroce_sim::lockstep::recv`). Prints the first divergence, with its step,
 //! the RTL cycle and both sides' decision, or a summary.
 
 use std::time::Instant;
 
-use ferroce_sim::lockstep::{send_lockstep, SendLockstep};
-use ferroce_sim::lockstep_rx::{recv_lockstep, Mix};
+use ferroce_sim::lockstep::{recv_lockstep, send_lockstep, Mix, SendLockstep};
 
 /// Which path `diff` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -1,7 +1,8 @@
-//! What the send-side and receive-side lockstep harnesses share: a model's
-//! ports by name, the input handshake, bounded waits and settling, the
-//! output-stream checker, the RTL's keys, and the codes the RTL's ports
-//! carry, taken from `ferroce_proto` rather than retyped.
+//! What the send-side and receive-side lockstep harnesses share: the
+//! endpoints' addresses, a model's ports by name and its reset, the input
+//! handshake, bounded waits and settling, the output-stream checker, the
+//! RTL's keys, and the codes the RTL's ports carry, taken from
+//! `ferroce_proto` rather than retyped.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +13,19 @@ use ferroce_proto::types::Time;
 use ferroce_proto::wire::Opcode;
 use ferroce_proto::ConnId;
 
+use ferroce_hdl::emit::PATH_KEY_BITS;
+
 use crate::verilator::{ModelLib, Port, Sim};
+
+/// The sender A of the send-side run.
+pub const A_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xa];
+pub const A_IP: [u8; 4] = [10, 0, 0, 10];
+/// The receiver B of both runs.
+pub const B_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
+pub const B_IP: [u8; 4] = [10, 0, 0, 11];
+/// Payload bytes per packet in both runs: small, so messages span many
+/// packets.
+pub const MTU: u32 = 256;
 
 /// Cycles an input handshake may wait for `ready`.
 const HANDSHAKE_LIMIT: u64 = 10_000;
@@ -30,6 +43,12 @@ impl Io {
         let mut s = Sim::new(lib);
         s.clock("clock");
         Io { s, ports: HashMap::new() }
+    }
+
+    /// Reset, then wait for `ready`: the per-key stores clear themselves
+    /// in 2^PATH_KEY_BITS cycles after reset (allowed four times that).
+    pub fn reset(&mut self) {
+        self.s.reset("reset", Some("ready"), 4 << PATH_KEY_BITS);
     }
 
     pub fn port(&mut self, n: &str) -> Port {

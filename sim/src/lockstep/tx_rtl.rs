@@ -132,7 +132,7 @@ impl TxRtl {
             stalls: StallCheck::default(),
             cycles: 0,
         };
-        r.io.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
+        r.io.reset();
         r
     }
 

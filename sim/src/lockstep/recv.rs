@@ -8,34 +8,25 @@
 //! memory images and counters agree. The model's ACKs drive the senders,
 //! so losses are repaired by real retransmissions.
 //!
-//! Used by the `rtl_rx_path` test and by `cargo xtask diff --side rx`. What
-//! it shares with the send side is in [`crate::lockstep::common`].
+//! Used by the `rtl_rx_path` test and by `cargo xtask diff --side rx`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
-use ferroce_proto::params::RECV_RING;
+use ferroce_proto::params::{CONN_KEY_BITS, RECV_RING};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{
-    Access, Completion, CompletionKind, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
+    Access, CompletionKind, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use ferroce_proto::types::{ns, us, Time};
 use ferroce_proto::wire::{self, AckRepr, Body, CommonRepr, NakCode, NakRepr, Opcode, TransportRepr};
 use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId, WrId};
 
-pub use crate::lockstep::common::Divergence;
-use crate::lockstep::common::{
-    self, beat, ip_word, mac_word, path_key, rx_cpl_kind, stream_key, unbeat, Channel, Harness, Io, OutStream,
-    StallCheck,
-};
+use super::common::{ip_word, path_key, stream_key, Channel, Divergence, B_IP, B_MAC, MTU};
+use super::rx_rtl::{Ack, DmaWrite, Feedback, Nak, Out, Rtl, RxCompletion, ACK_EVERY};
 use crate::memory::Memory;
 use crate::verilator::ModelLib;
-
-const B_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
-const B_IP: [u8; 4] = [10, 0, 0, 11];
-const MTU: u32 = 256;
-const ACK_EVERY: u16 = 4;
 
 /// `rx_path`'s `ctl_op`: start a path at a PSN, or clear a stream (the
 /// stream clear takes a path key's connection and low bits).
@@ -56,13 +47,6 @@ struct Peer {
     sends: Vec<Vec<u32>>,
 }
 
-/// One DMA write into B's memory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct DmaWrite {
-    addr: u64,
-    data: Vec<u8>,
-}
-
 /// DMA writes into B's memory, recorded in order.
 struct Rec<'a> {
     mem: &'a mut Memory,
@@ -76,335 +60,6 @@ impl HostMemory for Rec<'_> {
     fn write(&mut self, addr: Iova, data: &[u8]) {
         self.writes.push(DmaWrite { addr: addr.0, data: data.to_vec() });
         self.mem.write(addr, data)
-    }
-}
-
-/// An ACK request (`m_ack_*`), or an ACK frame of the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Ack {
-    /// Path key.
-    key: u64,
-    cum: u32,
-    sack: [u8; 32],
-    ts_echo: u32,
-    sport: u16,
-    /// Data packets the ACK covers.
-    pkts: u16,
-    /// CE-marked packets among them.
-    ce: u16,
-}
-
-/// A NAK request (`m_nak_*`), or a NAK frame of the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Nak {
-    /// Path key.
-    key: u64,
-    psn: u32,
-    stream: u16,
-    msg_seq: u32,
-    code: u8,
-    sport: u16,
-}
-
-/// A receive completion (`m_cpl_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct RxCompletion {
-    /// Stream key.
-    key: u64,
-    kind: u8,
-    status: u8,
-    seq: u32,
-    len: u32,
-    imm: u32,
-    id: u64,
-}
-
-impl RxCompletion {
-    fn of_model(c: &Completion) -> RxCompletion {
-        RxCompletion {
-            key: stream_key(c.conn, c.stream.0),
-            kind: rx_cpl_kind(c.kind),
-            status: c.status.code(),
-            seq: c.msg_seq.0,
-            len: c.len,
-            imm: c.imm.unwrap_or(0),
-            id: c.id.0,
-        }
-    }
-}
-
-/// An ACK or NAK for the send side (`m_fb_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Feedback {
-    nak: bool,
-    /// Path key.
-    key: u64,
-    psn: u32,
-    ts: u32,
-    sack: [u8; 32],
-    ts_echo: u32,
-    hint: u32,
-    ce: u16,
-    pkts: u16,
-    code: u8,
-    stream: u16,
-    msg_seq: u32,
-}
-
-impl Feedback {
-    /// The feedback port shows every field for both frame types; the ones
-    /// of the other type are header bytes of no meaning, so they are zeroed.
-    fn masked(self) -> Feedback {
-        if self.nak {
-            Feedback { sack: [0; 32], ts_echo: 0, hint: 0, ce: 0, pkts: 0, ..self }
-        } else {
-            Feedback { code: 0, msg_seq: 0, ..self }
-        }
-    }
-
-    /// What the feedback port shows for an ACK or NAK frame B accepts.
-    fn of_frame(p: &wire::Frame<'_>) -> Option<Feedback> {
-        let c = p.transport.common;
-        let none = Feedback {
-            nak: false,
-            key: path_key(c.conn, c.path.0),
-            psn: c.psn.get(),
-            ts: c.timestamp,
-            sack: [0; 32],
-            ts_echo: 0,
-            hint: 0,
-            ce: 0,
-            pkts: 0,
-            code: 0,
-            stream: c.stream.0,
-            msg_seq: 0,
-        };
-        Some(match p.transport.body {
-            Body::Ack(a) => Feedback {
-                sack: a.sack,
-                ts_echo: a.ts_echo,
-                hint: a.rate_hint_mbps,
-                ce: a.ecn_ce,
-                pkts: a.acked_pkts,
-                ..none
-            },
-            Body::Nak(n) => Feedback { nak: true, code: n.code.code(), msg_seq: n.msg_seq.0, ..none },
-            Body::Data(_) => return None,
-        })
-    }
-}
-
-/// What the receiver produced for one frame or timer round.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Out {
-    writes: Vec<DmaWrite>,
-    acks: Vec<Ack>,
-    naks: Vec<Nak>,
-    cpls: Vec<RxCompletion>,
-    fbs: Vec<Feedback>,
-}
-
-/// Output streams with back-pressure, in the order their readies are drawn.
-const STREAMS: &[OutStream] = &[
-    OutStream { valid: "m_dma_cmd_valid", ready: "m_dma_cmd_ready", payload: &["m_dma_cmd_addr", "m_dma_cmd_len"] },
-    OutStream {
-        valid: "m_dma_data_tvalid",
-        ready: "m_dma_data_tready",
-        payload: &["m_dma_data_tdata", "m_dma_data_tkeep", "m_dma_data_tlast"],
-    },
-    OutStream {
-        valid: "m_ack_valid",
-        ready: "m_ack_ready",
-        payload: &["m_ack_key", "m_ack_cum", "m_ack_ts", "m_ack_sport", "m_ack_pending", "m_ack_ce", "m_ack_sack"],
-    },
-    OutStream {
-        valid: "m_nak_valid",
-        ready: "m_nak_ready",
-        payload: &["m_nak_key", "m_nak_psn", "m_nak_stream", "m_nak_msg_seq", "m_nak_code", "m_nak_sport"],
-    },
-    OutStream {
-        valid: "m_cpl_valid",
-        ready: "m_cpl_ready",
-        payload: &["m_cpl_key", "m_cpl_kind", "m_cpl_status", "m_cpl_seq", "m_cpl_id"],
-    },
-    OutStream {
-        valid: "m_fb_valid",
-        ready: "m_fb_ready",
-        payload: &["m_fb_key", "m_fb_psn", "m_fb_nak", "m_fb_sack", "m_fb_hint"],
-    },
-];
-const DMA_CMD: usize = 0;
-const DMA_DATA: usize = 1;
-const ACK: usize = 2;
-const NAK: usize = 3;
-const CPL: usize = 4;
-const FB: usize = 5;
-
-/// The RTL receive path with its stimulus and the checks on its outputs.
-#[allow(missing_debug_implementations)]
-struct Rtl {
-    io: Io,
-    rng: Rng,
-    stalls: StallCheck,
-    /// DMA write commands waiting for their data, and the data so far.
-    cmds: VecDeque<(u64, usize)>,
-    data: Vec<u8>,
-    /// ACK-timer arm requests (path keys).
-    arms: Vec<u64>,
-}
-
-impl Harness for Rtl {
-    fn io(&mut self) -> &mut Io {
-        &mut self.io
-    }
-}
-
-impl Rtl {
-    fn new(lib: &Arc<ModelLib>, seed: u64) -> Rtl {
-        let mut r = Rtl {
-            io: Io::new(lib),
-            rng: Rng::new(seed),
-            stalls: StallCheck::default(),
-            cmds: VecDeque::new(),
-            data: Vec::new(),
-            arms: Vec::new(),
-        };
-        r.io.s.reset("reset", Some("ready"), 4_096); // the clearing sweeps: 2^PATH_KEY_BITS cycles
-        r.io.set("cfg_port", wire::FERROCE_PORT as u64);
-        r.io.set("cfg_mac", mac_word(B_MAC));
-        r.io.set("cfg_ip", ip_word(B_IP));
-        r.io.set("cfg_ack_every", ACK_EVERY as u64);
-        r
-    }
-
-    /// One cycle: random ready on every output stream, the protocol check,
-    /// outputs taken into `out`. Returns whether anything moved out.
-    fn cycle(&mut self, out: &mut Out) -> bool {
-        for st in STREAMS {
-            let ready = !self.rng.chance(0.25);
-            self.io.set(st.ready, ready as u64);
-        }
-        self.io.s.eval();
-        let fired = self.stalls.observe(&mut self.io, STREAMS);
-        let mut moved = false;
-        for (i, _) in fired.iter().enumerate().filter(|(_, f)| **f) {
-            self.take(i, out);
-            moved = true;
-        }
-        if self.io.get("m_arm_valid") == 1 {
-            let k = self.io.get("m_arm_key");
-            self.arms.push(k);
-            moved = true;
-        }
-        self.io.s.tick();
-        moved
-    }
-
-    /// The transfer on output stream `i`.
-    fn take(&mut self, i: usize, out: &mut Out) {
-        let io = &mut self.io;
-        match i {
-            DMA_CMD => self.cmds.push_back((io.get("m_dma_cmd_addr"), io.get("m_dma_cmd_len") as usize)),
-            DMA_DATA => {
-                let (d, k) = (io.get("m_dma_data_tdata"), io.get("m_dma_data_tkeep"));
-                assert!(k != 0 && k & (k + 1) == 0, "tkeep contiguous from lane 0: {k:#x}");
-                unbeat(d, k, &mut self.data);
-                if io.get("m_dma_data_tlast") == 1 {
-                    let (addr, len) = self.cmds.pop_front().expect("DMA data after its command");
-                    assert_eq!(len, self.data.len(), "DMA write at {addr:#x}: command length and data differ");
-                    out.writes.push(DmaWrite { addr, data: std::mem::take(&mut self.data) });
-                }
-            }
-            ACK => out.acks.push(Ack {
-                key: io.get("m_ack_key"),
-                cum: io.get("m_ack_cum") as u32,
-                sack: io.get_bitmap("m_ack_sack"),
-                ts_echo: io.get("m_ack_ts") as u32,
-                sport: io.get("m_ack_sport") as u16,
-                pkts: io.get("m_ack_pending") as u16,
-                ce: io.get("m_ack_ce") as u16,
-            }),
-            NAK => out.naks.push(Nak {
-                key: io.get("m_nak_key"),
-                psn: io.get("m_nak_psn") as u32,
-                stream: io.get("m_nak_stream") as u16,
-                msg_seq: io.get("m_nak_msg_seq") as u32,
-                code: io.get("m_nak_code") as u8,
-                sport: io.get("m_nak_sport") as u16,
-            }),
-            CPL => out.cpls.push(RxCompletion {
-                key: io.get("m_cpl_key"),
-                kind: io.get("m_cpl_kind") as u8,
-                status: io.get("m_cpl_status") as u8,
-                seq: io.get("m_cpl_seq") as u32,
-                len: io.get("m_cpl_len") as u32,
-                imm: io.get("m_cpl_imm") as u32,
-                id: io.get("m_cpl_id"),
-            }),
-            FB => out.fbs.push(Self::feedback(io)),
-            _ => unreachable!(),
-        }
-    }
-
-    fn feedback(io: &mut Io) -> Feedback {
-        Feedback {
-            nak: io.get("m_fb_nak") == 1,
-            key: io.get("m_fb_key"),
-            psn: io.get("m_fb_psn") as u32,
-            ts: io.get("m_fb_ts") as u32,
-            sack: io.get_bitmap("m_fb_sack"),
-            ts_echo: io.get("m_fb_ts_echo") as u32,
-            hint: io.get("m_fb_hint") as u32,
-            ce: io.get("m_fb_ce") as u16,
-            pkts: io.get("m_fb_pkts") as u16,
-            code: io.get("m_fb_code") as u8,
-            stream: io.get("m_fb_stream") as u16,
-            msg_seq: io.get("m_fb_msg_seq") as u32,
-        }
-        .masked()
-    }
-
-    /// Run until nothing has moved for a while.
-    fn settle(&mut self, out: &mut Out) {
-        common::settle_quiet(self, 32, |r| r.cycle(out));
-        assert!(self.stalls.is_clear() && self.cmds.is_empty() && self.data.is_empty());
-    }
-
-    /// Offer one handshake (`valid`, `ready`) with `fields` set until taken.
-    fn handshake(&mut self, valid: &str, ready: &str, fields: &[(&str, u64)], out: &mut Out) {
-        common::handshake(self, valid, ready, fields, |r| {
-            r.cycle(out);
-        });
-    }
-
-    /// One frame into the receive port, with random gaps, then settle.
-    fn frame(&mut self, f: &[u8], out: &mut Out) {
-        let mut at = 0;
-        common::until(self, 100_000, "frame input stuck", |r| {
-            if at >= f.len() {
-                return true;
-            }
-            let offer = !r.rng.chance(0.2);
-            let k = (f.len() - at).min(8);
-            let (d, keep) = beat(&f[at..at + k]);
-            r.io.set("s_axis_tdata", d);
-            r.io.set("s_axis_tkeep", keep);
-            r.io.set("s_axis_tlast", (at + k == f.len()) as u64);
-            r.io.set("s_axis_tvalid", offer as u64);
-            r.io.s.eval();
-            let taken = offer && r.io.get("s_axis_tready") == 1;
-            r.cycle(out);
-            if taken {
-                at += k;
-            }
-            false
-        });
-        self.io.set("s_axis_tvalid", 0);
-        self.settle(out);
-    }
-
-    fn counters(&mut self) -> HashMap<&'static str, u64> {
-        ferroce_hdl::rx::rx_path::COUNTERS.iter().map(|c| (*c, self.io.get(c))).collect()
     }
 }
 
@@ -1002,12 +657,17 @@ fn junk_frame(f: &[u8], rng: &mut Rng) -> Vec<u8> {
         }
         4 => addr.dst_mac[5] ^= 0x40,
         5 => addr.src_ip = [10, 0, 0, 99],
-        6 => t.common.conn = ConnId(12),
-        7 => t.common.conn = ConnId(t.common.conn.0 | 0x1000), // the key bits of a valid one
-        // Just beyond the connection's paths (A's 16 at B's connection 3, C's 4 at 7).
-        8 => t.common.path = PathId(if t.common.conn == ConnId(3) { 16 } else { 4 } + rng.below(3) as u8),
+        6 => t.common.conn = ConnId(12), // not connected
+        // Beyond the connections, with the key bits of a valid one.
+        7 => t.common.conn = ConnId(t.common.conn.0 | 1 << CONN_KEY_BITS),
+        // Just beyond the connection's paths.
+        8 => {
+            let paths = SENDERS.iter().find(|s| s.at_b == t.common.conn).map_or(0, |s| s.paths);
+            t.common.path = PathId(paths + rng.below(3) as u8)
+        }
         9 => t.common.psn = Psn::new(t.common.psn.get().wrapping_add(256 + rng.below(5000) as u32)), // beyond the window
-        _ => t.common.conn = ConnId(if t.common.conn == ConnId(3) { 7 } else { 3 }),
+        // The other sender's connection.
+        _ => t.common.conn = SENDERS.iter().map(|s| s.at_b).find(|&c| c != t.common.conn).expect("two senders"),
     }
     wire::encode(&addr, &t, p.payload)
 }

@@ -9,11 +9,7 @@
 //! losses are repaired by real retransmissions.
 //!
 //! Used by the `rtl_tx_path` test and by `cargo xtask diff`, which runs it at
-//! scale and prints the first divergence. What it shares with the receive
-//! side ([`crate::lockstep_rx`]) is in [`common`].
-
-pub mod common;
-mod tx_rtl;
+//! scale and prints the first divergence.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -26,18 +22,14 @@ use ferroce_proto::types::{us, Time};
 use ferroce_proto::wire::{self, Body};
 use ferroce_proto::{ConnId, Iova, Rkey, StreamId, WrId};
 
-use common::{bytes_to_words, ip_word, mac_word, path_key_conn, stream_key_conn, wr_opcode, Channel};
-pub use common::{path_key, stream_key, Divergence};
-pub use tx_rtl::{Hold, RtoRequest, TxCompletion, TxRtl};
+use super::common::{
+    bytes_to_words, ip_word, mac_word, path_key, path_key_conn, stream_key, stream_key_conn, wr_opcode, Channel,
+    Divergence, A_IP, A_MAC, B_IP, B_MAC, MTU,
+};
+use super::tx_rtl::{Hold, TxCompletion, TxRtl};
 
 use crate::memory::Memory;
 use crate::verilator::ModelLib;
-
-pub const A_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xa];
-pub const A_IP: [u8; 4] = [10, 0, 0, 10];
-pub const B_MAC: [u8; 6] = [2, 0, 0, 0, 0, 0xb];
-pub const B_IP: [u8; 4] = [10, 0, 0, 11];
-pub const MTU: u32 = 256;
 
 /// `tx_path`'s `ctl_op`: open a connection, or seed the source-port
 /// generator.
