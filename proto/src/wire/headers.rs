@@ -1,6 +1,6 @@
 //! The header tables. Offsets are in bits from the start of each header.
 
-use super::field::{f, Field, Header};
+use super::field::{f, Header};
 
 /// Ethernet II.
 pub const ETH: Header = Header {
@@ -170,12 +170,6 @@ pub const CRC_LEN: usize = 4;
 
 /// Every header, in the order they are documented.
 pub const ALL: &[&Header] = &[&ETH, &IPV4, &UDP, &COMMON, &DATA, &ACK, &NAK];
-
-/// Looks up a field by header and name; used by code that must use the same
-/// offsets as the tables (the RTL, the dissector).
-pub fn field(h: &Header, name: &str) -> &'static Field {
-    h.field(name)
-}
 
 #[cfg(test)]
 mod tests {
