@@ -187,6 +187,14 @@ mod tests {
     }
 
     #[test]
+    fn the_nak_code_field_describes_every_code() {
+        let doc = fields::nak::CODE.doc;
+        for c in super::super::NakCode::ALL {
+            assert!(doc.contains(&format!("{} {}", c.code(), c.name())), "nak.code's description lacks {c:?}: {doc}");
+        }
+    }
+
+    #[test]
     fn every_header_covers_each_bit_exactly_once() {
         for h in ALL {
             let mut next = 0;

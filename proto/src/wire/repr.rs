@@ -78,43 +78,50 @@ impl Ecn {
     }
 }
 
-/// NAK reasons.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NakCode {
+/// Defines [`NakCode`] from one list: each code's variant, wire value and
+/// name, so that `ALL`, `name` and parsing cannot miss one.
+macro_rules! nak_codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $code:literal, $name:literal;)*) => {
+        /// NAK reasons.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum NakCode {
+            $($(#[doc = $doc])* $variant = $code,)*
+        }
+
+        impl NakCode {
+            /// Every NAK code, in the order listed (code order).
+            pub const ALL: [NakCode; [$($code),*].len()] = [$(NakCode::$variant),*];
+            /// The code's name, as the dissector shows it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(NakCode::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+nak_codes! {
     /// rkey, bounds, permission or owner check failed.
-    Access = 1,
+    Access = 1, "ACCESS";
     /// No receive buffer posted for a SEND.
-    NoRecv = 2,
+    NoRecv = 2, "NO_RECV";
     /// The SEND is larger than the posted receive buffer.
-    RecvTooSmall = 3,
+    RecvTooSmall = 3, "RECV_TOO_SMALL";
     /// Go-back-N baseline: out-of-sequence PSN; `info` holds the expected PSN.
-    SeqErr = 4,
+    SeqErr = 4, "SEQ_ERR";
 }
 
 impl NakCode {
-    /// Every NAK code, in code order.
-    pub const ALL: [NakCode; 4] = [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr];
     /// The code byte on the wire.
     pub const fn code(self) -> u8 {
         self as u8
     }
-    /// The code's name, as the dissector shows it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            NakCode::Access => "ACCESS",
-            NakCode::NoRecv => "NO_RECV",
-            NakCode::RecvTooSmall => "RECV_TOO_SMALL",
-            NakCode::SeqErr => "SEQ_ERR",
-        }
-    }
     fn from_u8(v: u8) -> Result<NakCode> {
-        Ok(match v {
-            1 => NakCode::Access,
-            2 => NakCode::NoRecv,
-            3 => NakCode::RecvTooSmall,
-            4 => NakCode::SeqErr,
-            other => return Err(Error::BadField { field: "nak.code", value: other as u64 }),
-        })
+        NakCode::ALL
+            .into_iter()
+            .find(|c| c.code() == v)
+            .ok_or(Error::BadField { field: "nak.code", value: v as u64 })
     }
 }
 
