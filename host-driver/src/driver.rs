@@ -28,6 +28,8 @@ pub trait Device: RegisterAccess {
 pub struct Config {
     pub mac: [u8; 6],
     pub ip: [u8; 4],
+    /// UDP destination port of ferroce traffic.
+    pub udp_port: u16,
     /// Payload bytes per packet.
     pub mtu: u32,
     pub ack_every: u32,
@@ -42,13 +44,14 @@ pub struct Config {
 
 impl Config {
     /// `mac` and `ip` with the settings the registers reset to
-    /// ([`DEFAULTS`]: 1024-byte packets, an ACK every 4 packets or after
-    /// 2 us, RTOs of at least 100 us, SEND retries after 50 us, port seed 0,
-    /// a 10 Gb/s port), the model's defaults too.
+    /// ([`DEFAULTS`]: UDP port 17989, 1024-byte packets, an ACK every 4
+    /// packets or after 2 us, RTOs of at least 100 us, SEND retries after
+    /// 50 us, port seed 0, a 10 Gb/s port), the model's defaults too.
     pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
         Config {
             mac,
             ip,
+            udp_port: DEFAULTS.udp_port,
             mtu: DEFAULTS.mtu,
             ack_every: DEFAULTS.ack_every as u32,
             ack_delay_ns: DEFAULTS.ack_delay_ns,
@@ -57,6 +60,29 @@ impl Config {
             port_seed: DEFAULTS.port_seed,
             line_rate_mbps: DEFAULTS.line_rate_mbps,
         }
+    }
+
+    /// Every register bring-up writes before it enables the engine, with
+    /// its value: the endpoint's addresses, then the transport settings
+    /// (the registers of [`Defaults::settings`], in its order; a test
+    /// checks they are the same).
+    ///
+    /// [`Defaults::settings`]: ferroce_proto::defaults::Defaults::settings
+    pub fn settings(&self) -> [(Reg, u32); 11] {
+        let (lo, hi) = mac_words(self.mac);
+        [
+            (control::MAC_LO, lo),
+            (control::MAC_HI, hi),
+            (control::IP, u32::from_be_bytes(self.ip)),
+            (control::UDP_PORT, self.udp_port as u32),
+            (control::LINE_RATE_MBPS, self.line_rate_mbps),
+            (control::MTU, self.mtu),
+            (control::ACK_EVERY, self.ack_every),
+            (control::ACK_DELAY_NS, self.ack_delay_ns),
+            (control::RTO_MIN_NS, self.rto_min_ns),
+            (control::RNR_DELAY_NS, self.rnr_delay_ns),
+            (control::PORT_SEED, self.port_seed),
+        ]
     }
 }
 
@@ -149,19 +175,7 @@ impl<D: Device> Driver<D> {
     /// Find the engine's register blocks, write the settings and the rings,
     /// and enable it.
     pub fn bring_up(mut dev: D, cfg: &Config, sq: RingSpec, rq: RingSpec, cq: RingSpec) -> Result<Driver<D>> {
-        let (lo, hi) = mac_words(cfg.mac);
-        let settings = [
-            (control::MAC_LO, lo),
-            (control::MAC_HI, hi),
-            (control::IP, u32::from_be_bytes(cfg.ip)),
-            (control::MTU, cfg.mtu),
-            (control::ACK_EVERY, cfg.ack_every),
-            (control::ACK_DELAY_NS, cfg.ack_delay_ns),
-            (control::RTO_MIN_NS, cfg.rto_min_ns),
-            (control::RNR_DELAY_NS, cfg.rnr_delay_ns),
-            (control::PORT_SEED, cfg.port_seed),
-            (control::LINE_RATE_MBPS, cfg.line_rate_mbps),
-        ];
+        let settings = cfg.settings();
         // All of them before anything is written.
         for (reg, v) in settings {
             check_value(reg, v)?;
@@ -464,10 +478,7 @@ mod tests {
         let mtu = regs::control::MTU.offset();
         writes.borrow_mut().clear();
         for bad in [0, max_mtu + 1] {
-            assert_eq!(
-                refusal(d.set(control::MTU, bad)),
-                format!("control.mtu: {bad} is out of range 1..={max_mtu}")
-            );
+            assert_eq!(refusal(d.set(control::MTU, bad)), format!("control.mtu: {bad} is out of range 1..={max_mtu}"));
         }
         assert_eq!(*writes.borrow(), [], "a refused value reached the bus");
         assert_eq!(d.get(control::MTU).unwrap(), cfg().mtu);

@@ -1,19 +1,17 @@
 //! One definition of the settings at reset (`ferroce_proto::defaults`):
 //! the register map's reset values, the model's `EndpointConfig` and the
-//! driver's `Config::new` must agree, register by register.
+//! driver's `Config::new` must agree, register by register, and the
+//! driver's bring-up must write every one of them.
 
 use ferroce_driver::driver::Config;
 use ferroce_proto::defaults::DEFAULTS;
 use ferroce_proto::model::EndpointConfig;
 use ferroce_proto::regs::control::{
-    ACK_DELAY_NS, ACK_EVERY, LINE_RATE_MBPS, MTU, PORT_SEED, RNR_DELAY_NS, RTO_MIN_NS, UDP_PORT,
+    self, ACK_DELAY_NS, ACK_EVERY, CTRL, IP, LINE_RATE_MBPS, MAC_HI, MAC_LO, MTU, PORT_SEED, RNR_DELAY_NS, RTO_MIN_NS,
+    UDP_PORT,
 };
-use ferroce_proto::regs::Reg;
+use ferroce_proto::regs::{Access, Reg};
 use ferroce_proto::types::Time;
-
-fn reset(reg: Reg) -> u32 {
-    reg.register().reset
-}
 
 fn ns(t: Time) -> u32 {
     assert_eq!(t % 1000, 0, "{t} ps is a whole number of ns");
@@ -21,47 +19,52 @@ fn ns(t: Time) -> u32 {
 }
 
 #[test]
-fn register_resets_model_defaults_and_driver_config_are_the_same_settings() {
-    let (mac, ip) = ([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]);
-    let driver = Config::new(mac, ip);
-    let model = EndpointConfig::defaults(mac, ip);
-    // (register, its reset value, the driver's value, the model's value)
-    let rows = [
-        (UDP_PORT, reset(UDP_PORT), None, model.port as u32),
-        (LINE_RATE_MBPS, reset(LINE_RATE_MBPS), Some(driver.line_rate_mbps), model.line_rate_mbps),
-        (MTU, reset(MTU), Some(driver.mtu), model.mtu),
-        (ACK_EVERY, reset(ACK_EVERY), Some(driver.ack_every), model.ack_every as u32),
-        (ACK_DELAY_NS, reset(ACK_DELAY_NS), Some(driver.ack_delay_ns), ns(model.ack_delay)),
-        (RTO_MIN_NS, reset(RTO_MIN_NS), Some(driver.rto_min_ns), ns(model.rto_min)),
-        (RNR_DELAY_NS, reset(RNR_DELAY_NS), Some(driver.rnr_delay_ns), ns(model.rnr_delay)),
-    ];
-    for (reg, reset, driver, model) in rows {
-        assert_eq!(reset, model, "{reg}: register reset {reset}, model {model}");
-        if let Some(d) = driver {
-            assert_eq!(d, reset, "{reg}: driver's Config::new {d}, register reset {reset}");
-        }
+fn every_default_is_its_registers_reset_value() {
+    for (reg, v) in DEFAULTS.settings() {
+        assert_eq!(reg.register().reset, v, "{reg}: reset {}, DEFAULTS {v}", reg.register().reset);
     }
-    assert_eq!(driver.port_seed, reset(PORT_SEED), "control.port_seed");
     // The one the copies disagreed on: docs/protocol.md's 50 us.
     assert_eq!(DEFAULTS.rnr_delay_ns, 50_000);
 }
 
-/// Every writable `control` register the driver sets at bring-up has a
-/// default here, so none of them can drift back to a value of its own.
+/// Bring-up writes every writable `control` register but `ctrl` (written
+/// last, to enable), and the settings among them are exactly the defaults'.
 #[test]
-fn every_setting_the_driver_writes_has_its_reset_from_the_defaults() {
-    let d = DEFAULTS;
-    let want = [
-        (UDP_PORT, d.udp_port as u32),
-        (LINE_RATE_MBPS, d.line_rate_mbps),
-        (MTU, d.mtu),
-        (ACK_EVERY, d.ack_every as u32),
-        (ACK_DELAY_NS, d.ack_delay_ns),
-        (RTO_MIN_NS, d.rto_min_ns),
-        (RNR_DELAY_NS, d.rnr_delay_ns),
-        (PORT_SEED, d.port_seed),
+fn the_driver_writes_every_setting_and_starts_from_the_defaults() {
+    let driver = Config::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]).settings();
+    let writable: Vec<Reg> = control::ALL
+        .iter()
+        .copied()
+        .filter(|r| matches!(r.register().access, Access::Rw | Access::Wo) && *r != CTRL)
+        .collect();
+    let written: Vec<Reg> = driver.iter().map(|(r, _)| *r).collect();
+    for r in &writable {
+        assert!(written.contains(r), "bring-up does not write {r}");
+    }
+    assert_eq!(written.len(), writable.len(), "each register once: {written:?}");
+    let addresses = [MAC_LO, MAC_HI, IP];
+    let settings: Vec<(Reg, u32)> = driver.into_iter().filter(|(r, _)| !addresses.contains(r)).collect();
+    assert_eq!(settings, DEFAULTS.settings(), "the driver's Config::new against DEFAULTS");
+}
+
+#[test]
+fn the_models_defaults_are_the_register_resets() {
+    let model = EndpointConfig::defaults([2, 0, 0, 0, 0, 1], [10, 0, 0, 1]);
+    // The model has every setting but the source-port seed (its ports come
+    // from its own `seed`).
+    let rows = [
+        (UDP_PORT, model.port as u32),
+        (LINE_RATE_MBPS, model.line_rate_mbps),
+        (MTU, model.mtu),
+        (ACK_EVERY, model.ack_every as u32),
+        (ACK_DELAY_NS, ns(model.ack_delay)),
+        (RTO_MIN_NS, ns(model.rto_min)),
+        (RNR_DELAY_NS, ns(model.rnr_delay)),
     ];
-    for (reg, v) in want {
-        assert_eq!(reset(reg), v, "{reg}");
+    let without_seed: Vec<Reg> = DEFAULTS.settings().iter().map(|(r, _)| *r).filter(|r| *r != PORT_SEED).collect();
+    assert_eq!(rows.map(|(r, _)| r).to_vec(), without_seed, "a row per setting");
+    for (reg, v) in rows {
+        let reset = reg.register().reset;
+        assert_eq!(v, reset, "{reg}: model {v}, register reset {reset}");
     }
 }

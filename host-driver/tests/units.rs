@@ -102,6 +102,7 @@ fn reg(d: &mut Driver<Logged>, r: Reg) -> u32 {
 #[test]
 fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     let c = Config {
+        udp_port: 4242,
         mtu: 4096,
         ack_every: 7,
         ack_delay_ns: 3_000,
@@ -117,6 +118,7 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     let mut d = Driver::bring_up(logged(), &c, sq, rq, cq).unwrap();
     let want = [
         (control::MAC_LO, 0x2233_4455),
+        (control::UDP_PORT, 4242),
         (control::MAC_HI, 0x0211),
         (control::IP, 0xc0a8_0114),
         (control::MTU, 4096),

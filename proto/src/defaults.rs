@@ -4,6 +4,8 @@
 //! driver's `Config::new` all take them from [`DEFAULTS`], and
 //! `host-driver/tests/defaults.rs` pins the three equal.
 
+use crate::regs::{control, Reg};
+
 /// Settings a driver writes at bring-up (`control` block) and the model
 /// starts from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +28,24 @@ pub struct Defaults {
     pub rnr_delay_ns: u32,
     /// Seed of the source-port generator (0: a fixed seed).
     pub port_seed: u32,
+}
+
+impl Defaults {
+    /// Each setting with the `control` register that holds it, as a driver
+    /// writes them (every writable `control` register but `ctrl` and the
+    /// endpoint's own addresses; a test checks the list is complete).
+    pub const fn settings(&self) -> [(Reg, u32); 8] {
+        [
+            (control::UDP_PORT, self.udp_port as u32),
+            (control::LINE_RATE_MBPS, self.line_rate_mbps),
+            (control::MTU, self.mtu),
+            (control::ACK_EVERY, self.ack_every as u32),
+            (control::ACK_DELAY_NS, self.ack_delay_ns),
+            (control::RTO_MIN_NS, self.rto_min_ns),
+            (control::RNR_DELAY_NS, self.rnr_delay_ns),
+            (control::PORT_SEED, self.port_seed),
+        ]
+    }
 }
 
 /// The defaults of this release.
