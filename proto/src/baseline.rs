@@ -169,7 +169,13 @@ impl GbnEndpoint {
     /// An ACK reporting `ce` congestion marks: with DCQCN, a CNP.
     fn ack_ce(&mut self, now: Time, id: ConnId, ce: u16) {
         let c = self.conns.get_mut(&id).expect("connection exists");
-        let a = AckRepr { sack: [0; 32], ts_echo: c.ts, rate_hint_mbps: 0, ecn_ce: ce, acked_pkts: c.pending };
+        let a = AckRepr {
+            sack: [0; crate::params::SACK_BYTES],
+            ts_echo: c.ts,
+            rate_hint_mbps: 0,
+            ecn_ce: ce,
+            acked_pkts: c.pending,
+        };
         c.pending = 0;
         c.ack_at = None;
         let psn = c.expected;

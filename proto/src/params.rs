@@ -11,6 +11,10 @@ pub const PSN_BITS: usize = 24;
 pub const SACK_WINDOW: usize = 256;
 /// Bits of a slot index in the SACK bitmap (`PSN mod SACK_WINDOW`).
 pub const SACK_SLOT_BITS: usize = 8;
+/// Bytes of a SACK bitmap.
+pub const SACK_BYTES: usize = SACK_WINDOW / 8;
+/// A SACK bitmap as the ACK carries it: slot i in byte i / 8, bit i % 8.
+pub type SackBitmap = [u8; SACK_BYTES];
 /// Message window per stream: message n + MSG_WINDOW is taken only after
 /// message n completed.
 pub const MSG_WINDOW: usize = 16;

@@ -106,9 +106,9 @@ impl Psn {
     pub const fn before(self, other: Psn) -> bool {
         self.diff(other) < 0
     }
-    /// Index of this PSN in a 256-entry circular bitmap.
+    /// Index of this PSN in a `SACK_WINDOW`-entry circular bitmap.
     pub const fn slot(self) -> usize {
-        (self.0 & 0xff) as usize
+        self.0 as usize % crate::params::SACK_WINDOW
     }
 }
 

@@ -16,8 +16,8 @@ use super::sendq::{Segment, SendQueue};
 use super::spray::{self, Candidate, PortGen};
 use crate::defaults::DEFAULTS;
 use crate::rng::Rng;
-use crate::transport::{Life, 
-    Completion, CompletionStatus, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
+use crate::transport::{
+    Completion, CompletionStatus, HostMemory, Life, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
 };
 use crate::types::{ConnId, PathId, Psn, Time};
 use crate::wire::{
@@ -116,7 +116,7 @@ impl EndpointConfig {
             return bad("mtu must be 1..=9000 payload bytes");
         }
         if self.ack_every == 0 || self.max_cwnd == 0 || self.max_cwnd > PATH_WINDOW {
-            return bad("ack_every must be >= 1 and max_cwnd 1..=256");
+            return Err(Error::BadConfig(format!("ack_every must be >= 1 and max_cwnd 1..={PATH_WINDOW}")));
         }
         Ok(())
     }

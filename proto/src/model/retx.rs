@@ -14,12 +14,13 @@
 //! so on this FIFO path that retransmission is gone too. Retransmissions go
 //! out lowest PSN first.
 
+use crate::params::{SackBitmap, SACK_WINDOW};
 use crate::types::Psn;
 
-const SLOTS: u32 = 256;
+const SLOTS: u32 = SACK_WINDOW as u32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Bitmap([u64; 4]);
+struct Bitmap([u64; SACK_WINDOW / 64]);
 
 impl Bitmap {
     fn get(&self, p: Psn) -> bool {
@@ -83,7 +84,7 @@ impl PathLog {
         self.next.diff(self.una) as u32
     }
 
-    /// May a new PSN be sent (fewer than 256 in flight)?
+    /// May a new PSN be sent (fewer than `SACK_WINDOW` in flight)?
     pub fn can_send(&self) -> bool {
         self.span() < SLOTS
     }
@@ -128,7 +129,7 @@ impl PathLog {
 
     /// Process an ACK (cumulative PSN and circular SACK bitmap). `None` if it
     /// is older than what is known or acknowledges what was never sent.
-    pub fn on_ack(&mut self, cum: Psn, sack: &[u8; 32]) -> Option<AckResult> {
+    pub fn on_ack(&mut self, cum: Psn, sack: &SackBitmap) -> Option<AckResult> {
         if cum.diff(self.una) < 0 || cum.diff(self.next) > 0 {
             return None;
         }
@@ -230,9 +231,10 @@ impl PathLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::SACK_BYTES;
 
-    fn sack(psns: &[u32]) -> [u8; 32] {
-        let mut s = [0u8; 32];
+    fn sack(psns: &[u32]) -> SackBitmap {
+        let mut s = [0u8; SACK_BYTES];
         for &p in psns {
             let i = Psn::new(p).slot();
             s[i / 8] |= 1 << (i % 8);
@@ -297,7 +299,7 @@ mod tests {
                 l.send_new();
             }
             let cum = l.una().add(rng.below(l.span() as u64 / 2 + 1) as u32);
-            let mut sack = [0u8; 32];
+            let mut sack = [0u8; SACK_BYTES];
             for b in sack.iter_mut() {
                 *b = rng.next_u64() as u8;
             }

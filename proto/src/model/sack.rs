@@ -3,6 +3,7 @@
 //! cumulative PSN passes them, so the bitmap is directly the ACK's SACK
 //! field. This is the reference for the RTL `sack` block.
 
+use crate::params::{SackBitmap, SACK_BYTES};
 use crate::types::Psn;
 
 /// Packets a path may have between its cumulative PSN and the highest.
@@ -43,17 +44,17 @@ impl Verdict {
 pub struct SackTracker {
     cum: Psn,
     high: Psn,
-    bitmap: [u8; 32],
+    bitmap: SackBitmap,
 }
 
 impl SackTracker {
     /// A tracker whose next expected PSN is `psn` (a connection's initial PSN).
     pub fn starting_at(psn: Psn) -> SackTracker {
-        SackTracker { cum: psn, high: psn, bitmap: [0; 32] }
+        SackTracker { cum: psn, high: psn, bitmap: [0; SACK_BYTES] }
     }
 
     /// A tracker in a given state (for hardware models that store it apart).
-    pub fn from_parts(cum: Psn, high: Psn, bitmap: [u8; 32]) -> SackTracker {
+    pub fn from_parts(cum: Psn, high: Psn, bitmap: SackBitmap) -> SackTracker {
         SackTracker { cum, high, bitmap }
     }
 
@@ -98,7 +99,7 @@ impl SackTracker {
     }
 
     /// The circular bitmap (slot i in byte i/8, bit i%8).
-    pub fn bitmap(&self) -> &[u8; 32] {
+    pub fn bitmap(&self) -> &SackBitmap {
         &self.bitmap
     }
 

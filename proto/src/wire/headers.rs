@@ -1,6 +1,7 @@
 //! The header tables. Offsets are in bits from the start of each header.
 
 use super::field::{f, Header};
+use crate::params::SACK_WINDOW;
 
 /// Ethernet II.
 pub const ETH: Header = Header {
@@ -85,20 +86,23 @@ pub const DATA: Header = Header {
     ],
 };
 
-/// ACK extension.
+/// ACK extension: the SACK bitmap of [`SACK_WINDOW`] bits, then 128 bits
+/// of other fields (their offsets follow the bitmap's width; its
+/// description names the window, checked by a test).
 pub const ACK: Header = Header {
     name: "ACK extension",
-    len: 48,
+    len: (W + 128) / 8,
     doc: "Per-path acknowledgement. The common header's `psn` is the cumulative PSN: every PSN before it was received.",
     fields: &[
-        f("sack", 0, 256, "circular SACK bitmap: bit (psn mod 256) is set when psn in [cumulative, cumulative+256) was received; byte i holds slots 8i..8i+7, least significant bit first"),
-        f("ts_echo", 256, 32, "timestamp of the data packet that triggered this ACK"),
-        f("rate_hint", 288, 32, "receiver's fair-share rate for this sender, Mb/s (0: no hint)"),
-        f("ecn_ce", 320, 16, "CE-marked data packets on this path since the previous ACK"),
-        f("acked_pkts", 336, 16, "data packets received on this path since the previous ACK"),
-        f("reserved", 352, 32, "0 when sent, ignored when received"),
+        f("sack", 0, W, "circular SACK bitmap: bit (psn mod 256) is set when psn in [cumulative, cumulative+256) was received; byte i holds slots 8i..8i+7, least significant bit first"),
+        f("ts_echo", W, 32, "timestamp of the data packet that triggered this ACK"),
+        f("rate_hint", W + 32, 32, "receiver's fair-share rate for this sender, Mb/s (0: no hint)"),
+        f("ecn_ce", W + 64, 16, "CE-marked data packets on this path since the previous ACK"),
+        f("acked_pkts", W + 80, 16, "data packets received on this path since the previous ACK"),
+        f("reserved", W + 96, 32, "0 when sent, ignored when received"),
     ],
 };
+const W: usize = SACK_WINDOW;
 
 /// NAK extension.
 pub const NAK: Header = Header {
@@ -184,6 +188,15 @@ mod tests {
         }
         assert_eq!(fields::ipv4::TTL, *IPV4.field("ttl"));
         assert_eq!(fields::ack::SACK.bits, 256);
+        assert_eq!(ACK.len, 48);
+    }
+
+    #[test]
+    fn the_sack_field_describes_the_window() {
+        let doc = fields::ack::SACK.doc;
+        for w in [format!("psn mod {SACK_WINDOW})"), format!("cumulative+{SACK_WINDOW})")] {
+            assert!(doc.contains(&w), "ack.sack's description lacks `{w}`: {doc}");
+        }
     }
 
     #[test]

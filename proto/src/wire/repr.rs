@@ -3,6 +3,7 @@
 use super::crc::{crc32, internet_checksum};
 use super::field::Field;
 use super::headers::{fields, ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
+use crate::params::{SackBitmap, SACK_BYTES};
 use crate::types::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use crate::{Error, Result};
 
@@ -118,10 +119,7 @@ impl NakCode {
         self as u8
     }
     fn from_u8(v: u8) -> Result<NakCode> {
-        NakCode::ALL
-            .into_iter()
-            .find(|c| c.code() == v)
-            .ok_or(Error::BadField { field: "nak.code", value: v as u64 })
+        NakCode::ALL.into_iter().find(|c| c.code() == v).ok_or(Error::BadField { field: "nak.code", value: v as u64 })
     }
 }
 
@@ -183,7 +181,7 @@ pub struct DataRepr {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckRepr {
     /// Circular bitmap, bit `psn % 256` (byte `i/8`, bit `i%8`).
-    pub sack: [u8; 32],
+    pub sack: SackBitmap,
     pub ts_echo: u32,
     /// Mb/s; 0 means no hint.
     pub rate_hint_mbps: u32,
@@ -482,7 +480,7 @@ pub fn parse(frame: &[u8], port: u16) -> Result<Frame<'_>> {
                 return Err(Error::BadLength { what: "ACK extension", declared: ACK.len, actual: ext.len() });
             }
             let g = |f: Field| f.get(ext);
-            let mut sack = [0u8; 32];
+            let mut sack = [0u8; SACK_BYTES];
             sack.copy_from_slice(fields::ack::SACK.bytes(ext));
             let a = AckRepr {
                 sack,

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ferroce_proto::params::{PATH_BITS, RX_CPL_RECV, RX_CPL_WRITE_IMM, STREAM_BITS};
+use ferroce_proto::params::{SackBitmap, PATH_BITS, RX_CPL_RECV, RX_CPL_WRITE_IMM, SACK_BYTES, STREAM_BITS};
 use ferroce_proto::transport::{CompletionKind, WorkRequest};
 use ferroce_proto::types::Time;
 use ferroce_proto::wire::Opcode;
@@ -80,8 +80,8 @@ impl Io {
         self.s.get_words(p)
     }
 
-    /// A 256-bit port (a SACK bitmap) as its 32 bytes, byte 0 lowest.
-    pub fn get_bitmap(&mut self, n: &str) -> [u8; 32] {
+    /// A SACK-bitmap port as its bytes, byte 0 lowest.
+    pub fn get_bitmap(&mut self, n: &str) -> SackBitmap {
         words_to_bytes(&self.get_words(n))
     }
 }
@@ -234,17 +234,17 @@ pub fn unbeat(data: u64, keep: u64, out: &mut Vec<u8>) {
     }
 }
 
-/// 32-bit words, least significant first, as 32 little-endian bytes.
-pub fn words_to_bytes(w: &[u32]) -> [u8; 32] {
-    let mut b = [0u8; 32];
+/// 32-bit words, least significant first, as a bitmap's little-endian bytes.
+pub fn words_to_bytes(w: &[u32]) -> SackBitmap {
+    let mut b = [0u8; SACK_BYTES];
     for (i, x) in w.iter().enumerate() {
         b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
     }
     b
 }
 
-/// 32 little-endian bytes as 32-bit words, least significant first.
-pub fn bytes_to_words(b: &[u8; 32]) -> Vec<u32> {
+/// A bitmap's little-endian bytes as 32-bit words, least significant first.
+pub fn bytes_to_words(b: &SackBitmap) -> Vec<u32> {
     b.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
 }
 
@@ -339,7 +339,7 @@ mod tests {
         let mut out = Vec::new();
         unbeat(d, k, &mut out);
         assert_eq!(out, [1, 2, 3]);
-        let b: [u8; 32] = std::array::from_fn(|i| i as u8);
+        let b: SackBitmap = std::array::from_fn(|i| i as u8);
         assert_eq!(words_to_bytes(&bytes_to_words(&b)), b);
     }
 }

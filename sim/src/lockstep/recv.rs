@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
-use ferroce_proto::params::{CONN_KEY_BITS, RECV_RING};
+use ferroce_proto::params::{CONN_KEY_BITS, RECV_RING, SACK_WINDOW};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{
     Access, CompletionKind, HostMemory, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest,
@@ -665,7 +665,7 @@ fn junk_frame(f: &[u8], rng: &mut Rng) -> Vec<u8> {
             let paths = SENDERS.iter().find(|s| s.at_b == t.common.conn).map_or(0, |s| s.paths);
             t.common.path = PathId(paths + rng.below(3) as u8)
         }
-        9 => t.common.psn = Psn::new(t.common.psn.get().wrapping_add(256 + rng.below(5000) as u32)), // beyond the window
+        9 => t.common.psn = Psn::new(t.common.psn.get().wrapping_add(SACK_WINDOW as u32 + rng.below(5000) as u32)), // beyond the window
         // The other sender's connection.
         _ => t.common.conn = SENDERS.iter().map(|s| s.at_b).find(|&c| c != t.common.conn).expect("two senders"),
     }

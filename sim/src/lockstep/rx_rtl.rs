@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use ferroce_proto::params::{SackBitmap, SACK_BYTES};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Completion;
 use ferroce_proto::wire::{self, Body};
@@ -31,7 +32,7 @@ pub struct Ack {
     /// Path key.
     pub key: u64,
     pub cum: u32,
-    pub sack: [u8; 32],
+    pub sack: SackBitmap,
     pub ts_echo: u32,
     pub sport: u16,
     /// Data packets the ACK covers.
@@ -87,7 +88,7 @@ pub struct Feedback {
     pub key: u64,
     pub psn: u32,
     pub ts: u32,
-    pub sack: [u8; 32],
+    pub sack: SackBitmap,
     pub ts_echo: u32,
     pub hint: u32,
     pub ce: u16,
@@ -102,7 +103,7 @@ impl Feedback {
     /// of the other type are header bytes of no meaning, so they are zeroed.
     fn masked(self) -> Feedback {
         if self.nak {
-            Feedback { sack: [0; 32], ts_echo: 0, hint: 0, ce: 0, pkts: 0, ..self }
+            Feedback { sack: [0; SACK_BYTES], ts_echo: 0, hint: 0, ce: 0, pkts: 0, ..self }
         } else {
             Feedback { code: 0, msg_seq: 0, ..self }
         }
@@ -116,7 +117,7 @@ impl Feedback {
             key: path_key(c.conn, c.path.0),
             psn: c.psn.get(),
             ts: c.timestamp,
-            sack: [0; 32],
+            sack: [0; SACK_BYTES],
             ts_echo: 0,
             hint: 0,
             ce: 0,
