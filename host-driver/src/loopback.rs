@@ -65,7 +65,7 @@ impl Default for Opts {
             streams: 4,
             loss: 0.01,
             seed: 1,
-            mtu: 1024,
+            mtu: ferroce_proto::defaults::DEFAULTS.mtu,
             verify: true,
             pcap: None,
             dma_stall: 0.1,

@@ -41,30 +41,30 @@ pub struct Args {
     #[arg(long, default_value = "64KiB", value_parser = loopback::parse_size)]
     size: u32,
     /// Messages.
-    #[arg(long, default_value_t = 64, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().count, allow_negative_numbers = true)]
     count: u32,
     /// Paths per connection (1-16).
-    #[arg(long, default_value_t = 8, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().paths, allow_negative_numbers = true)]
     paths: u32,
     /// Ordered streams per connection (1-8).
-    #[arg(long, default_value_t = 4, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().streams, allow_negative_numbers = true)]
     streams: u32,
     /// Chance that the looped wire loses a frame, in [0, 0.5).
-    #[arg(long, default_value_t = 0.01, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().loss, allow_negative_numbers = true)]
     loss: f64,
     /// Seed of the source data, the losses and the engine's port generator.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().seed, allow_negative_numbers = true)]
     seed: u64,
     /// Payload bytes per packet (1 to engine_info.max_mtu, 4096).
-    #[arg(long, default_value_t = 1024, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().mtu, allow_negative_numbers = true)]
     mtu: u32,
     /// Chance that the simulated DMA engine stalls a cycle, in [0, 0.9)
     /// (simulator only).
-    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().dma_stall, allow_negative_numbers = true)]
     dma_stall: f64,
     /// The port's line rate in Mb/s: connections are paced at most at it
     /// (the simulated MAC interface's 16 000 by default).
-    #[arg(long, default_value_t = ferroce_driver::SIM_LINE_MBPS, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Opts::default().line_rate_mbps, allow_negative_numbers = true)]
     line_rate: u32,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
@@ -82,14 +82,15 @@ pub struct Args {
     trace: Option<std::path::PathBuf>,
 }
 
-pub fn run(a: Args) -> anyhow::Result<()> {
+/// The library's options from the command line's.
+fn opts(a: &Args) -> Opts {
     let op = match a.op {
         OpArg::Write => Op::Write,
         OpArg::WriteImm => Op::WriteImm,
         OpArg::Send => Op::Send,
         OpArg::Mixed => Op::Mixed,
     };
-    let o = Opts {
+    Opts {
         op,
         size: a.size,
         count: a.count,
@@ -103,7 +104,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         dma_stall: a.dma_stall,
         line_rate_mbps: a.line_rate,
         stats: a.stats,
-    };
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let o = opts(&a);
     loopback::validate(&o)?;
     if let Some(t) = &a.trace {
         // The Verilator harness opens the trace named here when it starts.
@@ -200,4 +205,23 @@ fn print_stats(s: &loopback::RunStats) {
         );
     }
     println!("(re-paths: {} in all, the engine-wide counter above)", s.counter("repaths").unwrap_or(0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every option's default is the library's (`Opts::default`).
+    #[test]
+    fn the_options_default_to_the_librarys() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: Args,
+        }
+        let c = <Cli as clap::Parser>::parse_from(["loopback"]);
+        assert_eq!(format!("{:?}", opts(&c.a)), format!("{:?}", Opts::default()));
+        let c = <Cli as clap::Parser>::parse_from(["loopback", "--size", "1M", "--loss", "0.2"]);
+        assert_eq!((opts(&c.a).size, opts(&c.a).loss), (1 << 20, 0.2));
+    }
 }
