@@ -263,22 +263,22 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "ferroce_engine",
         what: "off by one: the receive-queue doorbell",
-        from: "rq_prod != rq_cons",
-        to: "rq_prod != rq_cons + 32'd1",
+        from: "(cfg[(32'h520)+:(32)] != rq_cons$q)",
+        to: "(cfg[(32'h520)+:(32)] != rq_cons$q + 32'd1)",
         tests: ENGINE,
     },
     Mutant {
         block: "ferroce_engine",
         what: "comparison: one completion more than the ring holds",
-        from: "wire cq_room = (cq_prod - cq_cons) < (cq_mask + 32'd1);",
-        to: "wire cq_room = (cq_prod - cq_cons) <= (cq_mask + 32'd1);",
+        from: "cq_room = (cq_prod$q - cfg[(32'h5a0)+:(32)]) < (cq_mask + one32);",
+        to: "cq_room = (cq_prod$q - cfg[(32'h5a0)+:(32)]) <= (cq_mask + one32);",
         tests: ENGINE,
     },
     Mutant {
         block: "ferroce_engine",
         what: "dropped mask: the send-queue index is not wrapped to the ring",
-        from: "sq_base + {26'd0, sq_cons & sq_mask, 6'd0}",
-        to: "sq_base + {26'd0, sq_cons, 6'd0}",
+        from: "sq_slot[(32'h6)+:(32)] = sq_cons$q & sq_mask;",
+        to: "sq_slot[(32'h6)+:(32)] = sq_cons$q;",
         tests: ENGINE,
     },
 ];

@@ -291,6 +291,55 @@ impl Logic for FirstSet256 {
     }
 }
 
+/// A 10-bit index as a quarter (the top two bits) and a slot in it.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Slot1024 {
+    pub lo: Bits<8>,
+    pub hi: Bits<2>,
+}
+
+/// Lowest set bit of a 1024-bit vector: `any`, and its index `at` (1023
+/// when none is set). Combinational: a [`FirstSet256`] per quarter, the
+/// first quarter with a set bit.
+#[derive(LogicBlock, HdlDefault)]
+pub struct FirstSet1024 {
+    pub v: Signal<In, Bits<1024>>,
+    pub any: Signal<Out, bool>,
+    pub at: Signal<Out, Bits<10>>,
+    quarter: [FirstSet256; 4],
+    slot: Signal<Local, Slot1024>,
+    #[constants(|i: usize| i as u64)]
+    which: [Constant<Bits<2>>; 4],
+}
+
+impl Logic for FirstSet1024 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..4 {
+            self.quarter[i].v.next = self.v.val().get_bits::<256>(256 * i);
+        }
+        self.slot.next.hi = self.which[3].val();
+        self.slot.next.lo = self.quarter[3].at.val();
+        if self.quarter[2].any.val() {
+            self.slot.next.hi = self.which[2].val();
+            self.slot.next.lo = self.quarter[2].at.val();
+        }
+        if self.quarter[1].any.val() {
+            self.slot.next.hi = self.which[1].val();
+            self.slot.next.lo = self.quarter[1].at.val();
+        }
+        if self.quarter[0].any.val() {
+            self.slot.next.hi = self.which[0].val();
+            self.slot.next.lo = self.quarter[0].at.val();
+        }
+        self.any.next = self.quarter[0].any.val()
+            | self.quarter[1].any.val()
+            | self.quarter[2].any.val()
+            | self.quarter[3].any.val();
+        self.at.next = self.slot.val().into();
+    }
+}
+
 /// Highest set bit of a 256-bit vector: `any`, and its index `at` (0 when
 /// none is set). Combinational, as [`FirstSet256`] from the top.
 #[derive(LogicBlock, HdlDefault)]

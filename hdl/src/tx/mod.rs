@@ -11,4 +11,3 @@ pub mod segmenter;
 pub mod spray;
 pub mod tx_build;
 pub mod tx_path;
-pub mod verilog_trees;
