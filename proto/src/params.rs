@@ -61,7 +61,7 @@ pub const SPRAY_ZERO_SEED: u32 = 0x2545_f491;
 // the engine) and the widths of their fields.
 
 /// `cc`: window width in packets (0..=SACK_WINDOW).
-pub const CWND_BITS: usize = 9;
+pub const CWND_BITS: usize = SACK_SLOT_BITS + 1;
 /// `cc`: `in_op` of an ACK.
 pub const CC_OP_ACK: usize = 0;
 /// `cc`: `in_op` of a load (the key starts at its cap).

@@ -139,7 +139,7 @@ mod tests {
         t.accept(Psn::new(1));
         t.accept(Psn::new(2));
         assert_eq!(t.cum(), Psn::new(4));
-        assert_eq!(t.bitmap(), &[0; 32], "bits behind cum are cleared");
+        assert_eq!(t.bitmap(), &[0; SACK_BYTES], "bits behind cum are cleared");
     }
 
     #[test]
@@ -160,6 +160,6 @@ mod tests {
         assert_eq!(t.cum(), Psn::new(0));
         t.accept(Psn::new(0));
         assert_eq!(t.cum(), Psn::new(256));
-        assert_eq!(t.bitmap(), &[0; 32]);
+        assert_eq!(t.bitmap(), &[0; SACK_BYTES]);
     }
 }
