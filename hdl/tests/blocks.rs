@@ -2,7 +2,8 @@
 //! `#[hdl_gen]` logic that becomes the Verilog) against Rust references on
 //! random inputs.
 
-use ferroce_hdl::blocks::trees::{Decode256, FirstSet256, LastSet256, Popcount256, RegFile, Thermo256};
+use ferroce_hdl::blocks::fifo::RegFifo;
+use ferroce_hdl::blocks::trees::{Decode256, FirstSet1024, FirstSet256, LastSet256, Popcount256, RegFile, Thermo256};
 use ferroce_hdl::rust_hdl::prelude::*;
 use ferroce_proto::rng::Rng;
 
@@ -174,4 +175,79 @@ fn register_file_reads_what_was_written() {
         settle(&mut uut);
         assert_eq!(uut.rd_data.val().to_u64(), 0, "cleared by reset");
     }
+}
+
+#[test]
+fn first_set_of_1024_finds_the_lowest_set_bit_in_any_quarter() {
+    let mut uut: FirstSet1024 = block();
+    let mut rng = Rng::new(5);
+    for _ in 0..2000 {
+        // Each quarter empty, sparse, dense or full on its own.
+        let quarters = [vector(&mut rng), vector(&mut rng), vector(&mut rng), vector(&mut rng)];
+        let mut v = Bits::<1024>::default();
+        for (q, w) in quarters.iter().enumerate() {
+            v.set_bits::<256>(256 * q, to_bits(w));
+        }
+        uut.v.next = v;
+        settle(&mut uut);
+        let want = (0..1024).find(|&i| bit(&quarters[i / 256], i % 256));
+        assert_eq!(uut.any.val(), want.is_some(), "{quarters:x?}");
+        match want {
+            Some(i) => assert_eq!(uut.at.val().index(), i, "{quarters:x?}"),
+            None => assert_eq!(uut.at.val().index(), 1023, "none set: the last index"),
+        }
+    }
+}
+
+#[test]
+fn register_fifo_keeps_order_count_and_refuses_when_full() {
+    const A: usize = 2;
+    const P: usize = 3;
+    const N: usize = 4;
+    type Fifo = RegFifo<Bits<20>, A, P, N>;
+    let mut uut: Fifo = block();
+    let mut rng = Rng::new(6);
+    let mut model = std::collections::VecDeque::new();
+    let edge = |uut: &mut Fifo| {
+        uut.clock.next = Clock::from(true);
+        settle(uut);
+        uut.clock.next = Clock::from(false);
+        settle(uut);
+    };
+    uut.reset.next = true;
+    edge(&mut uut);
+    uut.reset.next = false;
+    let (mut full_pushes, mut empty_pops, mut both) = (0, 0, 0);
+    for _ in 0..5000 {
+        // Phases that fill and drain, so that full and empty both occur.
+        let push = rng.chance(if model.len() < 2 { 0.8 } else { 0.4 });
+        let pop = rng.chance(0.45);
+        let d = rng.next_u64() & 0xf_ffff;
+        uut.push.next = push;
+        uut.push_data.next = d.into();
+        uut.pop.next = pop;
+        settle(&mut uut);
+        assert_eq!(uut.count.val().index(), model.len(), "count");
+        assert_eq!(uut.full.val(), model.len() == N, "full");
+        assert_eq!(uut.valid.val(), !model.is_empty(), "valid");
+        if let Some(&head) = model.front() {
+            assert_eq!(uut.data.val().to_u64(), head, "the oldest entry");
+        }
+        full_pushes += usize::from(push && model.len() == N);
+        empty_pops += usize::from(pop && model.is_empty());
+        both += usize::from(push && pop && !model.is_empty() && model.len() < N);
+        edge(&mut uut);
+        let popped = pop && !model.is_empty();
+        if push && model.len() < N {
+            model.push_back(d);
+        }
+        if popped {
+            model.pop_front();
+        }
+    }
+    assert!(full_pushes > 50 && empty_pops > 50 && both > 50, "{full_pushes} {empty_pops} {both}");
+    uut.reset.next = true;
+    edge(&mut uut);
+    settle(&mut uut);
+    assert!(!uut.valid.val() && uut.count.val().index() == 0, "emptied by reset");
 }
