@@ -91,3 +91,15 @@ pub const PACER_OP_QUERY: usize = 3;
 pub const PACER_TIME_BITS: usize = 48;
 /// `rate_div`: bits per byte, in `Pacer::cost_q16`'s numerator.
 pub const BITS_PER_BYTE: u64 = 8;
+
+/// Consecutive RTOs on a path after which it gets a new source port: the
+/// model's default and the engine's setting.
+pub const REPATH_AFTER_RTOS: u32 = 1;
+
+/// Consecutive RTOs on a path after which it takes no new data: the
+/// model's default and the engine's setting.
+pub const RETIRE_AFTER_RTOS: u32 = 3;
+
+/// A sender counts as active for the receiver's rate hint this long after
+/// its last packet (ns): the model's default and the engine's window.
+pub const ACTIVE_WINDOW_NS: u64 = 20_000;

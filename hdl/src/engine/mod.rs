@@ -44,7 +44,10 @@ pub mod rto_timer;
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::params::{PACER_OP_LOAD, PACER_OP_SEND, PACER_OP_SET, PACER_TIME_BITS, STREAM_BITS};
+use ferroce_proto::params::{
+    PACER_OP_LOAD, PACER_OP_SEND, PACER_OP_SET, PACER_TIME_BITS, REPATH_AFTER_RTOS, RETIRE_AFTER_RTOS, SACK_WINDOW,
+    STREAM_BITS,
+};
 use ferroce_proto::wire;
 
 use crate::blocks::fifo::RegFifo;
@@ -65,9 +68,9 @@ pub const NS_PER_CYCLE: u32 = 4;
 /// The line rate of the MAC interface at this clock: 64 bits per cycle.
 pub const MAC_MBPS: u32 = 64 * 1000 / NS_PER_CYCLE;
 
-/// The receiver's activity window for its rate hint, as the model's
-/// default (`EndpointConfig::active_window`, ps).
-pub const ACTIVE_WINDOW_PS: u64 = 20_000_000;
+/// The receiver's activity window for its rate hint (ps), the model's
+/// default (`EndpointConfig::active_window`).
+pub const ACTIVE_WINDOW_PS: u64 = ferroce_proto::params::ACTIVE_WINDOW_NS * 1000;
 
 /// A connection may start a frame this long (ns) before its permitted
 /// time: deciding a frame and reading its payload by DMA take time before
@@ -663,12 +666,12 @@ pub struct Engine {
     op_load: Constant<Bits<2>>,
     #[constant(PACER_OP_SET as u64)]
     op_set: Constant<Bits<2>>,
-    // the send path's transport constants
-    #[constant(256u64)]
+    // the send path's transport settings, the model's defaults
+    #[constant(SACK_WINDOW as u64)]
     max_cwnd: Constant<Bits<9>>,
-    #[constant(1u64)]
+    #[constant(u64::from(REPATH_AFTER_RTOS))]
     repath_after: Constant<Bits<8>>,
-    #[constant(3u64)]
+    #[constant(u64::from(RETIRE_AFTER_RTOS))]
     retire_after: Constant<Bits<8>>,
     // sizes of ring entries (bytes, as a shift) and DMA lengths
     #[constant(64u64)]
@@ -1983,5 +1986,22 @@ mod tests {
         let c = ferroce_proto::model::EndpointConfig::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1], 10_000, 1024);
         assert_eq!(super::ACTIVE_WINDOW_PS, c.active_window, "the receiver's activity window");
         assert_eq!(super::MAC_MBPS, 16_000, "64 bits per 4 ns cycle");
+        assert_eq!(
+            (c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos),
+            (super::SACK_WINDOW as u32, super::REPATH_AFTER_RTOS, super::RETIRE_AFTER_RTOS),
+            "the send path's settings are the model's defaults"
+        );
+        // (the engine is built on a thread with room for it)
+        let settings = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                let e = super::Engine::default();
+                [e.max_cwnd.val().index(), e.repath_after.val().index(), e.retire_after.val().index()]
+            })
+            .expect("a thread")
+            .join()
+            .expect("the engine builds");
+        let model = [c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos].map(|x| x as usize);
+        assert_eq!(settings, model, "window cap, RTOs before a new port, RTOs before retirement");
     }
 }

@@ -76,11 +76,11 @@ impl EndpointConfig {
             ack_every: DEFAULTS.ack_every,
             ack_delay: crate::types::ns(DEFAULTS.ack_delay_ns as u64),
             rto_min: crate::types::ns(DEFAULTS.rto_min_ns as u64),
-            active_window: crate::types::us(20),
+            active_window: crate::types::ns(crate::params::ACTIVE_WINDOW_NS),
             rnr_delay: crate::types::ns(DEFAULTS.rnr_delay_ns as u64),
             max_cwnd: PATH_WINDOW,
-            repath_after_rtos: 1,
-            retire_after_rtos: 3,
+            repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
+            retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
             seed: 1,
         }
     }
