@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn wrong_version_is_refused() {
         let mut t = Twin::default();
-        let base = regs::block("stats").unwrap().0;
+        let base = regs::block_base(regs::stats::TX_DATA.block);
         t.file.set(base + 4, 0x0000_0200);
         match Engine::discover(&mut t, 0) {
             Err(Error::Version { name: "stats", found: 0x200, .. }) => {}
@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn a_looping_chain_is_refused() {
         let mut t = Twin::default();
-        let last = regs::block("stats").unwrap().0;
+        let last = regs::block_base(regs::stats::TX_DATA.block);
         t.file.set(last + 8, 0x100);
         assert!(matches!(walk(&mut t, 0), Err(Error::Chain { .. })));
     }

@@ -31,8 +31,6 @@ pub enum Error {
     BadWorkRequest(String),
     #[error("memory region overlaps or is invalid: {0}")]
     BadMemoryRegion(String),
-    #[error("register map: {0}")]
-    RegisterMap(String),
 }
 
 /// `Result` with this crate's [`Error`].

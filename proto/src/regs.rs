@@ -8,7 +8,6 @@
 
 // The settings at reset, shared with the model and the driver.
 use crate::defaults::DEFAULTS as D;
-use crate::{Error, Result};
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,26 +274,6 @@ pub const BLOCKS: &[Block] = &[
 /// Byte offset of block `i` in the register region.
 pub const fn block_base(i: usize) -> u32 {
     i as u32 * BLOCK_SPAN
-}
-
-/// The block called `name` and its base.
-pub fn block(name: &str) -> Option<(u32, &'static Block)> {
-    BLOCKS.iter().enumerate().find(|(_, b)| b.name == name).map(|(i, b)| (block_base(i), b))
-}
-
-/// Absolute offset of `block.reg`.
-pub fn offset_of(block_name: &str, reg: &str) -> Result<u32> {
-    register(block_name, reg).map(|(offset, _)| offset)
-}
-
-/// Register `block_name.reg` and its absolute offset.
-pub fn register(block_name: &str, reg: &str) -> Result<(u32, &'static Register)> {
-    let (base, b) = block(block_name).ok_or_else(|| Error::RegisterMap(format!("no block {block_name}")))?;
-    b.regs
-        .iter()
-        .find(|r| r.name == reg)
-        .map(|r| (base + r.offset, r))
-        .ok_or_else(|| Error::RegisterMap(format!("no register {block_name}.{reg}")))
 }
 
 /// A register of the map as a typed handle: its block's and its own place
@@ -655,12 +634,12 @@ mod tests {
                 let h = Reg { block: b, index: i };
                 assert_eq!(handles.iter().filter(|x| **x == h).count(), 1, "{}.{}", block.name, r.name);
                 assert_eq!(Reg::find(block.name, r.name), Some(h));
-                assert_eq!(h.offset(), offset_of(block.name, r.name).unwrap());
+                assert_eq!(h.offset(), block_base(b) + r.offset);
                 assert_eq!(h.to_string(), format!("{}.{}", block.name, r.name));
             }
         }
         assert_eq!(control::MTU.register().name, "mtu");
-        assert_eq!(queues::CQ_CONS.offset(), offset_of("queues", "cq_cons").unwrap());
+        assert_eq!(queues::CQ_CONS.offset(), block_base(5) + 0x44, "the map's own layout");
         assert_eq!(Reg::find("control", "nope"), None);
     }
 
