@@ -57,6 +57,25 @@ pub mod board {
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the
 /// Verilator tests.
 pub fn all() -> Vec<(&'static str, String)> {
+    let mut blocks = corundum();
+    blocks.extend(engine_and_boards());
+    blocks.sort_by_key(|b| b.0);
+    blocks
+}
+
+/// The blocks between Corundum's interfaces and the engine
+/// ([`crate::corundum`]).
+pub fn corundum() -> Vec<(&'static str, String)> {
+    vec![
+        ("app_ctrl", verilog(crate::corundum::app_ctrl::AppCtrl::default())),
+        ("dma_read", verilog(crate::corundum::dma_read::DmaRead::default())),
+        ("dma_write", verilog(crate::corundum::dma_write::DmaWrite::default())),
+        ("mac_tap", verilog(crate::corundum::mac_tap::MacTap::default())),
+        ("stage_ring", verilog(crate::corundum::stage_ring::StageRing::default())),
+    ]
+}
+
+fn engine_and_boards() -> Vec<(&'static str, String)> {
     vec![
         ("axil_master", verilog(crate::board::axil_master::AxilMaster::<{ crate::csr::ADDR_BITS }>::default())),
         (

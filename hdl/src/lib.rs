@@ -17,6 +17,7 @@ pub use rust_hdl;
 
 pub mod blocks;
 pub mod board;
+pub mod corundum;
 pub mod csr;
 pub mod emit;
 pub mod engine;

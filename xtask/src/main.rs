@@ -1,8 +1,8 @@
 //! `cargo xtask <command>`: project tasks that are not tests.
 
 mod bench_model;
-mod bench_scale;
 mod bench_rtl;
+mod bench_scale;
 mod bitstream;
 mod block_speed;
 mod diff;
@@ -65,6 +65,9 @@ enum Command {
         /// Write the Verilog only.
         #[arg(long)]
         no_lint: bool,
+        /// Only these blocks (comma-separated names, as listed).
+        #[arg(long, value_name = "A,B", value_delimiter = ',')]
+        only: Option<Vec<String>>,
     },
     /// ECP5 synthesis of one block: LUT4, FF and DP16KD
     ///
@@ -195,7 +198,7 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Tools => tools::run(),
         Command::Docs { check } => docs::run(check),
-        Command::Emit { no_lint } => emit::run(no_lint),
+        Command::Emit { no_lint, only } => emit::run(no_lint, only),
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board } => bitstream::run(board),
         Command::Synth { block } => synth::run(block),
