@@ -104,7 +104,9 @@ pub fn board(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
     if !base.join("Makefile").is_file() || !base.join("config.tcl").is_file() {
         bail!(
             "no board build directory fpga/mqnic/{name} with a Makefile and config.tcl; those here: {}",
-            board_dirs(&dir.join("fpga/mqnic")).join(" ")
+            Some(board_dirs(&dir.join("fpga/mqnic")).join(" "))
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| "none".into())
         );
     }
     let leaf = base.file_name().context("a board directory")?.to_string_lossy().into_owned();
