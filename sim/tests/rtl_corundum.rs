@@ -510,8 +510,8 @@ fn bar2_reaches_the_engine_registers_and_the_application_block() {
     use ferroce_proto::regs;
     let mut d = Dut::new("app_ctrl", &ferroce_hdl::emit::verilog(AppCtrl::default()));
     let mut rng = Rng::new(59);
-    let port_reg = regs::offset_of("control", "udp_port").unwrap();
-    let reset_port = regs::Reg::find("control", "udp_port").unwrap().register().reset as u64;
+    let port_reg = regs::control::UDP_PORT.offset();
+    let reset_port = regs::control::UDP_PORT.register().reset as u64;
     d.set("dma_rd_errors", 11);
     d.set("dma_wr_errors", 12);
     d.set("eng_rx_frames", 13);

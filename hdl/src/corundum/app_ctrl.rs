@@ -49,11 +49,11 @@ const S_B: usize = 5;
 const S_R: usize = 6;
 
 fn udp_port_offset() -> u64 {
-    regs::offset_of("control", "udp_port").expect("control.udp_port is in the map") as u64
+    regs::control::UDP_PORT.offset() as u64
 }
 
 fn udp_port_reset() -> u64 {
-    regs::Reg::find("control", "udp_port").expect("control.udp_port").register().reset as u64
+    regs::control::UDP_PORT.register().reset as u64
 }
 
 /// The UDP port as a register word.
