@@ -2,10 +2,21 @@
 """LiteEth's ECP5 RGMII PHY and MAC core as one Verilog module, `liteeth_core`.
 
 `liteeth_gen` (LiteEth 2024.12) has no raw-frame core: this script builds the
-PHY (`LiteEthPHYRGMII`, ECP5 DDR I/O) and `LiteEthMACCore` (preamble, CRC,
-padding, inter-frame gap, clock-domain crossing to the system clock, width
-conversion) and emits them as one module. The board top (rust-hdl,
+PHY (`LiteEthPHYRGMII`, ECP5 DDR I/O) and a MAC core from LiteEth's own stages
+(preamble, CRC, padding, inter-frame gap, clock-domain crossing to the system
+clock, width conversion) and emits them as one module. The board top (rust-hdl,
 `hdl/src/board/`) instantiates it.
+
+The MAC core is composed as `LiteEthMACCore` composes it (liteeth/mac/core.py,
+LiteEth 2024.12, with the datapath in the PHY's clock domain), with one
+difference: the send side has registers on its ready path (LiteX's
+`stream.Buffer` with `pipe_ready`) between the last-byte handling, the padding
+inserter and the CRC inserter. In `LiteEthMACCore` the ready signal runs
+combinationally from the CRC inserter back through padding, last-byte
+handling and width conversion into the clock-domain crossing's FIFO read; on
+the Colorlight 5A-75B's LFE5U-25F (speed grade 6) that path limited the
+125 MHz RGMII domain to 97-104 MHz (nextpnr, seeds 1 and 2, also with
+`tx_cdc_buffered`). See docs/boards.md.
 
 Ports of `liteeth_core` (system side, `sys_clk`/`sys_rst` domain):
   rx_valid, rx_ready, rx_first, rx_last, rx_data[W-1:0], rx_last_be[W/8-1:0],
@@ -30,13 +41,17 @@ import argparse
 import json
 import os
 
-from migen import ClockDomain, Signal
+from migen import ClockDomain, ClockDomainsRenamer, If, Signal
+from migen.genlib.cdc import PulseSynchronizer
 from litex.gen import LiteXModule
 from litex.build.generic_platform import Pins, Subsignal
 from litex.build.lattice import LatticePlatform
+from litex.soc.interconnect import stream
+from litex.soc.interconnect.stream import BufferizeEndpoints, DIR_SINK
 
+from liteeth.common import eth_fcs_length, eth_min_frame_length, eth_phy_description
+from liteeth.mac import crc, gap, last_be, padding, preamble
 from liteeth.phy.ecp5rgmii import LiteEthPHYRGMII
-from liteeth.mac.core import LiteEthMACCore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -53,6 +68,66 @@ _IO = [
 ]
 
 
+class MACCore(LiteXModule):
+    """LiteEthMACCore's stages (datapath in the PHY's domains), `dw` bits on the
+    system side, with `ready_buffers` (bool) registers on the send side's ready
+    path. Endpoints `sink` (to send) and `source` (received); `crc_errors` and
+    `preamble_errors` count dropped frames (system domain)."""
+
+    def __init__(self, phy, dw, ready_buffers, tx_cdc_depth=32, rx_cdc_depth=32):
+        self.sink = stream.Endpoint(eth_phy_description(dw))
+        self.source = stream.Endpoint(eth_phy_description(dw))
+        pdw = phy.dw
+
+        def tx(m):
+            return ClockDomainsRenamer("eth_tx")(m)
+
+        def rx(m):
+            return ClockDomainsRenamer("eth_rx")(m)
+
+        def ready_buffer(width):
+            return tx(stream.Buffer(eth_phy_description(width), pipe_valid=True, pipe_ready=True))
+
+        # Send: CDC, width conversion, last byte, padding, CRC, preamble, gap.
+        n = 1 if ready_buffers else 0
+        tx_stages = [
+            stream.ClockDomainCrossing(eth_phy_description(dw), cd_from="sys", cd_to="eth_tx", depth=tx_cdc_depth),
+            *[ready_buffer(dw) for _ in range(n)],
+            tx(stream.StrideConverter(eth_phy_description(dw), eth_phy_description(pdw))),
+            tx(last_be.LiteEthMACTXLastBE(pdw)),
+            *[ready_buffer(pdw) for _ in range(n)],
+            tx(padding.LiteEthMACPaddingInserter(pdw, eth_min_frame_length - eth_fcs_length)),
+            *[ready_buffer(pdw) for _ in range(n)],
+            tx(BufferizeEndpoints({"sink": DIR_SINK})(crc.LiteEthMACCRC32Inserter(eth_phy_description(pdw)))),
+            tx(preamble.LiteEthMACPreambleInserter(pdw)),
+            tx(gap.LiteEthMACGap(pdw)),
+        ]
+        self.submodules += tx_stages
+        self.submodules += stream.Pipeline(self.sink, *tx_stages, phy)
+
+        # Receive: preamble and CRC checks, padding, last byte, width, CDC.
+        rx_preamble = rx(preamble.LiteEthMACPreambleChecker(pdw))
+        rx_crc = rx(BufferizeEndpoints({"sink": DIR_SINK})(crc.LiteEthMACCRC32Checker(eth_phy_description(pdw))))
+        rx_stages = [
+            rx_preamble,
+            rx_crc,
+            rx(padding.LiteEthMACPaddingChecker(pdw, eth_min_frame_length - eth_fcs_length)),
+            rx(last_be.LiteEthMACRXLastBE(pdw)),
+            rx(stream.StrideConverter(eth_phy_description(pdw), eth_phy_description(dw))),
+            stream.ClockDomainCrossing(eth_phy_description(dw), cd_from="eth_rx", cd_to="sys", depth=rx_cdc_depth),
+        ]
+        self.submodules += rx_stages
+        self.submodules += stream.Pipeline(phy, *rx_stages, self.source)
+
+        self.crc_errors = Signal(32)
+        self.preamble_errors = Signal(32)
+        for count, error in ((self.preamble_errors, rx_preamble.error), (self.crc_errors, rx_crc.error)):
+            ps = PulseSynchronizer("eth_rx", "sys")
+            self.submodules += ps
+            self.comb += ps.i.eq(error)
+            self.sync += If(ps.o, count.eq(count + 1))
+
+
 class Core(LiteXModule):
     def __init__(self, platform, p):
         self.cd_sys = ClockDomain()
@@ -63,7 +138,7 @@ class Core(LiteXModule):
             rx_delay=p["rx_delay_ns"] * 1e-9,
             with_hw_init_reset=True,
         )
-        self.mac = LiteEthMACCore(phy=self.phy, dw=p["data_width"], with_sys_datapath=False)
+        self.mac = MACCore(self.phy, p["data_width"], p["tx_ready_buffers"], tx_cdc_depth=p["tx_cdc_depth"])
         self.ports = {self.cd_sys.clk, self.cd_sys.rst}
         for name, ep in (("rx", self.mac.source), ("tx", self.mac.sink)):
             for field in ("valid", "ready", "first", "last", "data", "last_be", "error"):
@@ -71,7 +146,7 @@ class Core(LiteXModule):
                 sig.name_override = f"{name}_{field}"
                 self.ports.add(sig)
         for name in ("crc_errors", "preamble_errors"):
-            sig = getattr(self.mac.rx_datapath, name).status
+            sig = getattr(self.mac, name)
             sig.name_override = name
             self.ports.add(sig)
 

@@ -52,6 +52,12 @@ pub mod board {
     pub const TEST_BIT_CYCLES: u16 = 8;
     /// UARTBone's give-up time in the tests' models: 2000 cycles.
     pub const TEST_TIMEOUT: u32 = 2000;
+    /// UARTBone's give-up time in the simulated board a host program talks
+    /// to (its pauses are in wall-clock time): 2^22 cycles.
+    pub const SIM_TIMEOUT: u32 = 1 << 22;
+    /// Board memory of the simulated board, as the ECPIX-5's: 2^14 words
+    /// (128 KiB).
+    pub const SIM_RAM_BITS: usize = 14;
 }
 
 /// Every block with its emitted Verilog, for `cargo xtask emit` and the

@@ -5,6 +5,8 @@
 //! * [`discover`]: walking register blocks (type, version, next) to find the
 //!   engine's blocks and check their versions; Corundum's app-info check.
 //! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
+//! * [`board`], [`serial`]: an engine on an open FPGA board through its
+//!   host bridge (LiteX's UARTBone over a serial port or a pseudo-terminal).
 //! * [`driver`]: bring-up, connections, memory regions, rings, doorbells and
 //!   completions over any [`driver::Device`].
 //! * `sim` (feature `sim`, on by default): the whole engine in Verilator,
@@ -16,6 +18,7 @@
 pub mod access;
 #[cfg(feature = "sim")]
 pub mod bench;
+pub mod board;
 pub mod discover;
 pub mod driver;
 #[cfg(feature = "sim")]
@@ -24,6 +27,9 @@ pub mod os;
 #[cfg(feature = "sim")]
 pub mod pair;
 pub mod pci;
+pub mod serial;
+#[cfg(feature = "sim")]
+pub mod sim_board;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod vfio;
@@ -32,6 +38,11 @@ pub mod vfio;
 /// cycle at its clock), Mb/s.
 #[cfg(feature = "sim")]
 pub const SIM_LINE_MBPS: u32 = ferroce_hdl::engine::MAC_MBPS;
+
+/// Nanoseconds per cycle of the engine's nominal clock (hardware runs
+/// report wall-clock time in these cycles).
+#[cfg(feature = "sim")]
+pub const NS_PER_CYCLE: u32 = ferroce_hdl::engine::NS_PER_CYCLE;
 
 pub use access::{RegisterAccess, Twin};
 

@@ -13,6 +13,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
 
+use crate::board::{BoardDevice, ByteLink};
 use crate::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use crate::sim::SimLoopback;
 use crate::vfio::HwDevice;
@@ -190,6 +191,34 @@ pub struct Layout {
     pub cq: u64,
     pub src: u64,
     pub dst: u64,
+    /// log2 of the send, receive and completion rings' entries.
+    pub log_sq: u32,
+    pub log_rq: u32,
+    pub log_cq: u32,
+    /// Longest the run may take, in units of its clock.
+    pub limit: u64,
+}
+
+impl Layout {
+    /// The rings from `base` up in the order send, receive, completion, at
+    /// the sizes given, then the source and target of `total` bytes each;
+    /// the time limit scaled by `total` as for the simulator.
+    pub fn packed(base: u64, logs: [u32; 3], total: u64) -> Layout {
+        let [log_sq, log_rq, log_cq] = logs;
+        let rings = (WQE_BYTES << log_sq) + (RQE_BYTES << log_rq) + (CQE_BYTES << log_cq);
+        let src = base + rings as u64;
+        Layout {
+            sq: base,
+            rq: base + (WQE_BYTES << log_sq) as u64,
+            cq: base + ((WQE_BYTES << log_sq) + (RQE_BYTES << log_rq)) as u64,
+            src,
+            dst: src + total,
+            log_sq,
+            log_rq,
+            log_cq,
+            limit: 2_000_000 + total * 40 / 8,
+        }
+    }
 }
 
 /// The engine's own MAC and IPv4 address in a loopback run.
@@ -301,11 +330,18 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
 pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(Report, SimLoopback)> {
     validate(o)?;
     let total = o.size as u64 * o.count as u64;
-    let l = Layout { sq: 0x1000_0000, rq: 0x1010_0000, cq: 0x1020_0000, src: 0x1_0000_0000, dst: 0x2_0000_0000 };
+    let l = Layout {
+        sq: 0x1000_0000,
+        rq: 0x1010_0000,
+        cq: 0x1020_0000,
+        src: 0x1_0000_0000,
+        dst: 0x2_0000_0000,
+        ..Layout::packed(0, [LOG_SQ, LOG_RQ, LOG_CQ], total)
+    };
     let mut mem = Memory::default();
-    mem.add_region("sq", Iova(l.sq), WQE_BYTES << LOG_SQ, false);
-    mem.add_region("rq", Iova(l.rq), RQE_BYTES << LOG_RQ, false);
-    mem.add_region("cq", Iova(l.cq), CQE_BYTES << LOG_CQ, true);
+    mem.add_region("sq", Iova(l.sq), WQE_BYTES << l.log_sq, false);
+    mem.add_region("rq", Iova(l.rq), RQE_BYTES << l.log_rq, false);
+    mem.add_region("cq", Iova(l.cq), CQE_BYTES << l.log_cq, true);
     mem.add_region("src", Iova(l.src), total as usize, false);
     mem.add_region("dst", Iova(l.dst), total as usize, true);
     let dma = ferroce_sim::engine::DmaConfig { seed: o.seed, stall: o.dma_stall, ..Default::default() };
@@ -330,17 +366,53 @@ pub fn run_hw(dev: HwDevice, o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Re
     }
     let base = dev.mem.iova();
     let l = Layout {
-        sq: base,
-        rq: base + (WQE_BYTES << LOG_SQ) as u64,
-        cq: base + ((WQE_BYTES << LOG_SQ) + (RQE_BYTES << LOG_RQ)) as u64,
         src: base + RING_BYTES,
         dst: base + RING_BYTES + total,
+        ..Layout::packed(base, [LOG_SQ, LOG_RQ, LOG_CQ], total)
     };
     let t = std::time::Instant::now();
     let ns_per_cycle = ferroce_hdl::engine::NS_PER_CYCLE as u128;
     let clock = move |_: &HwDevice| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
     // A loopback plug returns each frame as sent: the peer is the engine.
     Ok(run(dev, l, o, LOCAL, &clock, progress)?.0)
+}
+
+/// Rings of a run on a board (log2 of the send, receive and completion
+/// rings' entries): small, as board memory is.
+pub const BOARD_RINGS: [u32; 3] = [4, 4, 6];
+
+/// Run a loopback transfer on an engine on a board (`docs/boards.md`): its
+/// rings, source and target in the board memory, written and checked
+/// through the board's bridge. The port must be looped back (a loopback
+/// plug, or a simulated board's cable). The duration is wall-clock time in
+/// cycles of the engine's nominal clock, dominated by the bridge. Returns
+/// the report and the board.
+pub fn run_board<L: ByteLink>(
+    dev: BoardDevice<L>,
+    o: &Opts,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Report, BoardDevice<L>)> {
+    validate(o)?;
+    let total = o.size as u64 * o.count as u64;
+    let l = Layout::packed(0, BOARD_RINGS, total);
+    if l.dst + total > dev.ram_bytes() {
+        return Err(Error::BadRequest(format!(
+            "{} x {} bytes of source and as many of target, after {} bytes of rings, do not fit the board's {} \
+             bytes of memory: at most {} bytes in all (e.g. --size 4KiB --count {})",
+            o.count,
+            o.size,
+            l.src,
+            dev.ram_bytes(),
+            (dev.ram_bytes() - l.src) / 2,
+            (dev.ram_bytes() - l.src) / 2 / 4096
+        )));
+    }
+    let t = std::time::Instant::now();
+    let ns_per_cycle = ferroce_hdl::engine::NS_PER_CYCLE as u128;
+    let clock = move |_: &BoardDevice<L>| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
+    // A minute, and a second more per KiB: the bridge, not the engine, sets the pace.
+    let limit = ((60 + total / 1024) * 1_000_000_000) / ns_per_cycle as u64;
+    run(dev, Layout { limit, ..l }, o, LOCAL, &clock, progress)
 }
 
 /// DMA memory a hardware run needs.
@@ -374,7 +446,7 @@ pub fn run<D: Device>(
         ..Config::new(LOCAL.0, LOCAL.1)
     };
     let ring = |base, log_size| RingSpec { base, log_size };
-    let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, LOG_SQ), ring(l.rq, LOG_RQ), ring(l.cq, LOG_CQ))?;
+    let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, l.log_sq), ring(l.rq, l.log_rq), ring(l.cq, l.log_cq))?;
     for (index, remote) in [(0, 1), (1, 0)] {
         d.connect(&ConnSpec {
             index,
@@ -411,7 +483,7 @@ pub fn run<D: Device>(
     let mut cqes: Vec<Cqe> = Vec::new();
     let mut done_bytes = 0u64;
     let start = clock(&d.dev);
-    let limit = 2_000_000 + total * 40 / 8;
+    let limit = l.limit;
     while cqes.len() < want {
         if clock(&d.dev) - start > limit {
             return Err(Error::Timeout(format!("completions: {} of {want} after {limit} cycles", cqes.len())));

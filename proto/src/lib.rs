@@ -2,6 +2,8 @@
 //!
 //! * [`wire`]: Ethernet II / IPv4 / UDP / ferroce transport headers as field
 //!   tables, a thin `Packet` view over bytes and a semantic `Repr` for each.
+//! * [`board`]: the open-FPGA board tops' host bridge (address map,
+//!   LiteX's UARTBone bytes).
 //! * [`defaults`]: the settings at reset, one definition for the register
 //!   map, the model and the driver.
 //! * [`regs`]: the register map, the single source for the RTL decoder, the
@@ -14,6 +16,7 @@
 //! [`Time`] (picoseconds) and host memory through the [`HostMemory`] trait.
 
 pub mod baseline;
+pub mod board;
 pub mod dcqcn;
 pub mod defaults;
 pub mod error;

@@ -7,12 +7,15 @@
 //! * [`memory`]: host memory with guard regions that record every DMA access
 //!   outside a registered region.
 //! * [`pcap`]: frames to a pcap file.
+//! * [`board`]: a board top's system side (host bridge, board memory, frame
+//!   stores, an engine) with its serial line and a LiteEth-like MAC.
 //! * [`equivalence`]: a block's `#[hdl_gen]` Rust in rust-hdl's simulator
 //!   against its emitted Verilog in Verilator, cycle by cycle.
 //! * [`scenario`]: ready-made worlds (two hosts across the fabric, N:1 incast)
 //!   used by the tests, the loopback example and the benchmark.
 
 pub mod bench;
+pub mod board;
 pub mod engine;
 pub mod equivalence;
 pub mod fabric;

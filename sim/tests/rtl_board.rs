@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use ferroce_hdl::board::core::{RAM_BASE, STATUS_AXIL_ERRORS, STATUS_CRC_ERRORS, STATUS_RX_DROPPED};
+use ferroce_proto::board::{RAM_BASE, STATUS_AXIL_ERRORS, STATUS_CRC_ERRORS, STATUS_RAM_BYTES, STATUS_RX_DROPPED};
 use ferroce_hdl::emit::board::{RAM_BITS, STORE_BITS, TEST_BIT_CYCLES, TEST_TIMEOUT};
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Port, Sim};
@@ -570,6 +570,7 @@ fn board_core_answers_uartbone_and_loops_frames() {
     assert_eq!(b.read(STATUS_AXIL_ERRORS, 1), vec![1], "refused register read counted");
     b.d.set("mac_crc_errors", 0x0bad_f005);
     assert_eq!(b.read(STATUS_CRC_ERRORS, 1), vec![0x0bad_f005], "the MAC's FCS error count");
+    assert_eq!(b.read(STATUS_RAM_BYTES, 1), vec![MEM as u32], "bytes of board memory");
     // Frames through the MAC side: the stand-in loops them back whole.
     let mut rng = Rng::new(8);
     let frames = random_frames(&mut rng, 60, 1500);

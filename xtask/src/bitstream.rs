@@ -35,6 +35,19 @@ impl Board {
         }
     }
 
+    /// Its system clock, MHz.
+    pub fn sys_mhz(self) -> u64 {
+        match self {
+            Board::Ecpix5 => ferroce_hdl::board::core::ECPIX5_SYS_MHZ,
+            Board::Colorlight5a75b => ferroce_hdl::board::core::COLORLIGHT_SYS_MHZ,
+        }
+    }
+
+    /// The board whose [`Board::key`] is `key`.
+    pub fn from_key(key: &str) -> Option<Board> {
+        [Board::Ecpix5, Board::Colorlight5a75b].into_iter().find(|b| b.key() == key)
+    }
+
     /// Where its build goes.
     pub fn dir(self) -> PathBuf {
         crate::root().join("target/fpga").join(self.key())
@@ -265,15 +278,16 @@ pub fn run(board: Board) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What a clock is, from its constraint (nextpnr names a clock by the net
-/// it reaches first, which says little).
-fn clock_role(c: &ClockFmax) -> &'static str {
+/// What a clock of `board` is, from its constraint (nextpnr names a clock
+/// by the net it reaches first, which says little).
+fn clock_role(board: &str, c: &ClockFmax) -> String {
+    let sys = Board::from_key(board).map(Board::sys_mhz);
     if c.clock.contains("rgmii_clocks_rx") {
-        "RGMII receive (LiteEth PHY and MAC front end)"
-    } else if (c.constraint_mhz - 75.0).abs() < 0.5 {
-        "system, 75 MHz from the PLL"
+        "RGMII receive and send (LiteEth PHY and MAC datapath)".into()
+    } else if sys.is_some_and(|m| (c.constraint_mhz - m as f64).abs() < 0.5) {
+        format!("system, {} MHz from the PLL", sys.unwrap_or(0))
     } else {
-        "other"
+        "other".into()
     }
 }
 
@@ -315,7 +329,7 @@ fn table(all: &[BuildReport]) -> String {
                 s,
                 "| {} | {} | `{}` | {:.1} | {:.1} |",
                 r.board,
-                clock_role(c),
+                clock_role(&r.board, c),
                 c.clock,
                 c.achieved_mhz,
                 c.constraint_mhz

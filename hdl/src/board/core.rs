@@ -12,7 +12,9 @@
 //!   DMA at address 0 up; addresses wrap at its size);
 //! * [`STATUS_BASE`]: board counters, read only: + 0 frames the receive
 //!   store dropped, + 4 AXI-Lite accesses answered with an error, + 8
-//!   frames the MAC dropped for a bad FCS.
+//!   frames the MAC dropped for a bad FCS, + 12 bytes of board memory.
+//!
+//! (The map is `ferroce_proto::board`'s, shared with the driver.)
 //!
 //! Ports (`clock`; `reset` synchronous, active high): `uart_rx`, `uart_tx`;
 //! `mac_rx_*` (LiteEth's source: `valid`, `ready`, `last`, `data`,
@@ -31,16 +33,9 @@
 
 use rust_hdl::prelude::*;
 
-/// Board memory, as the bridge sees it.
-pub const RAM_BASE: u32 = 0x1000_0000;
-/// Board counters, as the bridge sees them.
-pub const STATUS_BASE: u32 = 0x2000_0000;
-/// Board counter: frames the receive store dropped.
-pub const STATUS_RX_DROPPED: u32 = STATUS_BASE;
-/// Board counter: AXI-Lite accesses answered with an error.
-pub const STATUS_AXIL_ERRORS: u32 = STATUS_BASE + 4;
-/// Board counter: frames the MAC dropped for a bad FCS.
-pub const STATUS_CRC_ERRORS: u32 = STATUS_BASE + 8;
+pub use ferroce_proto::board::{
+    RAM_BASE, STATUS_AXIL_ERRORS, STATUS_BASE, STATUS_CRC_ERRORS, STATUS_RAM_BYTES, STATUS_RX_DROPPED,
+};
 
 /// Defines `$name<W, A, P>`: the board core around engine type `$engine`,
 /// with 2^W words of board memory and frame stores of 2^A beats (P = A + 1),
@@ -85,6 +80,10 @@ macro_rules! board_core {
             st_data: DFF<Bits<32>>,
             ram_sel: Signal<Local, bool>,
             st_sel: Signal<Local, bool>,
+            st_word: Signal<Local, Bits<2>>,
+            /// Bytes of board memory.
+            #[constant(8u64 << W)]
+            ram_bytes: Constant<Bits<32>>,
             /// Outputs of the stores this core does not need: the receive
             /// store is always ready, the send store gets no `tuser` and
             /// never drops.
@@ -152,12 +151,12 @@ macro_rules! board_core {
                 self.axil.bus_addr.next = self.bone.bus_addr.val();
                 self.axil.bus_wdata.next = self.bone.bus_wdata.val();
                 self.st_ack.d.next = self.bone.bus_valid.val() & self.st_sel.val() & !self.st_ack.q.val();
-                self.st_data.d.next = self.rx_store.dropped.val();
-                if self.bone.bus_addr.val().get_bit(0) {
-                    self.st_data.d.next = self.axil.errors.val();
-                }
-                if self.bone.bus_addr.val().get_bit(1) {
-                    self.st_data.d.next = self.mac_crc_errors.val();
+                self.st_word.next = self.bone.bus_addr.val().get_bits::<2>(0);
+                match self.st_word.val().index() {
+                    0 => self.st_data.d.next = self.rx_store.dropped.val(),
+                    1 => self.st_data.d.next = self.axil.errors.val(),
+                    2 => self.st_data.d.next = self.mac_crc_errors.val(),
+                    _ => self.st_data.d.next = self.ram_bytes.val(),
                 }
                 if self.ram_sel.val() {
                     self.bone.bus_ready.next = self.ram.bus_ready.val();
@@ -289,7 +288,7 @@ macro_rules! board_core {
         }
 
         impl<const W: usize, const A: usize, const P: usize> $top<W, A, P> {
-            /// A top with `pll` making the 75 MHz system clock, the UART at
+            /// A top with `pll` making the system clock, the UART at
             /// `bit_cycles` cycles per bit and the bridge's give-up time.
             pub fn new(pll: $crate::primitives::ecp5::Pll, bit_cycles: u16, timeout_cycles: u32) -> Self {
                 Self {
@@ -358,18 +357,44 @@ board_core!(
     super::stand_in::StandIn
 );
 
-/// UART bit time at 115 200 baud with the 75 MHz system clock.
-pub const BIT_CYCLES_115200: u16 = 651;
-/// UARTBone's give-up time, 100 ms at 75 MHz (as LiteX).
-pub const TIMEOUT_100MS: u32 = 7_500_000;
+board_core!(
+    /// The board core around the whole engine. No ECP5 holds today's engine
+    /// (its `ecp5-85` and `ecp5-25` presets will), so this one is for
+    /// simulation: the board's bridge, memory and frame stores around the
+    /// real transport, which a preset replaces by changing this type.
+    EngineBoardCore,
+    EngineBoardTop,
+    crate::engine::Engine
+);
+
+/// UART bit time at 115 200 baud with a `mhz` system clock, cycles.
+pub const fn bit_cycles(mhz: u64) -> u16 {
+    ((mhz * 1_000_000 + 57_600) / 115_200) as u16
+}
+
+/// UARTBone's give-up time, 100 ms (as LiteX), with a `mhz` system clock.
+pub const fn timeout_100ms(mhz: u64) -> u32 {
+    (mhz * 100_000) as u32
+}
+
+/// The ECPIX-5's system clock, MHz.
+pub const ECPIX5_SYS_MHZ: u64 = 75;
+/// The Colorlight 5A-75B's system clock, MHz: its LFE5U-25F (speed grade
+/// 6) does not close the system side at 75 MHz (docs/boards.md); 64 bits at
+/// 50 MHz are still 3.2 times the line rate.
+pub const COLORLIGHT_SYS_MHZ: u64 = 50;
 
 /// The ECPIX-5's top: 128 KiB of board memory, 16-KiB frame stores.
 pub fn ecpix5() -> BoardTop<14, 11, 12> {
-    BoardTop::new(crate::primitives::ecp5::Pll::from_100_to_75(), BIT_CYCLES_115200, TIMEOUT_100MS)
+    let pll = crate::primitives::ecp5::Pll::from_100_to_75();
+    assert_eq!(pll.f_out_mhz(), ECPIX5_SYS_MHZ);
+    BoardTop::new(pll, bit_cycles(ECPIX5_SYS_MHZ), timeout_100ms(ECPIX5_SYS_MHZ))
 }
 
 /// The Colorlight 5A-75B's top (a smaller FPGA): 32 KiB of board memory,
 /// 8-KiB frame stores (a 4096-byte MTU frame fits).
 pub fn colorlight_5a75b() -> BoardTop<12, 10, 11> {
-    BoardTop::new(crate::primitives::ecp5::Pll::from_25_to_75(), BIT_CYCLES_115200, TIMEOUT_100MS)
+    let pll = crate::primitives::ecp5::Pll::from_25_to_50();
+    assert_eq!(pll.f_out_mhz(), COLORLIGHT_SYS_MHZ);
+    BoardTop::new(pll, bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
 }

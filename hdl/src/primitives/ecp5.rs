@@ -13,6 +13,8 @@ pub struct Pll {
     clki_div: Constant<Bits<8>>,
     clkfb_div: Constant<Bits<8>>,
     clkop_div: Constant<Bits<8>>,
+    /// The input frequency, MHz (for the attributes nextpnr reads).
+    f_in: Constant<Bits<16>>,
 }
 
 impl Default for Pll {
@@ -24,15 +26,22 @@ impl Default for Pll {
 impl Pll {
     /// 100 MHz (the ECPIX-5's oscillator) to 75 MHz: VCO 600 MHz.
     pub fn from_100_to_75() -> Pll {
-        Pll::with(4, 3, 8)
+        Pll::with(100, 4, 3, 8)
     }
 
     /// 25 MHz (the Colorlight 5A-75B's oscillator) to 75 MHz: VCO 600 MHz.
     pub fn from_25_to_75() -> Pll {
-        Pll::with(1, 3, 8)
+        Pll::with(25, 1, 3, 8)
     }
 
-    fn with(clki: u64, clkfb: u64, clkop: u64) -> Pll {
+    /// 25 MHz (the Colorlight 5A-75B's oscillator) to 50 MHz: VCO 600 MHz.
+    pub fn from_25_to_50() -> Pll {
+        Pll::with(25, 1, 2, 12)
+    }
+
+    fn with(f_in: u64, clki: u64, clkfb: u64, clkop: u64) -> Pll {
+        let vco = f_in * clkfb * clkop / clki;
+        assert!((400..=800).contains(&vco), "VCO at {vco} MHz, outside 400-800");
         Pll {
             clk_in: Default::default(),
             clk_out: Default::default(),
@@ -40,7 +49,13 @@ impl Pll {
             clki_div: Constant::new(clki.into()),
             clkfb_div: Constant::new(clkfb.into()),
             clkop_div: Constant::new(clkop.into()),
+            f_in: Constant::new(f_in.into()),
         }
+    }
+
+    /// The output frequency, MHz.
+    pub fn f_out_mhz(&self) -> u64 {
+        self.f_in.val().index() as u64 * self.clkfb_div.val().index() as u64 / self.clki_div.val().index() as u64
     }
 }
 
@@ -55,9 +70,10 @@ impl Logic for Pll {
     fn hdl(&self) -> Verilog {
         let (clki, clkfb, clkop) =
             (self.clki_div.val().index(), self.clkfb_div.val().index(), self.clkop_div.val().index());
+        let (fin, fout) = (self.f_in.val().index(), self.f_out_mhz());
         Verilog::Wrapper(Wrapper {
             code: format!(
-                r#"(* FREQUENCY_PIN_CLKI="{fin}", FREQUENCY_PIN_CLKOP="75", ICP_CURRENT="12", LPF_RESISTOR="8", MFG_ENABLE_FILTEROPAMP="1", MFG_GMCREF_SEL="2" *)
+                r#"(* FREQUENCY_PIN_CLKI="{fin}", FREQUENCY_PIN_CLKOP="{fout}", ICP_CURRENT="12", LPF_RESISTOR="8", MFG_ENABLE_FILTEROPAMP="1", MFG_GMCREF_SEL="2" *)
 EHXPLLL #(.PLLRST_ENA("DISABLED"), .INTFB_WAKE("DISABLED"), .STDBY_ENABLE("DISABLED"), .DPHASE_SOURCE("DISABLED"),
   .OUTDIVIDER_MUXA("DIVA"), .OUTDIVIDER_MUXB("DIVB"), .OUTDIVIDER_MUXC("DIVC"), .OUTDIVIDER_MUXD("DIVD"),
   .CLKI_DIV({clki}), .CLKOP_ENABLE("ENABLED"), .CLKOP_DIV({clkop}), .CLKOP_CPHASE({cphase}), .CLKOP_FPHASE(0),
@@ -65,7 +81,6 @@ EHXPLLL #(.PLLRST_ENA("DISABLED"), .INTFB_WAKE("DISABLED"), .STDBY_ENABLE("DISAB
 pll_i (.RST(1'b0), .STDBY(1'b0), .CLKI(clk_in), .CLKOP(clk_out), .CLKFB(clk_out), .CLKINTFB(), .PHASESEL0(1'b0),
   .PHASESEL1(1'b0), .PHASEDIR(1'b1), .PHASESTEP(1'b1), .PHASELOADREG(1'b1), .PLLWAKESYNC(1'b0), .ENCLKOP(1'b0),
   .LOCK(locked));"#,
-                fin = 75 * clki / clkfb,
                 cphase = clkop / 2,
             ),
             cores: String::new(),

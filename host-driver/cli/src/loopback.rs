@@ -8,6 +8,9 @@ use ferroce_driver::vfio::{DmaMemory, HwDevice};
 
 use crate::Backend;
 
+/// A board's Ethernet line rate, Mb/s.
+const BOARD_LINE_MBPS: u32 = 1000;
+
 /// Message operation.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum OpArg {
@@ -26,8 +29,11 @@ pub enum OpArg {
 #[command(after_help = "The simulator backend runs the engine's Verilog in Verilator (built on first use, about a \
 minute, then cached under target/verilator), its MAC looped back through a wire that loses --loss of the frames. \
 On a NIC (--backend pci, mqnic or vfio) the engine's port must be looped back (a loopback plug or the shell); DMA \
-memory comes from VFIO, or else from one 2 MiB huge page (as root), which limits the transfer to 512 KiB; --loss, \
---dma-stall, --pcap and --trace apply to the simulator only. Exit status 0 only if every message completed and, with --verify, \
+memory comes from VFIO, or else from one 2 MiB huge page (as root), which limits the transfer to 512 KiB. On a \
+board (--backend uart) the port must be looped back too (a loopback plug; `ferroce sim-board` loops its simulated \
+port), and the rings, source and target live in the board memory (128 KiB on the ECPIX-5, 32 KiB on the Colorlight \
+5A-75B), written and checked through the UART bridge, e.g. --size 4KiB --count 8. --loss, --dma-stall, --pcap and \
+--trace apply to the simulator only. Exit status 0 only if every message completed and, with --verify, \
 every byte and completion checked out.")]
 pub struct Args {
     #[command(flatten)]
@@ -63,9 +69,9 @@ pub struct Args {
     #[arg(long, default_value_t = Opts::default().dma_stall, allow_negative_numbers = true)]
     dma_stall: f64,
     /// The port's line rate in Mb/s: connections are paced at most at it
-    /// (the simulated MAC interface's 16 000 by default).
-    #[arg(long, default_value_t = Opts::default().line_rate_mbps, allow_negative_numbers = true)]
-    line_rate: u32,
+    /// (default: the simulated MAC interface's 16 000, a board's 1000).
+    #[arg(long, allow_negative_numbers = true)]
+    line_rate: Option<u32>,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
@@ -102,7 +108,10 @@ fn opts(a: &Args) -> Opts {
         verify: a.verify,
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
-        line_rate_mbps: a.line_rate,
+        line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
+            Backend::Uart => BOARD_LINE_MBPS,
+            _ => Opts::default().line_rate_mbps,
+        }),
         stats: a.stats,
     }
 }
@@ -115,15 +124,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         std::env::set_var("FERROCE_TRACE", t);
     }
     if !a.target.json {
+        let on = match a.target.backend {
+            Backend::Sim => format!("the simulated engine, {:.1} % loss", a.loss * 100.0),
+            Backend::Uart => "the board (its port looped back)".into(),
+            _ => "the NIC (its port looped back)".into(),
+        };
         eprintln!(
-            "loopback: {} x {} bytes ({:?}) over {} paths, {} streams, {:.1} % loss, on {}",
-            a.count,
-            a.size,
-            a.op,
-            a.paths,
-            a.streams,
-            a.loss * 100.0,
-            if matches!(a.target.backend, Backend::Sim) { "the simulated engine" } else { "the NIC" }
+            "loopback: {} x {} bytes ({:?}) over {} paths, {} streams, on {on}",
+            a.count, a.size, a.op, a.paths, a.streams
         );
     }
     // A progress bar on stderr (drawn only on a terminal, not with --json).
@@ -139,6 +147,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut progress = |done: u64, _total: u64| bar.set_position(done);
     let r = match a.target.backend {
         Backend::Sim => loopback::run_sim(&o, &mut progress),
+        Backend::Uart => loopback::run_board(crate::board(&a.target)?, &o, &mut progress).map(|(r, _)| r),
         _ => {
             // A NIC: its port must be looped back. DMA memory through VFIO,
             // or one huge page addressed physically.
@@ -164,9 +173,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "verified          {}",
             if r.verified { "yes, every byte and completion" } else { "no (--verify false)" }
         );
-        println!("cycles            {}", r.duration_cycles);
-        println!("goodput           {:.3} of the 64-bit MAC interface", r.goodput_fraction);
-        println!("frames            {} ({} lost on the wire)", r.frames, r.frames_lost);
+        if matches!(a.target.backend, Backend::Sim) {
+            println!("cycles            {}", r.duration_cycles);
+            println!("goodput           {:.3} of the 64-bit MAC interface", r.goodput_fraction);
+            println!("frames            {} ({} lost on the wire)", r.frames, r.frames_lost);
+        } else {
+            // Wall-clock time, counted in the engine's nominal cycles.
+            let s = r.duration_cycles as f64 * ferroce_driver::NS_PER_CYCLE as f64 * 1e-9;
+            println!("time              {s:.2} s (wall clock, the host's polling included)");
+        }
         if let Some(w) = r.wire_fraction {
             println!("wire busy         {w:.3} of the MAC interface (frames, headers and ACKs included)");
         }

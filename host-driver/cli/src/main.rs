@@ -4,12 +4,15 @@ mod info;
 mod list;
 mod loopback;
 mod regs;
+mod sim_board;
 mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ferroce_driver::board::BoardDevice;
 use ferroce_driver::discover::{check_corundum_app, Engine};
 use ferroce_driver::os::RealOs;
 use ferroce_driver::pci::{self, Bar, Mqnic};
+use ferroce_driver::serial::Serial;
 use ferroce_driver::sim::{SimLoopback, Wire};
 use ferroce_driver::vfio::Vfio;
 use ferroce_driver::RegisterAccess;
@@ -19,7 +22,7 @@ use ferroce_driver::RegisterAccess;
 #[command(
     name = "ferroce",
     version,
-    about = "ferroce: talk to a ferroce engine, as Verilog in Verilator (--backend sim, the default) or on a Corundum NIC (--backend pci, mqnic or vfio)"
+    about = "ferroce: talk to a ferroce engine, as Verilog in Verilator (--backend sim, the default), on a Corundum NIC (--backend pci, mqnic or vfio) or on an open FPGA board (--backend uart)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,6 +40,11 @@ pub enum Backend {
     Mqnic,
     /// A Corundum NIC bound to vfio-pci (BARs through VFIO).
     Vfio,
+    /// An open FPGA board (ECPIX-5, Colorlight 5A-75B) running ferroce's
+    /// bitstream, through its UART bridge (LiteX's UARTBone): --device is
+    /// the serial port (/dev/ttyUSBn), or the pseudo-terminal of
+    /// `ferroce sim-board`.
+    Uart,
 }
 
 /// Options shared by the commands that talk to an engine.
@@ -45,10 +53,19 @@ pub struct Target {
     /// Where the engine is.
     #[arg(long, value_enum, default_value = "sim")]
     backend: Backend,
-    /// PCI device (bus:device.function) with --backend pci, or character
-    /// device (/dev/mqnicN) with --backend mqnic; default: the only one.
+    /// PCI device (bus:device.function) with --backend pci, character
+    /// device (/dev/mqnicN) with --backend mqnic (default: the only one), or
+    /// serial port (/dev/ttyUSBn) with --backend uart.
     #[arg(long)]
     device: Option<String>,
+    /// The serial line's speed with --backend uart (the board bitstreams'
+    /// bridge runs at 115 200 baud).
+    #[arg(long, default_value_t = 115_200)]
+    baud: u32,
+    /// Longest wait for the board's answer with --backend uart, seconds,
+    /// beyond the time the line takes for what was sent before.
+    #[arg(long, default_value_t = 5.0)]
+    uart_timeout: f64,
     /// Folder of device nodes (for testing against a fake tree).
     #[arg(long, default_value = "/dev", hide = true)]
     dev_dir: std::path::PathBuf,
@@ -75,6 +92,9 @@ enum Cmd {
     Stats(stats::Args),
     /// Run a transfer through an engine looped to itself and verify it.
     Loopback(loopback::Args),
+    /// Serve a simulated board on a pseudo-terminal, for --backend uart and
+    /// LiteX's host tools.
+    SimBoard(sim_board::Args),
 }
 
 /// The only element of `all`, or an error naming `what` and `where_`.
@@ -92,6 +112,7 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
     let corundum = "Corundum device (PCI 1234:1001)";
     Ok(match t.backend {
         Backend::Sim => anyhow::bail!("the simulator has no NIC registers"),
+        Backend::Uart => anyhow::bail!("a board is no NIC"),
         Backend::Pci => {
             let dev = match &t.device {
                 Some(bdf) => pci::open(&t.sysfs, bdf)?,
@@ -123,11 +144,24 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
     })
 }
 
+/// The board on `--device`, through its UART bridge.
+pub fn board(t: &Target) -> anyhow::Result<BoardDevice<Serial>> {
+    let Some(path) = &t.device else {
+        anyhow::bail!("--backend uart needs --device: the board's serial port, e.g. /dev/ttyUSB1");
+    };
+    if !(t.uart_timeout > 0.0 && t.uart_timeout < 3600.0) {
+        anyhow::bail!("--uart-timeout must be in (0, 3600) seconds (got {})", t.uart_timeout);
+    }
+    let serial = Serial::open(path.as_ref(), t.baud, std::time::Duration::from_secs_f64(t.uart_timeout))?;
+    Ok(BoardDevice::open(serial)?)
+}
+
 /// Open the engine's register region and find its blocks.
 pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> {
     let mut bus: Box<dyn RegisterAccess> = match t.backend {
         // The whole engine in Verilator (its counters and tables are live).
         Backend::Sim => Box::new(SimLoopback::new(ferroce_sim::memory::Memory::default(), &Wire::default(), 1)?),
+        Backend::Uart => Box::new(board(t)?),
         _ => Box::new(hw_regs(t, &mut RealOs::default())?.0),
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;
@@ -153,6 +187,7 @@ fn main() -> std::process::ExitCode {
         Cmd::Regs(a) => regs::run(a),
         Cmd::Stats(a) => stats::run(a),
         Cmd::Loopback(a) => loopback::run(a),
+        Cmd::SimBoard(a) => sim_board::run(a),
     };
     match r {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,120 @@
+//! The CLI's UART backend against a simulated board: `ferroce sim-board`
+//! serves the board top's system side (UARTBone bridge, board memory, frame
+//! stores, the whole engine, its port looped back) on a pseudo-terminal,
+//! and `ferroce info`, `regs`, `stats` and `loopback --backend uart` open
+//! that as a serial port, as they open a board's USB UART.
+
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+
+use ferroce_proto::regs;
+
+fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferroce")).args(args).output().expect("ferroce runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `ferroce sim-board` running, and its pseudo-terminal.
+struct SimBoard {
+    child: Child,
+    pty: String,
+}
+
+impl SimBoard {
+    fn start(args: &[&str]) -> SimBoard {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ferroce"))
+            .arg("sim-board")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("ferroce sim-board starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("a line");
+        let pty = line.trim().to_string();
+        assert!(pty.starts_with("/dev/pts/"), "sim-board names its pseudo-terminal first: {line:?}");
+        SimBoard { child, pty }
+    }
+
+    /// `ferroce <cmd> --backend uart --device <pty> <args>`, waiting long for
+    /// answers: the simulated board is far slower than a 115 200-baud line.
+    fn run(&self, cmd: &str, args: &[&str]) -> (bool, String, String) {
+        let mut all = vec![cmd, "--backend", "uart", "--device", &self.pty, "--uart-timeout", "300"];
+        all.extend_from_slice(args);
+        cli(&all)
+    }
+}
+
+impl Drop for SimBoard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("JSON on stdout ({e}): {out}"))
+}
+
+#[test]
+fn info_regs_stats_and_a_verified_loopback_through_a_boards_uart() {
+    let b = SimBoard::start(&["--engine", "engine"]);
+    let (ok, out, err) = b.run("info", &["--json"]);
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["blocks"].as_array().expect("blocks").len(), regs::BLOCKS.len());
+    assert_eq!(v["parameters"]["max_paths"], 16);
+
+    let (ok, out, err) = b.run("regs", &["control.ack_every", "9"]);
+    assert!(ok && out.contains("control.ack_every = 0x00000009 (9)"), "{out}{err}");
+    let (ok, _, err) = b.run("regs", &["control.mtu", "99999"]);
+    assert!(!ok && err.contains("out of range"), "{err}");
+
+    let (ok, out, err) = b.run("stats", &["--json", "--paths", "2"]);
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["counters"]["tx_data"], 0, "nothing sent yet");
+    assert_eq!(v["paths"].as_array().expect("paths").len(), 2);
+
+    // WRITE, WRITE with immediate and SEND in turn, 6 x 3000 bytes, every
+    // byte read back through the bridge and compared.
+    let args = ["--op", "mixed", "--size", "3000", "--count", "6", "--paths", "4", "--streams", "2", "--json"];
+    let (ok, out, err) = b.run("loopback", &args);
+    assert!(ok, "{err}");
+    let v = json(&out);
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(v["bytes"], 18_000);
+    // Every message completes at the sender; WRITE with immediate and SEND also at the receiver.
+    assert_eq!(v["completions"], 6 + 4);
+
+    // The transfer went over the engine's port: its counters say so.
+    let (ok, out, err) = b.run("stats", &["--json", "--paths", "4"]);
+    assert!(ok, "{err}");
+    let v = json(&out);
+    let sent = v["counters"]["tx_data"].as_u64().expect("tx_data");
+    assert!(sent >= 6 * 3, "{sent} data packets for 6 messages of 3 packets (MTU 1024)");
+    assert_eq!(v["counters"]["rx_malformed"], 0, "a clean cable");
+
+    // More than the board memory holds is refused with the sizes.
+    let (ok, _, err) = b.run("loopback", &["--size", "64KiB", "--count", "4"]);
+    assert!(!ok && err.contains("do not fit the board's 131072 bytes"), "{err}");
+}
+
+#[test]
+fn the_uart_backend_explains_a_missing_device_and_a_silent_line() {
+    let (ok, _, err) = cli(&["info", "--backend", "uart"]);
+    assert!(!ok && err.contains("--backend uart needs --device"), "{err}");
+    let (ok, _, err) = cli(&["info", "--backend", "uart", "--device", "/dev/ferroce-no-such-tty"]);
+    assert!(!ok && err.contains("/dev/ferroce-no-such-tty"), "{err}");
+    // A pseudo-terminal with nobody at the far end: no answer in time.
+    let pty = ferroce_driver::serial::Pty::open().expect("a pty");
+    let path = pty.path().display().to_string();
+    let (ok, _, err) = cli(&["info", "--backend", "uart", "--device", &path, "--uart-timeout", "0.3"]);
+    assert!(!ok && err.contains("timed out") && err.contains("ferroce bitstream"), "{err}");
+    let (ok, _, err) = cli(&["info", "--backend", "uart", "--device", &path, "--baud", "12345"]);
+    assert!(!ok && err.contains("12345 baud is not a standard speed"), "{err}");
+}
