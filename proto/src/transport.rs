@@ -165,6 +165,9 @@ pub struct Stats {
     pub lost_found_by_ack: u64,
     pub repaths: u64,
     pub naks_received: u64,
+    /// Packets resent by tail probes (`model::Recovery::probe`): not
+    /// counted in `lost_found_by_ack`.
+    pub tail_probes: u64,
 }
 
 /// A sans-IO transport endpoint (one NIC). Frames in and out are whole

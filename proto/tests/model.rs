@@ -1,7 +1,7 @@
 //! Behaviour of the reference transport on a tiny two-node link where the
 //! test decides exactly which frames are lost.
 
-use ferroce_proto::model::{wire_time, ConnConfig, Endpoint, EndpointConfig};
+use ferroce_proto::model::{wire_time, ConnConfig, Endpoint, EndpointConfig, Recovery, RepairRoute};
 use ferroce_proto::transport::{Access, MemoryRegion, Transport, WorkRequest};
 use ferroce_proto::types::{ns, us};
 use ferroce_proto::wire::{self, Body, WIRE_OVERHEAD};
@@ -29,7 +29,11 @@ struct Link {
     in_flight: Vec<(Time, usize, Vec<u8>)>,
     /// Data frames seen leaving node 0: (path, psn, retransmission?).
     sent: Vec<(u8, u32, bool)>,
+    /// The UDP source port of each of `sent`.
+    sports: Vec<u16>,
     acks: usize,
+    /// The rate hint of every ACK from node 1, with its time.
+    hints: Vec<(Time, u32)>,
 }
 
 fn cfg(i: u8) -> EndpointConfig {
@@ -40,7 +44,14 @@ fn cfg(i: u8) -> EndpointConfig {
 
 impl Link {
     fn new(paths: u8) -> Link {
-        let mut ep = [Endpoint::new(cfg(1)).unwrap(), Endpoint::new(cfg(2)).unwrap()];
+        Link::with(paths, Recovery::v0(), None)
+    }
+
+    /// Both endpoints with the recovery settings `r`, connections starting
+    /// at `rate` (Mb/s; `None`: line rate).
+    fn with(paths: u8, r: Recovery, rate: Option<u32>) -> Link {
+        let c = |i| EndpointConfig { recovery: r, ..cfg(i) };
+        let mut ep = [Endpoint::new(c(1)).unwrap(), Endpoint::new(c(2)).unwrap()];
         for (i, e) in ep.iter_mut().enumerate() {
             let peer = cfg(2 - i as u8);
             e.connect(ConnConfig {
@@ -50,7 +61,7 @@ impl Link {
                 peer_ip: peer.ip,
                 paths,
                 streams: 2,
-                initial_rate_mbps: None,
+                initial_rate_mbps: rate,
             })
             .unwrap();
             e.register_mr(MemoryRegion {
@@ -73,7 +84,9 @@ impl Link {
             busy_until: [0; 2],
             in_flight: Vec::new(),
             sent: Vec::new(),
+            sports: Vec::new(),
             acks: 0,
+            hints: Vec::new(),
         }
     }
 
@@ -112,9 +125,13 @@ impl Link {
                         let k = copies.entry((c.path.0, c.psn.get())).or_insert(0usize);
                         *k += 1;
                         self.sent.push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
+                        self.sports.push(p.addr.sport);
                         lost = drop(c.path.0, c.psn.get(), *k);
                     } else if i == 1 {
                         self.acks += 1;
+                        if let Body::Ack(a) = p.transport.body {
+                            self.hints.push((self.now, a.rate_hint_mbps));
+                        }
                     }
                     if !lost {
                         self.in_flight.push((self.busy_until[i] + ns(2_500), 1 - i, f));
@@ -350,4 +367,100 @@ fn a_new_life_of_a_connection_drops_packets_of_the_earlier_one() {
     assert!(l.mem[1].0[..100].iter().all(|b| *b == 0), "nothing placed");
     l.ep[1].handle_frame(l.now, &frame(1), &mut l.mem[1]);
     assert_eq!(&l.mem[1].0[..100], &[0xa5; 100][..], "the new life's packet is placed");
+}
+
+/// Settings with only the named mechanisms of `Recovery::v1` on.
+fn v0_with(f: impl FnOnce(&mut Recovery)) -> Recovery {
+    let mut r = Recovery::v0();
+    f(&mut r);
+    r
+}
+
+/// A hole on a path that gets no later packet: v0 waits for the RTO;
+/// connection-level loss detection (`rack`) finds it from the other
+/// paths' ACKs, within a few RTTs.
+#[test]
+fn rack_finds_a_hole_that_no_later_packet_on_its_path_reveals() {
+    // 16 packets over 8 paths at 10 Gb/s (0.87 us apart): two per path;
+    // path 3's second (PSN 1, the 12th packet) is lost; the 16th is sent
+    // 3.5 us after it, more than the reordering window (1 us + the 2 us
+    // ACK delay).
+    let lose = |path: u8, psn: u32, copy: usize| path == 3 && psn == 1 && copy == 1;
+    let mut v0 = Link::with(8, Recovery::v0(), Some(10_000));
+    v0.write(1, 16 * 1024);
+    assert_eq!(v0.run(1, us(2_000), lose), 1);
+    assert_eq!(v0.ep[0].stats().rtos, 1, "v0: only the timeout finds it");
+    assert!(v0.now >= us(100));
+
+    let mut l = Link::with(8, v0_with(|r| r.rack = true), Some(10_000));
+    l.write(1, 16 * 1024);
+    assert_eq!(l.run(1, us(2_000), lose), 1);
+    let st = l.ep[0].stats();
+    assert_eq!((st.rtos, st.lost_found_by_ack), (0, 1));
+    assert_eq!(l.retransmissions(), vec![(3, 1)], "exactly that PSN, on its path");
+    assert!(l.now < us(30), "repaired within a few RTTs, not at the RTO: {}", l.now);
+    assert_eq!(l.mem[1].0[..16 * 1024], l.mem[0].0[..16 * 1024]);
+}
+
+/// The last packet of a connection is lost: a tail probe resends it after
+/// about an RTT (srtt + 4 rttvar + ACK delay), not after rto_min.
+#[test]
+fn tail_probe_resends_the_lost_last_packet_before_any_timeout() {
+    let mut l = Link::with(1, v0_with(|r| r.probe = true), None);
+    l.write(1, 10 * 1024);
+    assert_eq!(l.run(1, us(2_000), |_, psn, copy| psn == 9 && copy == 1), 1);
+    let st = l.ep[0].stats();
+    assert_eq!((st.rtos, st.tail_probes), (0, 1));
+    assert_eq!(l.retransmissions(), vec![(0, 9)]);
+    assert!(l.now < us(30), "probed after about an RTT, not rto_min: {}", l.now);
+    assert_eq!(l.mem[1].0[..10 * 1024], l.mem[0].0[..10 * 1024]);
+    // Nothing lost: no probe at all.
+    let mut c = Link::with(1, v0_with(|r| r.probe = true), None);
+    c.write(1, 10 * 1024);
+    assert_eq!(c.run(1, us(2_000), |_, _, _| false), 1);
+    assert_eq!(c.ep[0].stats().tail_probes, 0);
+}
+
+/// With `RepairRoute::CleanPath` a repair keeps its path index and PSN but
+/// takes another path's source port.
+#[test]
+fn repairs_take_another_paths_route() {
+    let mut l = Link::with(4, v0_with(|r| r.repair_route = RepairRoute::CleanPath), None);
+    l.write(1, 200 * 1024);
+    assert_eq!(l.run(1, us(1_000), |path, psn, copy| path == 2 && psn == 5 && copy == 1), 1);
+    assert_eq!(l.retransmissions(), vec![(2, 5)]);
+    let own: Vec<u16> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
+    let i = l.sent.iter().position(|s| s.2).unwrap();
+    assert_ne!(l.sports[i], own[2], "not on the lost packet's route");
+    assert!(own.contains(&l.sports[i]), "on another path's route");
+    let first = l.sent.iter().position(|s| s.0 == 2 && s.1 == 5).unwrap();
+    assert_eq!(l.sports[first], own[2], "the original went on its own route");
+    assert_eq!(l.ep[0].stats().rtos, 0);
+    assert_eq!(l.mem[1].0[..200 * 1024], l.mem[0].0[..200 * 1024]);
+}
+
+/// The connection window: at most `start_window` packets before the first
+/// ACK with a rate hint (sent from the first ACK without the warm-up), then
+/// the hint times the base RTT plus headroom.
+#[test]
+fn bounded_start_then_the_window_of_the_first_hint() {
+    let r = v0_with(|r| {
+        r.conn_window = true;
+        r.hint_warmup = false;
+    });
+    let mut l = Link::with(8, r, None);
+    l.write(1, 1 << 20);
+    l.run(1, us(6), |_, _, _| false);
+    let first_ack = l.hints.first().map(|h| h.0).expect("an ACK within 6 us");
+    assert!(l.hints.iter().all(|h| h.1 == LINE), "a hint from the first ACK: {:?}", l.hints);
+    assert_eq!(l.sent.len(), 32, "the start window, before an ACK at {first_ack}");
+    assert_eq!(l.run(1, us(1_000), |_, _, _| false), 1);
+    assert_eq!(l.mem[1].0[..1 << 20], l.mem[0].0[..1 << 20]);
+    // v0: the receiver withholds the hint and the sender is bounded only by
+    // its paths' windows.
+    let mut v0 = Link::new(8);
+    v0.write(1, 1 << 20);
+    v0.run(1, us(6), |_, _, _| false);
+    assert!(v0.sent.len() > 50, "{}", v0.sent.len());
+    assert!(v0.hints.iter().all(|h| h.1 == 0));
 }

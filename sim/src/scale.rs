@@ -422,6 +422,7 @@ fn add(a: &mut Stats, b: &Stats) {
     a.lost_found_by_ack += b.lost_found_by_ack;
     a.repaths += b.repaths;
     a.naks_received += b.naks_received;
+    a.tail_probes += b.tail_probes;
 }
 
 /// What one job did.

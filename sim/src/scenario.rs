@@ -122,6 +122,9 @@ pub struct NetConfig {
     pub window_cap: Option<u32>,
     /// Output queue of every switch port, in bytes.
     pub queue_bytes: usize,
+    /// ferroce's loss-recovery and start-up mechanisms (`Recovery::v0`
+    /// unless set).
+    pub recovery: ferroce_proto::model::Recovery,
     pub seed: u64,
 }
 
@@ -145,6 +148,7 @@ impl NetConfig {
             gbn_dcqcn: false,
             window_cap: None,
             queue_bytes: 16 << 20,
+            recovery: ferroce_proto::model::Recovery::v0(),
             seed: 1,
         }
     }
@@ -207,6 +211,7 @@ impl NetConfig {
         if let Some(w) = self.window_cap {
             cfg.max_cwnd = w;
         }
+        cfg.recovery = self.recovery;
         Ok(match self.kind {
             Kind::Ferroce => AnyTransport::Ferroce(Box::new(Endpoint::new(cfg)?)),
             Kind::Gbn => {

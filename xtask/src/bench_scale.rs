@@ -23,8 +23,12 @@ const SWITCH_QUEUE_BYTES: usize = 4 << 20;
 /// A transport in the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
-    /// ferroce spraying over this many paths.
+    /// ferroce spraying over this many paths, with every loss-recovery and
+    /// start-up change of `Recovery::v1`.
     Ferroce(u8),
+    /// ferroce over this many paths as the RTL implements it today
+    /// (`Recovery::v0`).
+    FerroceV0(u8),
     /// IRN-style: selective repeat on one ECMP path, in flight capped at one
     /// BDP.
     Irn,
@@ -39,6 +43,7 @@ impl Transport {
     pub fn label(&self) -> String {
         match self {
             Transport::Ferroce(p) => format!("ferroce_{p}p"),
+            Transport::FerroceV0(p) => format!("ferroce_{p}p_v0"),
             Transport::Irn => "irn".into(),
             Transport::RoceDcqcn { pfc: false } => "rocev2_gbn_dcqcn".into(),
             Transport::RoceDcqcn { pfc: true } => "rocev2_gbn_dcqcn_pfc".into(),
@@ -50,9 +55,12 @@ impl Transport {
     /// the ideal.
     fn net(&self, seed: u64) -> Option<NetConfig> {
         let mut net = match self {
-            Transport::Ferroce(paths) => {
+            Transport::Ferroce(paths) | Transport::FerroceV0(paths) => {
                 let mut n = NetConfig::new(ferroce_sim::scenario::Kind::Ferroce);
                 n.paths = *paths;
+                if matches!(self, Transport::Ferroce(_)) {
+                    n.recovery = ferroce_proto::model::Recovery::v1();
+                }
                 n
             }
             Transport::Irn => NetConfig::irn(),
@@ -105,6 +113,7 @@ impl Plan {
     fn new(quick: bool) -> Plan {
         let transports = vec![
             Transport::Ferroce(8),
+            Transport::FerroceV0(8),
             Transport::Ferroce(4),
             Transport::Ferroce(2),
             Transport::Ferroce(1),
@@ -396,7 +405,7 @@ fn plots(c: &[Collective], dir: &std::path::Path) -> anyhow::Result<Vec<String>>
                 continue;
             };
             for loss in [LossModel::None, LossModel::Iid(0.001), LossModel::Iid(0.01), LossModel::Iid(0.1)] {
-                let mut speed = [f64::NAN; 7];
+                let mut speed = [f64::NAN; 8];
                 for (i, (name, _)) in crate::plot::SCALE_SERIES.iter().enumerate() {
                     let v: Vec<f64> =
                         point(c, pattern, h, msg, &loss.label(), name).iter().map(|r| 1.0 / r.jct_over_ideal).collect();

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use super::ackgen::{AckAction, AckState};
 use super::cc::{Pacer, Window};
 use super::health::Health;
+use super::recovery::{self, Recovery, RepairRoute};
 
 /// Picoseconds in a microsecond: the model's time unit for the pacer.
 const PS_PER_US: u64 = 1_000_000;
@@ -55,6 +56,8 @@ pub struct EndpointConfig {
     pub repath_after_rtos: u32,
     /// Consecutive RTOs after which a path takes no new data.
     pub retire_after_rtos: u32,
+    /// Loss-recovery and start-up mechanisms beyond v0 (the default).
+    pub recovery: Recovery,
     pub seed: u64,
 }
 
@@ -81,6 +84,7 @@ impl EndpointConfig {
             max_cwnd: PATH_WINDOW,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
+            recovery: Recovery::v0(),
             seed: 1,
         }
     }
@@ -147,6 +151,8 @@ struct TxPath {
     log: PathLog,
     /// What each PSN in flight carries, by PSN mod 256.
     segs: Vec<Option<Segment>>,
+    /// When each PSN in flight was last sent, by PSN mod 256 (`rack`).
+    sent_at: Vec<Time>,
     window: Window,
     srtt: Option<Time>,
     rttvar: Time,
@@ -201,6 +207,18 @@ struct Conn {
     /// This connection's entries in `Endpoint::timers` and `Endpoint::ready`.
     timer_key: Option<Time>,
     send_key: Option<Time>,
+    /// Connection-level state of the `Recovery` mechanisms: smoothed and
+    /// least RTT over all paths, the latest send time of an acknowledged
+    /// packet (`rack`), the connection window and the last rate hint
+    /// (`conn_window`), the probe timer and probes without progress.
+    srtt: Option<Time>,
+    rttvar: Time,
+    min_rtt: Option<Time>,
+    rack_ts: Time,
+    window: Window,
+    hint_mbps: u32,
+    probe_at: Option<Time>,
+    probes: u32,
 }
 
 /// A ferroce NIC: any number of connections sharing one port.
@@ -228,6 +246,9 @@ pub struct Endpoint {
     ready: BTreeSet<(Time, u64, ConnId)>,
     completing: BTreeSet<ConnId>,
     next_seq: u64,
+    /// The smoothed RTT of the connection that last had an RTT sample: the
+    /// probe timer's estimate for a connection without one yet.
+    last_srtt: Option<(Time, Time)>,
 }
 
 impl Endpoint {
@@ -249,6 +270,7 @@ impl Endpoint {
             ready: BTreeSet::new(),
             completing: BTreeSet::new(),
             next_seq: 0,
+            last_srtt: None,
         })
     }
 
@@ -308,6 +330,7 @@ impl Endpoint {
                 sport,
                 log: PathLog::starting_at(life.tx_psn),
                 segs: vec![None; PATH_WINDOW as usize],
+                sent_at: vec![0; PATH_WINDOW as usize],
                 window: Window::new(self.cfg.max_cwnd),
                 srtt: None,
                 rttvar: 0,
@@ -346,6 +369,14 @@ impl Endpoint {
                 seq: self.next_seq,
                 timer_key: None,
                 send_key: None,
+                srtt: None,
+                rttvar: 0,
+                min_rtt: None,
+                rack_ts: 0,
+                window: Window::new(self.cfg.max_cwnd * cc.paths as u32),
+                hint_mbps: 0,
+                probe_at: None,
+                probes: 0,
             },
         );
         self.order.push((self.next_seq, cc.id));
@@ -361,8 +392,8 @@ impl Endpoint {
         };
         let acks = c.rx.iter().filter_map(|r| r.ack_at);
         let rtos = c.tx.iter().filter_map(|p| p.rto_at);
-        let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).min();
-        let send = Self::can_send(c).then(|| c.pacer.ready_at());
+        let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).chain(c.probe_at).min();
+        let send = Self::can_send(&self.cfg, c).then(|| c.pacer.ready_at());
         let seq = c.seq;
         for (index, key, new) in [(&mut self.timers, &mut c.timer_key, timer), (&mut self.ready, &mut c.send_key, send)]
         {
@@ -417,7 +448,7 @@ impl Endpoint {
     }
 
     fn rate_hint(&self, now: Time) -> u32 {
-        if self.busy_since.is_none_or(|t| now < t + self.cfg.active_window) {
+        if self.cfg.recovery.hint_warmup && self.busy_since.is_none_or(|t| now < t + self.cfg.active_window) {
             return 0;
         }
         // Active: heard from within the window, or with a message half
@@ -556,15 +587,35 @@ impl Endpoint {
         let line = self.cfg.line_rate_mbps;
         let max_cwnd = self.cfg.max_cwnd;
         let conn = self.conns.get_mut(&id).expect("connection exists");
+        let rec = self.cfg.recovery;
         let path = &mut conn.tx[p];
-        let Some(result) = path.log.on_ack(c.psn, &a.sack) else {
+        let resent_rule = rec.repair_route == RepairRoute::SamePath;
+        let Some(result) = path.log.on_ack_with(c.psn, &a.sack, resent_rule) else {
             return; // older than what we know, or acknowledging the unsent
         };
         if a.rate_hint_mbps > 0 {
             conn.rate_mbps = a.rate_hint_mbps.min(line);
             conn.pacer.set_cost(Pacer::cost_q16(conn.rate_mbps, PS_PER_US));
+            conn.hint_mbps = conn.rate_mbps;
         }
         let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
+        conn.min_rtt = Some(conn.min_rtt.map_or(sample, |m| m.min(sample)));
+        match conn.srtt {
+            None => (conn.srtt, conn.rttvar) = (Some(sample), sample / 2),
+            Some(s) => {
+                conn.rttvar = (3 * conn.rttvar + s.abs_diff(sample)) / 4;
+                conn.srtt = Some((7 * s + sample) / 8);
+            }
+        }
+        self.last_srtt = conn.srtt.map(|s| (s, conn.rttvar));
+        // The latest send time among the newly acknowledged; a resent PSN
+        // counts only if its ACK cannot be the original's (RACK's rule).
+        for psn in &result.newly {
+            let t = path.sent_at[psn.slot()];
+            if !path.log.was_resent(*psn) || now.saturating_sub(t) >= conn.min_rtt.unwrap_or(0) {
+                conn.rack_ts = conn.rack_ts.max(t);
+            }
+        }
         match path.srtt {
             None => {
                 path.srtt = Some(sample);
@@ -584,16 +635,90 @@ impl Endpoint {
                 conn.sq.ack(seg.stream, seg.msg_seq, seg.len as u32);
             }
         }
-        let repath = path.health.on_ack(newly, result.lost);
+        let repath = path.health.on_ack_with(newly, result.lost, rec.repath_loss_shift);
         path.ecn_echoes += a.ecn_ce as u64;
         let srtt = path.srtt.unwrap_or(0);
         path.window.on_ack(now, newly, a.ecn_ce as u32, path.log.outstanding(), srtt, max_cwnd);
+        if rec.conn_window {
+            let outstanding = conn.tx.iter().map(|p| p.log.outstanding()).sum();
+            let max = max_cwnd * conn.tx.len() as u32;
+            conn.window.on_ack(now, newly, a.ecn_ce as u32, outstanding, conn.srtt.unwrap_or(0), max);
+        }
+        if newly > 0 {
+            conn.probes = 0;
+            conn.probe_at = None;
+        }
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
         path.rto_at = (path.log.outstanding() > 0).then_some(now + rto);
         if repath {
             self.repath(id, p);
         }
+        if rec.rack {
+            self.rack_detect(id);
+        }
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
+    }
+
+    /// `Recovery::rack`: on every path of the connection, the packets sent
+    /// more than the reordering window before the latest-sent acknowledged
+    /// one are lost.
+    fn rack_detect(&mut self, id: ConnId) {
+        let shift = self.cfg.recovery.repath_loss_shift;
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        let reo = self.cfg.recovery.reo_window(conn.min_rtt, self.cfg.ack_delay);
+        let rack_ts = conn.rack_ts;
+        let mut repath = Vec::new();
+        for (q, path) in conn.tx.iter_mut().enumerate() {
+            let lost: Vec<Psn> =
+                path.log.candidates().filter(|x| recovery::rack_lost(path.sent_at[x.slot()], rack_ts, reo)).collect();
+            if lost.is_empty() {
+                continue;
+            }
+            for x in &lost {
+                path.log.lose(*x);
+            }
+            self.stats.lost_found_by_ack += lost.len() as u64;
+            if path.health.on_ack_with(0, lost.len() as u32, shift) {
+                repath.push(q);
+            }
+        }
+        for q in repath {
+            self.repath(id, q);
+        }
+    }
+
+    /// `Recovery::probe`: arm the probe timer if the connection has packets
+    /// outstanding and it is not armed; disarm it if nothing is outstanding.
+    fn arm_probe(cfg: &EndpointConfig, last_srtt: Option<(Time, Time)>, now: Time, conn: &mut Conn) {
+        if !cfg.recovery.probe {
+            return;
+        }
+        if conn.tx.iter().all(|p| p.log.outstanding() == 0) {
+            conn.probe_at = None;
+        } else if conn.probe_at.is_none() {
+            let srtt = conn.srtt.map(|s| (s, conn.rttvar)).or(last_srtt);
+            conn.probe_at = Some(now + cfg.recovery.probe_timeout(srtt, cfg.ack_delay, cfg.rto_min, conn.probes));
+        }
+    }
+
+    /// The probe timer fired: each path with packets outstanding and
+    /// nothing queued resends one (`PathLog::probe_psn`).
+    fn on_probe(&mut self, now: Time, id: ConnId) {
+        let conn = self.conns.get_mut(&id).expect("connection exists");
+        conn.probe_at = None;
+        let mut probed = 0;
+        for path in conn.tx.iter_mut() {
+            if path.log.outstanding() > 0 && !path.log.has_queued() {
+                if let Some(psn) = path.log.probe_psn() {
+                    probed += path.log.lose(psn) as u64;
+                }
+            }
+        }
+        self.stats.tail_probes += probed;
+        conn.probes += 1;
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
     }
 
     fn repath(&mut self, id: ConnId, p: usize) {
@@ -623,18 +748,21 @@ impl Endpoint {
         &self,
         now: Time,
         conn: &Conn,
-        (p, psn): (usize, Psn),
+        (p, psn, sport): (usize, Psn, u16),
         seg: &Segment,
         fl: u8,
         mem: &dyn HostMemory,
     ) -> Vec<u8> {
         let payload = seg.payload(mem);
         let t = seg.transport(conn.cfg.remote_id, PathId(p as u8), psn, (now / 1000) as u32, fl, conn.life.generation);
-        wire::encode(&self.addressing(&conn.cfg, conn.tx[p].sport), &t, &payload)
+        wire::encode(&self.addressing(&conn.cfg, sport), &t, &payload)
     }
 
     /// The path new data goes on (see `spray::pick`).
-    fn pick_path(conn: &Conn) -> Option<usize> {
+    fn pick_path(cfg: &EndpointConfig, conn: &Conn) -> Option<usize> {
+        if cfg.recovery.conn_window && Self::conn_free(cfg, conn) == 0 {
+            return None;
+        }
         let mut c = [Candidate::default(); 16];
         for (i, p) in conn.tx.iter().enumerate() {
             c[i] = Candidate {
@@ -647,8 +775,39 @@ impl Endpoint {
         spray::pick(&c[..conn.tx.len()], conn.path_rr)
     }
 
-    fn can_send(conn: &Conn) -> bool {
-        conn.tx.iter().any(|p| p.log.has_queued()) || (conn.sq.has_data() && Self::pick_path(conn).is_some())
+    fn can_send(cfg: &EndpointConfig, conn: &Conn) -> bool {
+        conn.tx.iter().any(|p| p.log.has_queued()) || (conn.sq.has_data() && Self::pick_path(cfg, conn).is_some())
+    }
+
+    /// Bytes of a full data frame on the wire.
+    fn frame_bytes(cfg: &EndpointConfig) -> u32 {
+        cfg.mtu + (wire::DATA_FRAME_OVERHEAD + WIRE_OVERHEAD) as u32
+    }
+
+    /// New packets the connection window allows (`Recovery::conn_window`).
+    fn conn_free(cfg: &EndpointConfig, conn: &Conn) -> u32 {
+        let cap = cfg.recovery.window_cap(conn.hint_mbps, Self::frame_bytes(cfg));
+        let outstanding: u32 = conn.tx.iter().map(|p| p.log.outstanding()).sum();
+        conn.window.cwnd.min(cap).saturating_sub(outstanding)
+    }
+
+    /// The route of a retransmission on path `p`: its own source port, or
+    /// with `RepairRoute::CleanPath` that of the other live path with the
+    /// fewest losses in its epoch (the first after `p` on a tie).
+    fn repair_sport(cfg: &EndpointConfig, conn: &Conn, p: usize) -> u16 {
+        let n = conn.tx.len();
+        if cfg.recovery.repair_route == RepairRoute::SamePath || n == 1 {
+            return conn.tx[p].sport;
+        }
+        let mut best: Option<(usize, u32)> = None;
+        for k in 1..n {
+            let q = (p + k) % n;
+            let h = &conn.tx[q].health;
+            if !h.retired && best.is_none_or(|(_, l)| h.epoch_lost < l) {
+                best = Some((q, h.epoch_lost));
+            }
+        }
+        best.map_or(conn.tx[p].sport, |(q, _)| conn.tx[q].sport)
     }
 
     fn transmit(&mut self, now: Time, id: ConnId, mem: &dyn HostMemory) -> Option<Vec<u8>> {
@@ -662,20 +821,24 @@ impl Endpoint {
                 continue;
             };
             conn.retx_rr = (p + 1) % n;
+            let sport = Self::repair_sport(&self.cfg, conn, p);
             let path = &mut conn.tx[p];
             let seg = path.segs[psn.slot()].expect("a PSN in flight has its segment");
             path.retransmitted += 1;
+            path.sent_at[psn.slot()] = now;
+            Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
             let conn = &self.conns[&id];
-            let frame = self.build_data(now, conn, (p, psn), &seg, flags::RETX | flags::ACK_REQ, mem);
+            let frame = self.build_data(now, conn, (p, psn, sport), &seg, flags::RETX | flags::ACK_REQ, mem);
             self.stats.tx_retx += 1;
             self.pace(now, id, frame.len());
             return Some(frame);
         }
-        let p = Self::pick_path(conn)?;
+        let p = Self::pick_path(&self.cfg, conn)?;
         let seg = conn.sq.next_segment(mtu)?;
         let path = &mut conn.tx[p];
         let psn = path.log.send_new();
         path.segs[psn.slot()] = Some(seg);
+        path.sent_at[psn.slot()] = now;
         path.health.on_send();
         path.sent += 1;
         conn.path_rr = (p + 1) % conn.tx.len();
@@ -684,8 +847,10 @@ impl Endpoint {
         if conn.tx[p].rto_at.is_none() {
             conn.tx[p].rto_at = Some(now + rto);
         }
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
         let fl = if seg.last { flags::ACK_REQ } else { 0 };
-        let frame = self.build_data(now, &self.conns[&id], (p, psn), &seg, fl, mem);
+        let sport = conn.tx[p].sport;
+        let frame = self.build_data(now, &self.conns[&id], (p, psn, sport), &seg, fl, mem);
         self.stats.tx_data += 1;
         self.pace(now, id, frame.len());
         Some(frame)
@@ -829,6 +994,9 @@ impl Transport for Endpoint {
                     self.on_rto(now, id, p);
                 }
             }
+            if self.conns[&id].probe_at.is_some_and(|t| t <= now) {
+                self.on_probe(now, id);
+            }
             let conn = self.conns.get_mut(&id).expect("connection exists");
             let mut i = 0;
             while i < conn.rnr.len() {
@@ -886,8 +1054,8 @@ mod tests {
             for (&id, c) in &self.conns {
                 let acks = c.rx.iter().filter_map(|r| r.ack_at);
                 let rtos = c.tx.iter().filter_map(|p| p.rto_at);
-                let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).min();
-                let send = Self::can_send(c).then(|| c.pacer.ready_at());
+                let timer = acks.chain(rtos).chain(c.rnr.iter().map(|r| r.0)).chain(c.probe_at).min();
+                let send = Self::can_send(&self.cfg, c).then(|| c.pacer.ready_at());
                 assert_eq!((c.timer_key, c.send_key), (timer, send), "connection {id}");
                 assert_eq!(timer.is_some_and(|t| self.timers.contains(&(t, c.seq, id))), timer.is_some());
                 assert_eq!(send.is_some_and(|t| self.ready.contains(&(t, c.seq, id))), send.is_some());
@@ -901,18 +1069,27 @@ mod tests {
         }
     }
 
-    fn endpoint(i: u8) -> Endpoint {
+    fn endpoint(i: u8, recovery: Recovery) -> Endpoint {
         let mut c = EndpointConfig::new([2, 0, 0, 0, 0, i], [10, 0, 0, i], 100_000, 512);
         c.seed = i as u64;
+        c.recovery = recovery;
         Endpoint::new(c).unwrap()
     }
 
     /// Two endpoints with connections of 1 to 8 paths over a channel that
     /// loses, delays and reorders frames; SENDs find no receive buffer at
-    /// times (RNR holds), and a connection is torn down and set up again.
+    /// times (RNR holds), and a connection is torn down and set up again;
+    /// with v0 and with every recovery mechanism on (probe timers, the
+    /// connection window).
     #[test]
     fn timer_and_ready_indexes_follow_every_change() {
-        let mut ep = [endpoint(1), endpoint(2)];
+        for r in [Recovery::v0(), Recovery::v1()] {
+            indexes_follow_every_change(r);
+        }
+    }
+
+    fn indexes_follow_every_change(r: Recovery) {
+        let mut ep = [endpoint(1, r), endpoint(2, r)];
         let mut mem = [Mem(vec![7; 1 << 16]), Mem(vec![0; 1 << 16])];
         let conn = |k: u16, paths: u8, peer: u8| ConnConfig {
             id: ConnId(k),
@@ -989,5 +1166,6 @@ mod tests {
         }
         let st = ep[0].stats();
         assert!(st.tx_retx > 0 && st.rtos > 0 && st.naks_received > 0, "the run exercised every timer: {st:?}");
+        assert_eq!(st.tail_probes > 0, r.probe, "{st:?}");
     }
 }

@@ -29,13 +29,19 @@ impl Health {
     /// An ACK acknowledged `newly` packets and found `lost`. Returns true if
     /// the path is to be re-pathed.
     pub fn on_ack(&mut self, newly: u32, lost: u32) -> bool {
+        self.on_ack_with(newly, lost, 2)
+    }
+
+    /// [`Health::on_ack`] with the re-path threshold at epoch /
+    /// 2^`loss_shift` lost packets (2: a quarter, as the RTL).
+    pub fn on_ack_with(&mut self, newly: u32, lost: u32, loss_shift: u32) -> bool {
         self.epoch_lost = self.epoch_lost.saturating_add(lost);
         if newly > 0 {
             self.rtos_in_row = 0;
             self.retired = false;
         }
         if self.epoch_sent >= EPOCH {
-            let repath = self.epoch_lost * 4 >= self.epoch_sent;
+            let repath = self.epoch_lost << loss_shift >= self.epoch_sent;
             self.epoch_sent = 0;
             self.epoch_lost = 0;
             return repath;
@@ -72,5 +78,18 @@ mod tests {
         assert!(h.on_rto(1, 3) && !h.retired);
         assert!(h.on_rto(1, 3) && h.retired);
         assert!(!h.on_ack(1, 0) && !h.retired && h.rtos_in_row == 0);
+    }
+
+    #[test]
+    fn moderate_loss_repaths_with_a_lower_threshold() {
+        let mut h = Health::default();
+        for _ in 0..EPOCH {
+            h.on_send();
+        }
+        assert!(!h.on_ack_with(10, 3, 4), "3 of 64 is below a sixteenth");
+        for _ in 0..EPOCH {
+            h.on_send();
+        }
+        assert!(h.on_ack_with(10, 4, 4), "4 of 64 is a sixteenth");
     }
 }

@@ -20,6 +20,7 @@ mod endpoint;
 pub mod health;
 pub mod mr;
 pub mod msgwin;
+pub mod recovery;
 pub mod retx;
 pub mod sack;
 pub mod sendq;
@@ -27,6 +28,7 @@ pub mod spray;
 
 pub use delivery::{Delivery, Placement, MSG_WINDOW};
 pub use endpoint::{ConnConfig, Endpoint, EndpointConfig, PathSnapshot};
+pub use recovery::{Recovery, RepairRoute};
 
 use crate::types::Time;
 

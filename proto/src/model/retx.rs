@@ -130,6 +130,15 @@ impl PathLog {
     /// Process an ACK (cumulative PSN and circular SACK bitmap). `None` if it
     /// is older than what is known or acknowledges what was never sent.
     pub fn on_ack(&mut self, cum: Psn, sack: &SackBitmap) -> Option<AckResult> {
+        self.on_ack_with(cum, sack, true)
+    }
+
+    /// [`PathLog::on_ack`], with the marker rule for lost retransmissions
+    /// on (`resent_rule`) or off: off when retransmissions may take another
+    /// route, so that a later packet of this path arriving first proves
+    /// nothing (the connection-level rule of `recovery::rack_lost` covers
+    /// them then).
+    pub fn on_ack_with(&mut self, cum: Psn, sack: &SackBitmap, resent_rule: bool) -> Option<AckResult> {
         if cum.diff(self.una) < 0 || cum.diff(self.next) > 0 {
             return None;
         }
@@ -160,7 +169,7 @@ impl PathLog {
             }
         }
         if let Some(h) = highest {
-            let resent_lost = h.diff(self.marker) >= 0;
+            let resent_lost = resent_rule && h.diff(self.marker) >= 0;
             let mut p = self.una;
             while p != h {
                 let candidate = !self.sacked.get(p) && !self.queued.get(p) && !self.held.get(p);
@@ -198,6 +207,36 @@ impl PathLog {
             }
         }
         n
+    }
+
+    /// Was `p` resent since it was first sent?
+    pub fn was_resent(&self, p: Psn) -> bool {
+        self.in_flight(p) && self.rexmit.get(p)
+    }
+
+    /// PSNs in flight that are neither SACKed, queued nor held: those that
+    /// may be declared lost, lowest first.
+    pub fn candidates(&self) -> impl Iterator<Item = Psn> + '_ {
+        self.range().filter(|p| !self.sacked.get(*p) && !self.queued.get(*p) && !self.held.get(*p))
+    }
+
+    /// Declare `p` lost (queue it) if it is a candidate. True if it was.
+    pub fn lose(&mut self, p: Psn) -> bool {
+        if !self.in_flight(p) || self.sacked.get(p) || self.queued.get(p) || self.held.get(p) {
+            return false;
+        }
+        self.queue(p, true);
+        true
+    }
+
+    /// The PSN a tail probe resends: the newest in flight if it is a
+    /// candidate, else the oldest candidate.
+    pub fn probe_psn(&self) -> Option<Psn> {
+        let newest = self.next.add(Psn::MODULUS - 1);
+        if self.span() > 0 && !self.sacked.get(newest) && !self.queued.get(newest) && !self.held.get(newest) {
+            return Some(newest);
+        }
+        self.candidates().next()
     }
 
     fn in_flight(&self, p: Psn) -> bool {
@@ -318,6 +357,34 @@ mod tests {
             }
             assert_eq!((l.outstanding(), l.has_queued()), walk(&l), "una {:?} span {}", l.una(), l.span());
         }
+    }
+
+    #[test]
+    fn probe_lose_and_the_marker_rule_switched_off() {
+        let mut l = PathLog::starting_at(Psn::new(0));
+        for _ in 0..4 {
+            l.send_new();
+        }
+        assert_eq!(l.probe_psn(), Some(Psn::new(3)), "the newest");
+        l.on_ack(Psn::new(0), &sack(&[3])).unwrap();
+        assert_eq!(l.candidates().collect::<Vec<_>>(), vec![], "0-2 queued as holes");
+        assert_eq!(l.take_retx(), Some(Psn::new(0)));
+        assert_eq!(l.probe_psn(), Some(Psn::new(0)), "newest SACKed, 1 and 2 queued: the resent 0");
+        assert!(l.was_resent(Psn::new(0)) && !l.was_resent(Psn::new(1)));
+        assert!(!l.lose(Psn::new(1)), "already queued");
+        assert!(!l.lose(Psn::new(9)), "not in flight");
+        assert_eq!((l.take_retx(), l.take_retx()), (Some(Psn::new(1)), Some(Psn::new(2))));
+        l.send_new(); // 4, after the resends
+                      // Without the marker rule, 4 arriving says nothing of the resends.
+        let r = l.on_ack_with(Psn::new(0), &sack(&[3, 4]), false).unwrap();
+        assert_eq!(r.lost, 0);
+        assert!(l.lose(Psn::new(1)), "declared lost from outside");
+        assert_eq!(l.take_retx(), Some(Psn::new(1)));
+        l.send_new(); // 5, after every resend
+        let r = l.on_ack_with(Psn::new(0), &sack(&[3, 4, 5]), false).unwrap();
+        assert_eq!(r.lost, 0, "off: still no verdict");
+        let r = l.on_ack_with(Psn::new(0), &sack(&[3, 4, 5]), true).unwrap();
+        assert_eq!(r.lost, 3, "on: 5 arrived after every resend, so 0, 1 and 2 are lost again");
     }
 
     #[test]

@@ -1,0 +1,169 @@
+//! Loss-recovery and start-up settings beyond the first protocol version
+//! (`v0`), measured with `cargo xtask bench-scale` (see docs/protocol.md,
+//! "Recovery profile"). [`Recovery::v0`] is the default and is what the RTL
+//! implements today; [`Recovery::v1`] turns every change on.
+//!
+//! The pure arithmetic of the changes lives here so that it can be tested
+//! alone and later mirrored by RTL blocks.
+
+use crate::types::Time;
+
+/// Where retransmissions go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepairRoute {
+    /// On the lost packet's own path (its source port): v0.
+    SamePath,
+    /// Same path index and PSN, but on the source port of the connection's
+    /// cleanest other path (fewest losses in its current epoch), so a
+    /// repair does not go back into a loss burst on the lost packet's route.
+    CleanPath,
+}
+
+/// Settings of the loss-recovery and start-up mechanisms. Each field's
+/// v0 value keeps the behaviour the RTL implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recovery {
+    /// Connection-level loss detection by send time (RACK across paths): a
+    /// packet not acknowledged is lost once a packet of the same
+    /// connection sent more than the reordering window after it, on any
+    /// path, has been acknowledged. v0: off (holes found per path only).
+    pub rack: bool,
+    /// Least reordering window of `rack`; the window is
+    /// max(min RTT / 4, this) + the receiver's ACK delay (a packet's ACK
+    /// may wait that long for company while a later one is acknowledged
+    /// at once).
+    pub reo_min: Time,
+    /// Tail probes: when a connection with packets outstanding has had no
+    /// ACK for max(srtt + 4 rttvar + ack_delay, `probe_min`) (doubling per
+    /// probe without progress; before its first RTT sample the estimate is
+    /// the endpoint's latest, and with none at all the timeout is
+    /// `rto_min`), each of its paths with packets outstanding resends one
+    /// (its newest, else its oldest outstanding), asking for an ACK, so
+    /// SACK and `rack` see the tail. v0: off.
+    pub probe: bool,
+    pub probe_min: Time,
+    pub repair_route: RepairRoute,
+    /// A path is re-pathed when its losses in an epoch of 64 new packets
+    /// reach epoch / 2^`repath_loss_shift`. v0: 2 (a quarter).
+    pub repath_loss_shift: u32,
+    /// Connection window: packets the connection may have neither
+    /// acknowledged nor SACKed, over all its paths: ECN AIMD as a path's
+    /// window (floor one packet per connection), capped before the first
+    /// ACK with a rate hint at `start_window` and after it at the hint
+    /// times `base_rtt` plus a quarter (drain headroom) plus two packets.
+    /// v0: off (only the per-path windows).
+    pub conn_window: bool,
+    pub start_window: u32,
+    /// The fabric's base round-trip time, as configured by the operator.
+    pub base_rtt: Time,
+    /// The receiver withholds the rate hint for one activity window after
+    /// it turns busy. v0: true; false sends it from the first ACK.
+    pub hint_warmup: bool,
+}
+
+impl Default for Recovery {
+    fn default() -> Recovery {
+        Recovery::v0()
+    }
+}
+
+impl Recovery {
+    /// The first protocol version (what the RTL implements).
+    pub const fn v0() -> Recovery {
+        Recovery {
+            rack: false,
+            reo_min: 1_000_000,
+            probe: false,
+            probe_min: 10_000_000,
+            repair_route: RepairRoute::SamePath,
+            repath_loss_shift: 2,
+            conn_window: false,
+            start_window: 32,
+            base_rtt: 10_000_000,
+            hint_warmup: true,
+        }
+    }
+
+    /// Every change on.
+    pub const fn v1() -> Recovery {
+        Recovery {
+            rack: true,
+            probe: true,
+            repair_route: RepairRoute::CleanPath,
+            repath_loss_shift: 4,
+            conn_window: true,
+            hint_warmup: false,
+            ..Recovery::v0()
+        }
+    }
+
+    /// Is every field at its v0 value?
+    pub fn is_v0(&self) -> bool {
+        *self == Recovery::v0()
+    }
+
+    /// The reordering window of `rack` for a connection whose least RTT
+    /// sample is `min_rtt`, with ACKs delayed up to `ack_delay`.
+    pub fn reo_window(&self, min_rtt: Option<Time>, ack_delay: Time) -> Time {
+        min_rtt.map_or(self.reo_min, |m| (m / 4).max(self.reo_min)) + ack_delay
+    }
+
+    /// The probe timeout after `probes` probes without progress, for a
+    /// smoothed RTT and its mean deviation `rtt` (`None`: `rto_min`) and
+    /// an ACK delay `ack_delay`.
+    pub fn probe_timeout(&self, rtt: Option<(Time, Time)>, ack_delay: Time, rto_min: Time, probes: u32) -> Time {
+        rtt.map_or(rto_min, |(s, v)| (s + 4 * v + ack_delay).max(self.probe_min)) << probes.min(5)
+    }
+
+    /// The connection window's cap for a rate hint of `hint_mbps` (0: no
+    /// hint yet), with frames of `frame_bytes` on the wire.
+    pub fn window_cap(&self, hint_mbps: u32, frame_bytes: u32) -> u32 {
+        if hint_mbps == 0 {
+            return self.start_window.max(1);
+        }
+        // Bytes per base RTT at the hint: Mb/s * ps / 8e6.
+        let bytes = hint_mbps as u64 * self.base_rtt / 8_000_000;
+        (bytes * 5 / 4).div_ceil(frame_bytes.max(1) as u64) as u32 + 2
+    }
+}
+
+/// Is a packet sent at `sent` lost, when the latest send time of an
+/// acknowledged packet of its connection is `rack_ts` and the reordering
+/// window is `reo`?
+pub fn rack_lost(sent: Time, rack_ts: Time, reo: Time) -> bool {
+    sent.saturating_add(reo) < rack_ts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::us;
+
+    #[test]
+    fn v0_is_the_default_and_v1_differs_in_every_mechanism() {
+        assert!(Recovery::default().is_v0());
+        let v1 = Recovery::v1();
+        assert!(v1.rack && v1.probe && v1.conn_window && !v1.hint_warmup);
+        assert_eq!((v1.repair_route, v1.repath_loss_shift), (RepairRoute::CleanPath, 4));
+    }
+
+    #[test]
+    fn reordering_window_probe_timeout_and_window_cap() {
+        let r = Recovery::v1();
+        assert_eq!(r.reo_window(None, us(2)), us(3));
+        assert_eq!(r.reo_window(Some(us(2)), us(2)), us(3), "floor");
+        assert_eq!(r.reo_window(Some(us(12)), us(2)), us(5), "a quarter of the least RTT");
+        assert_eq!(r.probe_timeout(None, us(2), us(100), 0), us(100), "no sample: rto_min");
+        assert_eq!(r.probe_timeout(Some((us(3), us(1))), us(2), us(100), 0), us(10), "floor");
+        assert_eq!(r.probe_timeout(Some((us(20), us(1))), us(2), us(100), 0), us(26));
+        assert_eq!(r.probe_timeout(Some((us(20), us(1))), us(2), us(100), 2), us(104), "doubling per probe");
+        assert_eq!(r.window_cap(0, 1084), 32, "start window before any hint");
+        // 100 Gb/s over 10 us: 125 000 bytes; +25 % = 156 250 bytes = 145
+        // frames of 1084 bytes (rounded up), +2.
+        assert_eq!(r.window_cap(100_000, 1084), 147);
+        // A 64th of it: 1953 bytes -> 2441 -> 3 frames, +2.
+        assert_eq!(r.window_cap(100_000 / 64, 1084), 5);
+        assert!(rack_lost(us(1), us(3), us(1)));
+        assert!(!rack_lost(us(1), us(2), us(1)), "within the reordering window");
+    }
+}
