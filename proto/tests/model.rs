@@ -34,6 +34,8 @@ struct Link {
     acks: usize,
     /// The rate hint of every ACK from node 1, with its time.
     hints: Vec<(Time, u32)>,
+    /// Mark every data frame from node 0 CE (a congested fabric).
+    mark_ce: bool,
 }
 
 fn cfg(i: u8) -> EndpointConfig {
@@ -87,6 +89,7 @@ impl Link {
             sports: Vec::new(),
             acks: 0,
             hints: Vec::new(),
+            mark_ce: false,
         }
     }
 
@@ -132,6 +135,10 @@ impl Link {
                         if let Body::Ack(a) = p.transport.body {
                             self.hints.push((self.now, a.rate_hint_mbps));
                         }
+                    }
+                    let mut f = f;
+                    if self.mark_ce && i == 0 {
+                        assert!(wire::mark_ce(&mut f));
                     }
                     if !lost {
                         self.in_flight.push((self.busy_until[i] + ns(2_500), 1 - i, f));
@@ -463,4 +470,26 @@ fn bounded_start_then_the_window_of_the_first_hint() {
     v0.run(1, us(6), |_, _, _| false);
     assert!(v0.sent.len() > 50, "{}", v0.sent.len());
     assert!(v0.hints.iter().all(|h| h.1 == 0));
+}
+
+/// Under ECN marks, v0 cuts every path's window; with `path_ecn_cut` off
+/// the connection window answers alone and the paths' windows stay open.
+#[test]
+fn ecn_cuts_the_connection_window_only_when_path_cuts_are_off() {
+    let mut v0 = Link::new(4);
+    v0.mark_ce = true;
+    v0.write(1, 256 * 1024);
+    assert_eq!(v0.run(1, us(5_000), |_, _, _| false), 1);
+    let cw: Vec<u32> = v0.ep[0].paths(ConnId(1)).iter().map(|p| p.cwnd).collect();
+    assert!(cw.iter().all(|&c| c < 256), "v0 cuts the paths: {cw:?}");
+    assert!(v0.ep[0].paths(ConnId(1)).iter().all(|p| p.ecn_echoes > 0));
+
+    let mut l = Link::with(4, Recovery::v1(), None);
+    l.mark_ce = true;
+    l.write(1, 256 * 1024);
+    assert_eq!(l.run(1, us(5_000), |_, _, _| false), 1);
+    let cw: Vec<u32> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.cwnd).collect();
+    assert_eq!(cw, vec![256; 4], "the paths' windows are not cut");
+    assert!(l.ep[0].paths(ConnId(1)).iter().all(|p| p.ecn_echoes > 0));
+    assert_eq!(l.mem[1].0[..256 * 1024], l.mem[0].0[..256 * 1024]);
 }

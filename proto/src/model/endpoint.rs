@@ -579,7 +579,7 @@ impl Endpoint {
             Some(s) => (2 * s + 4 * path.rttvar).max(self.cfg.rto_min),
             None => self.cfg.rto_min,
         };
-        base << path.health.rtos_in_row.min(5)
+        base << path.health.rtos_in_row.min(self.cfg.recovery.max_backoff)
     }
 
     fn on_ack(&mut self, now: Time, id: ConnId, c: &CommonRepr, a: &AckRepr) {
@@ -638,7 +638,8 @@ impl Endpoint {
         let repath = path.health.on_ack_with(newly, result.lost, rec.repath_loss_shift);
         path.ecn_echoes += a.ecn_ce as u64;
         let srtt = path.srtt.unwrap_or(0);
-        path.window.on_ack(now, newly, a.ecn_ce as u32, path.log.outstanding(), srtt, max_cwnd);
+        let path_ce = if rec.path_ecn_cut { a.ecn_ce as u32 } else { 0 };
+        path.window.on_ack(now, newly, path_ce, path.log.outstanding(), srtt, max_cwnd);
         if rec.conn_window {
             let outstanding = conn.tx.iter().map(|p| p.log.outstanding()).sum();
             let max = max_cwnd * conn.tx.len() as u32;

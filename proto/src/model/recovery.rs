@@ -54,8 +54,17 @@ pub struct Recovery {
     /// v0: off (only the per-path windows).
     pub conn_window: bool,
     pub start_window: u32,
+    /// ECN echoes cut the paths' windows too. v0: true. Off, the paths'
+    /// windows only grow and the connection window alone answers ECN: a
+    /// sender whose first window was marked in a queue it shared with
+    /// nearer senders then is not held to a few packets per path while its
+    /// longer RTT needs more in flight.
+    pub path_ecn_cut: bool,
     /// The fabric's base round-trip time, as configured by the operator.
     pub base_rtt: Time,
+    /// Doublings of the RTO (per consecutive RTO of a path) and of the
+    /// probe timeout (per probe without progress) at most. v0: 5 (32 x).
+    pub max_backoff: u32,
     /// The receiver withholds the rate hint for one activity window after
     /// it turns busy. v0: true; false sends it from the first ACK.
     pub hint_warmup: bool,
@@ -79,7 +88,9 @@ impl Recovery {
             repath_loss_shift: 2,
             conn_window: false,
             start_window: 32,
+            path_ecn_cut: true,
             base_rtt: 10_000_000,
+            max_backoff: 5,
             hint_warmup: true,
         }
     }
@@ -92,6 +103,9 @@ impl Recovery {
             repair_route: RepairRoute::CleanPath,
             repath_loss_shift: 4,
             conn_window: true,
+            start_window: 8,
+            path_ecn_cut: false,
+            max_backoff: 2,
             hint_warmup: false,
             ..Recovery::v0()
         }
@@ -112,7 +126,7 @@ impl Recovery {
     /// smoothed RTT and its mean deviation `rtt` (`None`: `rto_min`) and
     /// an ACK delay `ack_delay`.
     pub fn probe_timeout(&self, rtt: Option<(Time, Time)>, ack_delay: Time, rto_min: Time, probes: u32) -> Time {
-        rtt.map_or(rto_min, |(s, v)| (s + 4 * v + ack_delay).max(self.probe_min)) << probes.min(5)
+        rtt.map_or(rto_min, |(s, v)| (s + 4 * v + ack_delay).max(self.probe_min)) << probes.min(self.max_backoff)
     }
 
     /// The connection window's cap for a rate hint of `hint_mbps` (0: no
@@ -143,7 +157,8 @@ mod tests {
     fn v0_is_the_default_and_v1_differs_in_every_mechanism() {
         assert!(Recovery::default().is_v0());
         let v1 = Recovery::v1();
-        assert!(v1.rack && v1.probe && v1.conn_window && !v1.hint_warmup);
+        assert!(v1.rack && v1.probe && v1.conn_window && !v1.hint_warmup && !v1.path_ecn_cut);
+        assert_eq!(v1.start_window, 8);
         assert_eq!((v1.repair_route, v1.repath_loss_shift), (RepairRoute::CleanPath, 4));
     }
 
@@ -157,7 +172,10 @@ mod tests {
         assert_eq!(r.probe_timeout(Some((us(3), us(1))), us(2), us(100), 0), us(10), "floor");
         assert_eq!(r.probe_timeout(Some((us(20), us(1))), us(2), us(100), 0), us(26));
         assert_eq!(r.probe_timeout(Some((us(20), us(1))), us(2), us(100), 2), us(104), "doubling per probe");
-        assert_eq!(r.window_cap(0, 1084), 32, "start window before any hint");
+        assert_eq!(r.probe_timeout(Some((us(20), us(1))), us(2), us(100), 9), us(104), "at most twice (v1)");
+        let v0 = Recovery::v0();
+        assert_eq!(v0.probe_timeout(Some((us(20), us(1))), us(2), us(100), 9), us(26 * 32), "v0: five times");
+        assert_eq!(r.window_cap(0, 1084), 8, "start window before any hint");
         // 100 Gb/s over 10 us: 125 000 bytes; +25 % = 156 250 bytes = 145
         // frames of 1084 bytes (rounded up), +2.
         assert_eq!(r.window_cap(100_000, 1084), 147);
