@@ -1,6 +1,7 @@
 //! `csr`: the AXI-Lite register file, generated from the register map in
 //! `ferroce_proto::regs` (same offsets, access types, reset values and
-//! ranges).
+//! ranges), built per preset: the `engine_info` constants and the ranges
+//! bounded by the build's sizes come from its `EngineConfig`.
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axil_*`: AXI-Lite slave, 16-bit byte address, 32-bit data, one
@@ -30,6 +31,7 @@ use rust_hdl::prelude::*;
 
 use ferroce_proto::regs::{self, Access, BLOCKS, N_HARDWARE, N_STORED};
 
+use super::cfg::CONFIG;
 use crate::blocks::{HdlDefault, HdlStruct};
 
 /// Address bits of the AXI-Lite port.
@@ -73,7 +75,7 @@ fn constants() -> Vec<(u32, u32)> {
         let next = if i + 1 < BLOCKS.len() { regs::block_base(i + 1) } else { 0 };
         v.extend([(base, b.type_id), (base + 4, b.version), (base + 8, next)]);
     }
-    v.extend(regs::all_regs().filter(|(_, r)| r.access == Access::Const).map(|(a, r)| (a, r.reset)));
+    v.extend(regs::all_regs().filter(|(_, r)| r.access == Access::Const).map(|(a, r)| (a, reset_at(a, r))));
     v
 }
 
@@ -82,9 +84,18 @@ fn stored(i: usize) -> regs::Register {
     *regs::stored()[i].1
 }
 
-/// The values stored register i may take (any, if it has no range).
+/// The values stored register i may take in this build (any, if it has
+/// no range).
 fn bounds(i: usize) -> regs::Bounds {
-    stored(i).range.unwrap_or(regs::Bounds { min: 0, max: u32::MAX })
+    let (addr, r) = regs::stored()[i];
+    let range = regs::Reg::at(addr).map_or(r.range, |h| CONFIG.range(h));
+    range.unwrap_or(regs::Bounds { min: 0, max: u32::MAX })
+}
+
+/// The value of the register at `addr` after reset in this build (the
+/// `engine_info` constants follow the build).
+fn reset_at(addr: u32, r: &regs::Register) -> u32 {
+    regs::Reg::at(addr).map_or(r.reset, |h| CONFIG.reset(h))
 }
 
 /// Every stored register at its reset value, as the `regs` bus.

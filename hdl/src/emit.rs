@@ -28,19 +28,9 @@ pub fn verilog_of<B: Block>(make: impl FnOnce() -> B + Send) -> String {
     })
 }
 
-/// Connection-key width of the default build: 64 connections.
-pub use ferroce_proto::params::CONN_KEY_BITS;
-
-/// Path-field width: up to 16 paths per connection.
-pub use ferroce_proto::params::PATH_BITS;
-
-/// Stream-key width of the default build: 64 connections x 8 streams.
-pub const STREAM_KEY_BITS: usize = CONN_KEY_BITS + ferroce_proto::params::STREAM_BITS;
-
-/// Path-key width of the default build: 64 connections x 16 paths.
-pub const PATH_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;
-/// Connections: one bit each in per-connection masks.
-pub const CONNS: usize = 1 << CONN_KEY_BITS;
+/// The sizes of the default build (the `corundum` preset): connection-key,
+/// path-field, path-key and stream-key widths, and connections.
+pub use crate::presets::corundum::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 
 /// Sizes of the board blocks as emitted for tests and lint.
 pub mod board {
@@ -109,6 +99,8 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("csr", verilog(crate::csr::Csr::default())),
         ("decode256", verilog(crate::blocks::trees::Decode256::default())),
         ("ferroce_engine", verilog_of(crate::engine::Engine::default)),
+        ("ferroce_engine_ecp5_85", verilog_of(crate::presets::ecp5_85::top::Engine::default)),
+        ("ferroce_engine_ecp5_25", verilog_of(crate::presets::ecp5_25::top::Engine::default)),
         ("first_set256", verilog(crate::blocks::trees::FirstSet256::default())),
         ("frame_fifo", verilog(crate::rx::frame_fifo::FrameFifo::default())),
         ("health", verilog(crate::tx::health::PathHealth::<PATH_KEY_BITS>::default())),

@@ -18,10 +18,14 @@ pub use rust_hdl;
 pub mod blocks;
 pub mod board;
 pub mod corundum;
-pub mod csr;
 pub mod emit;
 pub mod engine;
 pub mod layout;
+pub mod presets;
 pub mod primitives;
 pub mod rx;
 pub mod tx;
+
+/// The register file of the default build (`corundum`); each preset has
+/// its own (`presets::<name>::csr`).
+pub use presets::corundum::csr;

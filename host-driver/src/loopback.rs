@@ -48,6 +48,8 @@ pub struct Opts {
     pub pcap: Option<PathBuf>,
     /// Simulator only: chance per cycle that each DMA port stalls.
     pub dma_stall: f64,
+    /// Simulator only: the engine build (a `ferroce_proto::config` preset).
+    pub preset: String,
     /// The port's line rate, for pacing and the rate hint (the simulated
     /// MAC interface's by default).
     pub line_rate_mbps: u32,
@@ -70,6 +72,7 @@ impl Default for Opts {
             verify: true,
             pcap: None,
             dma_stall: 0.1,
+            preset: "corundum".into(),
             line_rate_mbps: crate::SIM_LINE_MBPS,
             stats: false,
         }
@@ -161,9 +164,10 @@ fn run_stats<D: Device>(d: &mut Driver<D>, paths: u32) -> Result<RunStats> {
         }
     }
     let mut states = Vec::new();
+    let max_paths = d.get(ferroce_proto::regs::engine_info::MAX_PATHS)?;
     for conn in [0, 1] {
         for path in 0..paths {
-            d.set(path_table::INDEX, conn * MAX_PATHS + path)?;
+            d.set(path_table::INDEX, conn * max_paths + path)?;
             states.push(PathState {
                 conn,
                 path,
@@ -243,11 +247,16 @@ pub fn validate(o: &Opts) -> Result<()> {
     if o.size as u64 * o.count as u64 > MAX_BYTES {
         return bad(format!("{} x {} bytes is more than the simulator's {} MiB", o.count, o.size, MAX_BYTES >> 20));
     }
+    // The largest build's limits; a smaller build refuses more when the
+    // connection is set up (Driver::connect, from engine_info).
     if !(1..=MAX_PATHS).contains(&o.paths) || !(1..=MAX_STREAMS).contains(&o.streams) {
         return bad(format!(
             "--paths must be 1..={MAX_PATHS} and --streams 1..={MAX_STREAMS} (got {} and {})",
             o.paths, o.streams
         ));
+    }
+    if let Err(why) = ferroce_proto::config::preset(&o.preset) {
+        return bad(why);
     }
     if !(0.0..0.9).contains(&o.dma_stall) {
         return bad(format!("--dma-stall must be in [0, 0.9) (got {})", o.dma_stall));
@@ -346,7 +355,7 @@ pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(R
     mem.add_region("dst", Iova(l.dst), total as usize, true);
     let dma = ferroce_sim::engine::DmaConfig { seed: o.seed, stall: o.dma_stall, ..Default::default() };
     let wire = crate::sim::Wire { loss: o.loss, pcap: o.pcap.clone() };
-    let dev = SimLoopback::with_dma(mem, &wire, dma)?;
+    let dev = SimLoopback::with_preset(&o.preset, mem, &wire, dma)?;
     let (mut r, mut dev) = run(dev, l, o, SIM_PEER, &|d: &SimLoopback| d.engine.cycles(), progress)?;
     dev.finish()?;
     r.frames = dev.frames;

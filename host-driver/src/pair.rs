@@ -49,6 +49,8 @@ pub struct PairConfig {
     pub seed: u64,
     /// Chance per cycle that each DMA port stalls (the tests use 0.1).
     pub dma_stall: f64,
+    /// The engines' build (a `ferroce_proto::config` preset).
+    pub preset: &'static str,
 }
 
 fn memory(c: &PairConfig, salt: u64) -> Memory {
@@ -75,7 +77,7 @@ impl EnginePair {
         for h in 0..2 {
             let (mac, ip) = fabric.host_addr(h);
             let dma = DmaConfig { seed: c.seed + h as u64, stall: c.dma_stall, ..DmaConfig::default() };
-            let e = Rc::new(RefCell::new(EngineSim::new(memory(&c, h as u64), dma)?));
+            let e = Rc::new(RefCell::new(EngineSim::of_preset(c.preset, memory(&c, h as u64), dma)?));
             fabric.attach(h, EngineNode::new(e.clone()), Memory::default());
             let cfg = Config {
                 mtu: c.mtu,

@@ -64,8 +64,19 @@ impl SimLoopback {
         wire: &Wire,
         dma: ferroce_sim::engine::DmaConfig,
     ) -> Result<SimLoopback> {
+        Self::with_preset("corundum", mem, wire, dma)
+    }
+
+    /// As [`SimLoopback::with_dma`], with the engine of the preset called
+    /// `preset`.
+    pub fn with_preset(
+        preset: &str,
+        mem: ferroce_sim::memory::Memory,
+        wire: &Wire,
+        dma: ferroce_sim::engine::DmaConfig,
+    ) -> Result<SimLoopback> {
         let seed = dma.seed;
-        let engine = ferroce_sim::engine::EngineSim::new(mem, dma)?;
+        let engine = ferroce_sim::engine::EngineSim::of_preset(preset, mem, dma)?;
         let pcap = match wire.pcap.as_deref() {
             Some(p) => {
                 let f = std::fs::File::create(p).map_err(|e| Error::Io { path: p.display().to_string(), source: e })?;

@@ -17,6 +17,7 @@
 
 pub mod baseline;
 pub mod board;
+pub mod config;
 pub mod dcqcn;
 pub mod defaults;
 pub mod error;

@@ -23,12 +23,14 @@ pub const RKEY_BITS: usize = 32;
 /// Width of a connection's generation (common-header byte 15).
 pub const GENERATION_BITS: usize = 8;
 
-/// Hardware build: connection-key width (64 connections).
-pub const CONN_KEY_BITS: usize = 6;
-/// Hardware build: path field of a path key (16 paths per connection).
-pub const PATH_BITS: usize = 4;
-/// Hardware build: stream field of a stream key (8 streams per connection).
-pub const STREAM_BITS: usize = 3;
+/// The default hardware build's (`corundum`'s) connection-key width (64
+/// connections), from its [`crate::config::EngineConfig`].
+pub const CONN_KEY_BITS: usize = crate::config::EngineConfig::CORUNDUM.conn_bits;
+/// The default build's path field of a path key (16 paths per connection).
+pub const PATH_BITS: usize = crate::config::EngineConfig::CORUNDUM.path_bits;
+/// The default build's stream field of a stream key (8 streams per
+/// connection).
+pub const STREAM_BITS: usize = crate::config::EngineConfig::CORUNDUM.stream_bits;
 /// Hardware build: memory regions in the receive-side table.
 pub const MEMORY_REGIONS: usize = 16;
 /// Hardware build: posted receive buffers per stream.

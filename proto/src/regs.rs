@@ -97,13 +97,13 @@ pub const CORUNDUM_APP_INFO_TYPE: u32 = 0x0000_c005;
 pub const APP_ID: u32 = 0x4645_524f;
 
 /// Largest payload per packet (`engine_info.max_mtu`).
-pub const MAX_MTU: u32 = 4096;
+pub const MAX_MTU: u32 = crate::config::EngineConfig::CORUNDUM.max_mtu;
 /// Connections of this build (`engine_info.max_conns`).
-pub const MAX_CONNS: u32 = 64;
+pub const MAX_CONNS: u32 = crate::config::EngineConfig::CORUNDUM.conns() as u32;
 /// Paths per connection (`engine_info.max_paths`).
-pub const MAX_PATHS: u32 = 16;
+pub const MAX_PATHS: u32 = crate::config::EngineConfig::CORUNDUM.paths() as u32;
 /// Streams per connection (`engine_info.max_streams`).
-pub const MAX_STREAMS: u32 = 8;
+pub const MAX_STREAMS: u32 = crate::config::EngineConfig::CORUNDUM.streams() as u32;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -315,6 +315,11 @@ impl Reg {
         let b = BLOCKS.iter().position(|x| x.name == block)?;
         let r = BLOCKS[b].regs.iter().position(|x| x.name == name)?;
         Some(Reg { block: b, index: r })
+    }
+
+    /// The register at absolute offset `offset` in the map's own layout.
+    pub fn at(offset: u32) -> Option<Reg> {
+        ALL_HANDLES.iter().flat_map(|b| b.iter()).copied().find(|r| r.offset() == offset)
     }
 
     /// The register's description.

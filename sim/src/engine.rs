@@ -18,9 +18,18 @@ use crate::memory::Memory;
 use crate::verilator::{ModelLib, Port, Sim};
 use crate::{Error, Result};
 
-/// The engine's Verilator model, built once per process.
+/// The engine's Verilator model (the `corundum` build), built once per
+/// process.
 pub fn model() -> Result<Arc<ModelLib>> {
-    ModelLib::of_block("ferroce_engine", || ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default))
+    model_of("corundum")
+}
+
+/// The Verilator model of the engine of the preset called `preset`
+/// (`ferroce_proto::config::PRESETS`), built once per process.
+pub fn model_of(preset: &str) -> Result<Arc<ModelLib>> {
+    let name = ferroce_hdl::presets::engine_block_name(preset);
+    ferroce_proto::config::preset(preset).map_err(Error::Scenario)?;
+    ModelLib::of_block(name, || ferroce_hdl::presets::emit_engine(preset).expect("a preset with an engine"))
 }
 
 /// How the DMA engine model behaves.
@@ -173,7 +182,13 @@ struct Beat {
 impl EngineSim {
     /// An engine out of reset, with `mem` as its host memory.
     pub fn new(mem: Memory, dma: DmaConfig) -> Result<EngineSim> {
-        let lib = model()?;
+        EngineSim::of_preset("corundum", mem, dma)
+    }
+
+    /// An engine of the preset called `preset` out of reset, with `mem` as
+    /// its host memory.
+    pub fn of_preset(preset: &str, mem: Memory, dma: DmaConfig) -> Result<EngineSim> {
+        let lib = model_of(preset)?;
         let mut sim = Sim::new(&lib);
         sim.clock("clock");
         let p = Ports::new(&sim);

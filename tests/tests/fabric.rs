@@ -24,6 +24,8 @@ struct Net {
     /// Spine 1 black-holed during this window.
     spine_down: Option<(Time, Time)>,
     seed: u64,
+    /// The engines' build.
+    preset: &'static str,
 }
 
 fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
@@ -53,6 +55,7 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
         dst_bytes: 2 * MB as u64,
         seed: net.seed,
         dma_stall: 0.1,
+        preset: net.preset,
     };
     let EnginePair { mut fabric, mut drivers, engines: shared, .. } = EnginePair::new(ls, c).expect("engines come up");
     if let Ok(p) = std::env::var("FERROCE_PCAP") {
@@ -129,7 +132,8 @@ fn transfer(net: Net, count: u32, max_len: u64, paths: u32, streams: u32) {
 
 #[test]
 fn iid_and_bursty_loss() {
-    let base = Net { loss: Loss::None, duplicate: 0.0, corrupt: 0.0, skew: 1.0, spine_down: None, seed: 1 };
+    let base =
+        Net { loss: Loss::None, duplicate: 0.0, corrupt: 0.0, skew: 1.0, spine_down: None, seed: 1, preset: "corundum" };
     transfer(Net { loss: Loss::Iid(0.01), ..base }, 30, 20_000, 8, 4);
     transfer(Net { loss: Loss::Iid(0.01), seed: 5, ..base }, 30, 20_000, 16, 8);
     let bursty = Loss::GilbertElliott { to_bad: 0.03, to_good: 0.25, loss_good: 0.0, loss_bad: 0.7 };
@@ -138,13 +142,73 @@ fn iid_and_bursty_loss() {
 
 #[test]
 fn reordering_duplication_and_corruption() {
-    let base = Net { loss: Loss::Iid(0.005), duplicate: 0.01, corrupt: 0.01, skew: 3.0, spine_down: None, seed: 3 };
+    let base = Net {
+        loss: Loss::Iid(0.005),
+        duplicate: 0.01,
+        corrupt: 0.01,
+        skew: 3.0,
+        spine_down: None,
+        seed: 3,
+        preset: "corundum",
+    };
     transfer(base, 30, 20_000, 8, 8);
 }
 
 #[test]
 fn a_spine_fails_mid_transfer() {
-    let base =
-        Net { loss: Loss::None, duplicate: 0.0, corrupt: 0.0, skew: 1.0, spine_down: Some((us(30), us(600))), seed: 4 };
+    let base = Net {
+        loss: Loss::None,
+        duplicate: 0.0,
+        corrupt: 0.0,
+        skew: 1.0,
+        spine_down: Some((us(30), us(600))),
+        seed: 4,
+        preset: "corundum",
+    };
     transfer(base, 40, 30_000, 8, 4);
+}
+
+/// The ECPIX-5's build (8 connections x 8 paths x 8 streams): loss,
+/// reordering and a failing spine, all its paths and streams in use.
+#[test]
+fn the_ecp5_85_build_under_loss_and_a_failing_spine() {
+    let base = Net {
+        loss: Loss::Iid(0.01),
+        duplicate: 0.01,
+        corrupt: 0.0,
+        skew: 3.0,
+        spine_down: None,
+        seed: 6,
+        preset: "ecp5-85",
+    };
+    transfer(base, 30, 20_000, 8, 8);
+    transfer(Net { loss: Loss::None, duplicate: 0.0, spine_down: Some((us(30), us(600))), seed: 7, ..base }, 40, 30_000, 8, 4);
+}
+
+/// A build refuses a connection it cannot hold, with its limits in the
+/// error.
+#[test]
+fn the_ecp5_85_build_refuses_more_paths_than_it_has() {
+    let ls = LeafSpine {
+        leaves: 2,
+        hosts_per_leaf: 1,
+        spines: 2,
+        host_link: LinkConfig::new(16_000, ns(500)),
+        uplink: LinkConfig::new(16_000, ns(500)),
+        downlink: LinkConfig::new(16_000, ns(500)),
+        spine_delay_skew: 1.0,
+        seed: 1,
+    };
+    let c = PairConfig {
+        paths: 16,
+        streams: 8,
+        mtu: 1024,
+        src_bytes: 4096,
+        dst_bytes: 4096,
+        seed: 1,
+        dma_stall: 0.0,
+        preset: "ecp5-85",
+    };
+    let err = EnginePair::new(ls, c).err().expect("16 paths refused by an 8-path build").to_string();
+    assert!(err.contains("1..=8 paths") && err.contains("index < 8"), "{err}");
 }

@@ -13,20 +13,43 @@ pub const SUPPRESSED: &[(&str, &str)] = &[(
 )];
 
 pub fn run(no_lint: bool, only: Option<Vec<String>>) -> anyhow::Result<()> {
-    let dir = crate::root().join("target/verilog");
-    std::fs::create_dir_all(&dir)?;
-    let bin = if !no_lint { Some(tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?) } else { None };
-    let mut failed = Vec::new();
     // The Corundum blocks alone emit in seconds; everything takes minutes.
     let corundum_only = only.as_ref().is_some_and(|o| {
         let c = ferroce_hdl::emit::corundum();
         o.iter().all(|n| c.iter().any(|(b, _)| b == n))
     });
     let blocks = if corundum_only { ferroce_hdl::emit::corundum() } else { ferroce_hdl::emit::all() };
+    let blocks = blocks.into_iter().filter(|(name, _)| only.as_ref().is_none_or(|o| o.iter().any(|n| n == name)));
+    write_and_lint(no_lint, blocks)
+}
+
+/// `--preset NAME`: the engine of one preset, `ferroce_engine_<name>.v`.
+pub fn run_preset(no_lint: bool, preset: &str) -> anyhow::Result<()> {
+    let config = ferroce_proto::config::preset(preset).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "{}: {} connections x {} paths x {} streams, {}-bit, MTU {}, {} ps clock; emitting (a few minutes)",
+        config.name,
+        config.conns(),
+        config.paths(),
+        config.streams(),
+        config.data_width,
+        config.max_mtu,
+        config.clock_ps
+    );
+    let verilog = ferroce_hdl::presets::emit_engine(preset).map_err(anyhow::Error::msg)?;
+    let name = ferroce_hdl::presets::engine_block_name(preset);
+    write_and_lint(no_lint, [(name, verilog)].into_iter())
+}
+
+fn write_and_lint(
+    no_lint: bool,
+    blocks: impl Iterator<Item = (&'static str, String)>,
+) -> anyhow::Result<()> {
+    let dir = crate::root().join("target/verilog");
+    std::fs::create_dir_all(&dir)?;
+    let bin = if !no_lint { Some(tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?) } else { None };
+    let mut failed = Vec::new();
     for (name, verilog) in blocks {
-        if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == name)) {
-            continue;
-        }
         let path = dir.join(format!("{name}.v"));
         std::fs::write(&path, &verilog).with_context(|| format!("writing {}", path.display()))?;
         let top_ports = verilog.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();

@@ -84,6 +84,10 @@ enum Command {
         /// Only these blocks (comma-separated names, as listed).
         #[arg(long, value_name = "A,B", value_delimiter = ',')]
         only: Option<Vec<String>>,
+        /// Only the engine of this preset (corundum, ecp5-85, ecp5-25), to
+        /// target/verilog/ferroce_engine_<preset>.v.
+        #[arg(long, value_name = "NAME", conflicts_with = "only")]
+        preset: Option<String>,
     },
     /// ECP5 synthesis of one block: LUT4, FF and DP16KD
     ///
@@ -124,11 +128,15 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         rounds: u32,
     },
-    /// ECP5 synthesis of the whole engine's logic (an hour or more)
+    /// ECP5 synthesis of the whole engine of a preset (an hour or more for corundum)
     ///
-    /// Its arrays are kept as memory cells; bench-rtl reports the result
-    /// when it is of the current Verilog.
-    SynthEngine,
+    /// Recorded in docs/bench/rtl-engine-synth[-<preset>].json; bench-rtl
+    /// reports each record when it is of the current Verilog.
+    SynthEngine {
+        /// The preset: corundum (default), ecp5-85 or ecp5-25.
+        #[arg(long, value_name = "NAME", default_value = "corundum")]
+        preset: String,
+    },
     /// The engine's state arrays and block RAMs, to docs/bench/rtl-storage.md
     ///
     /// As yosys infers them, with the fewest ECP5 block RAMs each could take; writes
@@ -215,13 +223,16 @@ fn main() -> anyhow::Result<()> {
         Command::Tools => tools::run(),
         Command::Corundum { corundum_dir, board } => corundum::run(&corundum_dir, &board),
         Command::Docs { check } => docs::run(check),
-        Command::Emit { no_lint, only } => emit::run(no_lint, only),
+        Command::Emit { no_lint, only, preset } => match preset {
+            Some(p) => emit::run_preset(no_lint, &p),
+            None => emit::run(no_lint, only),
+        },
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board } => bitstream::run(board),
         Command::Synth { block } => synth::run(block),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),
-        Command::SynthEngine => synth::engine(),
+        Command::SynthEngine { preset } => synth::engine(&preset),
         Command::Storage => storage::run(),
         Command::BenchModel { quick, json } => bench_model::run(quick, json),
         Command::BenchScale { quick, json } => bench_scale::run(quick, json),

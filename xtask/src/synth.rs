@@ -22,7 +22,11 @@ pub struct Cells {
     /// 18x18 multipliers (DSP blocks).
     #[serde(rename = "mult18x18d")]
     pub mult18: u64,
-    /// Arrays left as memory cells (`$mem_v2`), for the whole-engine run.
+    /// 16 x 4 LUT RAMs (TRELLIS_DPR16X4) that small arrays map to.
+    #[serde(rename = "trellis_dpr16x4")]
+    pub lutram: u64,
+    /// Arrays left as memory cells (`$mem_v2`): none after a full
+    /// `synth_ecp5`, which maps every array to block or LUT RAM or logic.
     #[serde(rename = "arrays_as_memory_cells")]
     pub mems: u64,
 }
@@ -36,7 +40,7 @@ impl Cells {
     /// One line for the terminal.
     pub fn summary(&self) -> String {
         format!(
-            "LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}, MULT18X18D {}",
+            "LUT4 {} (+ {} CCU2C = {} LUT4 equivalent), PFUMX {}, L6MUX21 {}, FF {}, DP16KD {}, DPR16X4 {}, MULT18X18D {}",
             self.lut4,
             self.ccu2c,
             self.lut4_equivalent(),
@@ -44,6 +48,7 @@ impl Cells {
             self.l6mux,
             self.ff,
             self.dp16kd,
+            self.lutram,
             self.mult18
         )
     }
@@ -65,6 +70,7 @@ pub fn parse_stat(text: &str) -> Cells {
             "TRELLIS_FF" => c.ff += n,
             "DP16KD" => c.dp16kd += n,
             "MULT18X18D" => c.mult18 += n,
+            "TRELLIS_DPR16X4" => c.lutram += n,
             "$mem_v2" => c.mems += n,
             _ => {}
         }
@@ -327,55 +333,27 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
     Ok(())
 }
 
-/// The whole engine's logic on ECP5: yosys's `synth_ecp5` steps with every
-/// state array kept as a memory cell (neither mapped to block RAM nor
-/// turned into registers: the send path reads its arrays combinationally,
-/// which no block RAM does), so the counts are the logic around the arrays;
-/// the arrays themselves are `cargo xtask storage`. The coarse steps are
-/// synth_ecp5's without its SAT-based steps, which this netlist defeats
-/// (`share` ran for over an hour; `opt_mem_priority` and `memory_dff`
-/// exhausted the WebAssembly stack; `memory_share` runs with `-nosat`), so
-/// the LUT count errs high, and the FF count includes the registers after
-/// synchronous array reads (which `memory_dff` would fold into the arrays'
-/// read ports).
+/// The whole-engine synthesis: yosys's full `synth_ecp5` flow, arrays
+/// mapped to DP16KD block RAM or TRELLIS_DPR16X4 LUT RAM by
+/// `memory_libmap` (every table of the engine is a rust-hdl `RAM` with a
+/// registered read port, which both take).
 pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
-synth_ecp5 -top top -run begin:coarse
-proc -latches error
-flatten
-tribuf -logic
-deminout
-opt_expr
-opt_clean
-opt -nodffe -nosdff
-fsm
-opt
-wreduce
-peepopt
-opt_clean
-techmap -map +/cmp2lut.v -D LUT_WIDTH=4
-opt_expr
-opt_clean
-techmap -map +/mul2dsp.v -map +/lattice/dsp_map_18x18.v -D DSP_A_MAXWIDTH=18 -D DSP_B_MAXWIDTH=18 -D DSP_A_MINWIDTH=2 -D DSP_B_MINWIDTH=2 -D DSP_NAME=$__MUL18X18
-chtype -set $mul t:$__soft_mul
-alumacc
-opt
-opt_mem
-opt_mem_feedback
-memory_bmux2rom
-opt_clean
-memory_share -nosat
-opt_mem_widen
-opt_clean
-memory_collect
-opt_clean
-tee -o coarse.stat stat
-synth_ecp5 -top top -run map_gates:
+synth_ecp5 -top top
 tee -o engine.stat stat
 ";
 
-/// Where `synth-engine` keeps its last result, for clones without its
-/// hour-long run in `target/`.
+/// Where `synth-engine` keeps its last result for the `corundum` preset,
+/// for clones without its hour-long run in `target/`; another preset's is
+/// `docs/bench/rtl-engine-synth-<preset>.json` ([`record_path`]).
 const RECORD: &str = "docs/bench/rtl-engine-synth.json";
+
+/// The record file of `preset`'s synthesis, relative to the root.
+pub fn record_path(preset: &str) -> String {
+    match preset {
+        "corundum" => RECORD.to_string(),
+        p => format!("docs/bench/rtl-engine-synth-{p}.json"),
+    }
+}
 
 /// The key of one whole-engine synthesis: its Verilog and script.
 fn engine_key(verilog: &str) -> String {
@@ -421,11 +399,11 @@ impl EngineSynth {
 /// The last whole-engine synthesis on record, marked with whether it was of
 /// the Verilog the engine emits now.
 pub fn engine_synth() -> Option<EngineSynth> {
-    record_for(&ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default))
+    record_for("corundum", &ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default))
 }
 
-fn record_for(verilog: &str) -> Option<EngineSynth> {
-    let text = std::fs::read_to_string(crate::root().join(RECORD)).ok()?;
+fn record_for(preset: &str, verilog: &str) -> Option<EngineSynth> {
+    let text = std::fs::read_to_string(crate::root().join(record_path(preset))).ok()?;
     let r: Record = serde_json::from_str(&text).ok()?;
     let current = r.key == engine_key(verilog);
     Some(EngineSynth { cells: r.cells, current, commit: r.commit, minutes: r.minutes }).filter(|s| s.cells.lut4 > 0)
@@ -442,7 +420,7 @@ fn finished_in(dir: &std::path::Path, verilog: &str) -> Option<(Cells, f64)> {
     (same && c.lut4 > 0).then_some((c, minutes))
 }
 
-fn write_record(key: String, minutes: f64, cells: Cells) -> anyhow::Result<()> {
+fn write_record(preset: &str, key: String, minutes: f64, cells: Cells) -> anyhow::Result<()> {
     let commit = std::process::Command::new("git")
         .args(["describe", "--always", "--dirty"])
         .current_dir(crate::root())
@@ -451,16 +429,17 @@ fn write_record(key: String, minutes: f64, cells: Cells) -> anyhow::Result<()> {
         .filter(|o| o.status.success())
         .map_or_else(|| "unknown".to_string(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     let r = Record {
-        what: "cargo xtask synth-engine: the whole engine's logic on ECP5 (synth_ecp5 steps, state arrays kept as \
-               memory cells)"
-            .into(),
+        what: format!(
+            "cargo xtask synth-engine --preset {preset}: the whole engine's logic on ECP5 (synth_ecp5 steps, state \
+             arrays kept as memory cells)"
+        ),
         key,
         commit,
         yosys: tools::YOSYS.spec.into(),
         minutes: (minutes * 10.0).round() / 10.0,
         cells,
     };
-    std::fs::write(crate::root().join(RECORD), serde_json::to_string_pretty(&r)? + "\n")?;
+    std::fs::write(crate::root().join(record_path(preset)), serde_json::to_string_pretty(&r)? + "\n")?;
     Ok(())
 }
 
@@ -495,17 +474,30 @@ fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cel
     Ok((c, minutes))
 }
 
-/// `cargo xtask synth-engine`: synthesise the whole engine (about an hour
-/// or more) and record the result for `bench-rtl`.
-pub fn engine() -> anyhow::Result<()> {
-    let verilog = ferroce_hdl::emit::verilog_of(ferroce_hdl::engine::Engine::default);
-    let cells = match record_for(&verilog).filter(|s| s.current) {
+/// `cargo xtask synth-engine [--preset NAME]`: synthesise the whole engine
+/// of a preset (about an hour or more for `corundum`) and record the
+/// result for `bench-rtl`.
+pub fn engine(preset: &str) -> anyhow::Result<()> {
+    let config = ferroce_proto::config::preset(preset).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "synth-engine: emitting the {} engine ({} connections x {} paths x {} streams)",
+        config.name,
+        config.conns(),
+        config.paths(),
+        config.streams()
+    );
+    let verilog = ferroce_hdl::presets::emit_engine(preset).map_err(anyhow::Error::msg)?;
+    let record = record_path(preset);
+    let cells = match record_for(preset, &verilog).filter(|s| s.current) {
         Some(s) => {
-            eprintln!("synth-engine: {RECORD} is of this very Verilog (commit {})", s.commit);
+            eprintln!("synth-engine: {record} is of this very Verilog (commit {})", s.commit);
             s.cells
         }
         None => {
-            let dir = crate::root().join("target/engine-synth");
+            let dir = match preset {
+                "corundum" => crate::root().join("target/engine-synth"),
+                p => crate::root().join("target/engine-synth").join(p),
+            };
             let (c, minutes) = match finished_in(&dir, &verilog) {
                 Some(done) => {
                     // A run started before the result was recorded (or by an older xtask).
@@ -514,12 +506,13 @@ pub fn engine() -> anyhow::Result<()> {
                 }
                 None => run_engine_synth(&dir, &verilog)?,
             };
-            write_record(engine_key(&verilog), minutes, c)?;
-            eprintln!("synth-engine: recorded in {RECORD}");
+            write_record(preset, engine_key(&verilog), minutes, c)?;
+            eprintln!("synth-engine: recorded in {record}");
             c
         }
     };
-    println!("ferroce_engine (logic; arrays as {} memory cells): {}", cells.mems, cells.summary());
+    println!("ferroce_engine {preset}: {}", cells.summary());
+    anyhow::ensure!(cells.mems == 0, "{} arrays were left unmapped as memory cells", cells.mems);
     Ok(())
 }
 

@@ -8,7 +8,7 @@
 //! start offset one word further on. Addresses wrap at the memory's size.
 //!
 //! Ports (`clock`; `reset` synchronous, active high), as the engine's
-//! (`hdl/src/engine/mod.rs`):
+//! (`hdl/src/engine/top.rs`):
 //! * `s_dma_wr_cmd_*` (byte address, length) then `s_dma_wr_*` (its bytes
 //!   from lane 0, `tkeep` contiguous, `tlast` on the last beat); one write
 //!   at a time, taken at a beat per cycle.

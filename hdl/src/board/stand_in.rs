@@ -5,7 +5,7 @@
 //! from the MAC's receive stream back to its send stream, and DMA ports
 //! that issue nothing.
 //!
-//! Ports: those of `ferroce_engine` (see `hdl/src/engine/mod.rs`).
+//! Ports: those of `ferroce_engine` (see `hdl/src/engine/top.rs`).
 
 use rust_hdl::prelude::*;
 

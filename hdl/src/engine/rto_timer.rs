@@ -2,7 +2,9 @@
 //! block RAM and a scanner that visits one key per cycle.
 //!
 //! Ports (`clock`; `reset` synchronous, active high; 2^K keys, K at most
-//! [`MAX_KEY_BITS`]):
+//! [`MAX_KEY_BITS`]; keys on the ports are [`MAX_KEY_BITS`] wide, the
+//! bits above K zero, so that the fired flags are indexed by full-width
+//! keys in every build):
 //! * `now`: the time base (cycles or any tick, 32-bit wrapping).
 //! * `set_valid` with `set_key`, `set_arm` and `set_deadline`: arm the key's
 //!   timer for `set_deadline`, or (`set_arm` low) disarm it. One per cycle.
@@ -24,9 +26,10 @@ use ferroce_proto::params::{CONN_KEY_BITS, PATH_BITS};
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Largest key width: the build's path keys. The fired flags are one
-/// vector of 2^MAX_KEY_BITS bits (a width cannot be computed from K),
-/// set and cleared through one-hot masks built word by word.
+/// Largest key width: the largest build's path keys. The fired flags are
+/// one vector of 2^MAX_KEY_BITS bits (a width cannot be computed from K),
+/// set and cleared through one-hot masks built word by word; a smaller
+/// build's flags above 2^K stay 0.
 pub const MAX_KEY_BITS: usize = CONN_KEY_BITS + PATH_BITS;
 /// Fired flags.
 const MAX_KEYS: usize = 1 << MAX_KEY_BITS;
@@ -49,20 +52,20 @@ pub struct RtoTimer<const K: usize> {
     pub ready: Signal<Out, bool>,
     pub now: Signal<In, Bits<32>>,
     pub set_valid: Signal<In, bool>,
-    pub set_key: Signal<In, Bits<K>>,
+    pub set_key: Signal<In, Bits<MAX_KEY_BITS>>,
     pub set_arm: Signal<In, bool>,
     pub set_deadline: Signal<In, Bits<32>>,
     pub fire_valid: Signal<Out, bool>,
-    pub fire_key: Signal<Out, Bits<K>>,
+    pub fire_key: Signal<Out, Bits<MAX_KEY_BITS>>,
     timers: RAM<TimerEntry, K>,
     fired: DFF<Bits<MAX_KEYS>>,
-    scan: DFF<Bits<K>>,
-    scan_q: DFF<Bits<K>>,
+    scan: DFF<Bits<MAX_KEY_BITS>>,
+    scan_q: DFF<Bits<MAX_KEY_BITS>>,
     scan_ok: DFF<bool>,
     read_stale: DFF<bool>,
     busy: DFF<bool>,
     fire_q: DFF<bool>,
-    fire_key_q: DFF<Bits<K>>,
+    fire_key_q: DFF<Bits<MAX_KEY_BITS>>,
     late: Signal<Local, Bits<32>>,
     expired: Signal<Local, bool>,
     fire: Signal<Local, bool>,
@@ -77,15 +80,18 @@ pub struct RtoTimer<const K: usize> {
     set_entry: Signal<Local, TimerEntry>,
     clear_entry: Signal<Local, TimerEntry>,
     #[constant(1u64)]
-    one_key: Constant<Bits<K>>,
+    one_key: Constant<Bits<MAX_KEY_BITS>>,
     #[constant(0u64)]
-    zero_key: Constant<Bits<K>>,
+    zero_key: Constant<Bits<MAX_KEY_BITS>>,
+    /// The last key, 2^K - 1.
+    #[constant((1u64 << K) - 1)]
+    last_key: Constant<Bits<MAX_KEY_BITS>>,
     #[constant(1u64)]
     one_flag: Constant<Bits<32>>,
     #[constant(0u64)]
     zero_word: Constant<Bits<32>>,
     #[constant(FLAG_BIT_BITS as u64)]
-    flag_bit_bits: Constant<Bits<K>>,
+    flag_bit_bits: Constant<Bits<MAX_KEY_BITS>>,
     #[constant(0u64)]
     zero_flags: Constant<Bits<MAX_KEYS>>,
     #[constant(0u64)]
@@ -112,8 +118,11 @@ macro_rules! rto_timer_logic {
                 dff_setup!(self, clock, fired, scan, scan_q, scan_ok, read_stale, busy, fire_q, fire_key_q);
                 self.timers.read_clock.next = self.clock.val();
                 self.timers.write_clock.next = self.clock.val();
-                self.timers.read_address.next = self.scan.q.val();
+                self.timers.read_address.next = self.scan.q.val().get_bits::<K>(0);
                 self.scan.d.next = self.scan.q.val() + self.one_key.val();
+                if self.scan.q.val() == self.last_key.val() {
+                    self.scan.d.next = self.zero_key.val();
+                }
                 self.scan_q.d.next = self.scan.q.val();
                 self.scan_ok.d.next = !self.busy.q.val();
                 // The entry read now is stale if the key is written at this edge.
@@ -161,15 +170,15 @@ macro_rules! rto_timer_logic {
                 self.set_entry.next.armed = self.set_arm.val();
                 self.clear_entry.next.deadline = self.zero_time.val();
                 self.clear_entry.next.armed = false;
-                self.timers.write_address.next = self.set_key.val();
+                self.timers.write_address.next = self.set_key.val().get_bits::<K>(0);
                 self.timers.write_data.next = self.set_entry.val();
                 self.timers.write_enable.next = false;
                 if self.busy.q.val() {
                     // The clearing sweep: the scanner's key, every key once.
-                    self.timers.write_address.next = self.scan.q.val();
+                    self.timers.write_address.next = self.scan.q.val().get_bits::<K>(0);
                     self.timers.write_data.next = self.clear_entry.val();
                     self.timers.write_enable.next = true;
-                    if self.scan.q.val().all() {
+                    if self.scan.q.val() == self.last_key.val() {
                         self.busy.d.next = false;
                     }
                 } else if self.set_valid.val() {

@@ -43,7 +43,7 @@ use ferroce_proto::params::{GENERATION_BITS, MEMORY_REGIONS, RKEY_BITS};
 use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
-use crate::emit::CONN_KEY_BITS;
+use super::cfg::CONN_KEY_BITS;
 
 /// Connections in the table.
 pub const CONNS: usize = 1 << CONN_KEY_BITS;

@@ -87,15 +87,15 @@
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::params::{RECV_RING, RECV_RING_BITS, RX_CPL_RECV, RX_CPL_WRITE_IMM, STREAM_BITS};
+use ferroce_proto::params::{RECV_RING, RECV_RING_BITS, RX_CPL_RECV, RX_CPL_WRITE_IMM};
 use ferroce_proto::wire::{flags, Ecn, NakCode, Opcode};
 use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
-use crate::emit::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
+use super::cfg::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
 use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
-use crate::rx::rx_check::RxCheck;
+use super::rx_check::RxCheck;
 use crate::rx::rx_fields::{DstFields, RxFields, HB};
 use crate::rx::rx_msgs::RxMsgs;
 use crate::rx::rx_parse::RxParse;
@@ -619,7 +619,7 @@ pub struct RxPath {
 
 // The key layout below assumes the default build.
 const _: () = assert!(PATH_KEY_BITS == CONN_KEY_BITS + PATH_BITS && STREAM_KEY_BITS == CONN_KEY_BITS + STREAM_BITS);
-const _: () = assert!(crate::rx::rx_check::CONNS == 1 << CONN_KEY_BITS);
+const _: () = assert!(super::rx_check::CONNS == 1 << CONN_KEY_BITS);
 const _: () = assert!(2 * HQ_DEPTH as usize <= 1 << HQ_BITS);
 
 impl Logic for RxPath {

@@ -8,6 +8,8 @@ pub mod retx;
 pub mod rtt;
 pub mod seg_log;
 pub mod segmenter;
-pub mod spray;
 pub mod tx_build;
-pub mod tx_path;
+
+// Sized by the build: built per preset in `crate::presets`; the
+// `corundum` preset's here.
+pub use crate::presets::corundum::{spray, tx_path};

@@ -12,22 +12,24 @@
 
 use rust_hdl::prelude::*;
 
-/// Bits of an entry: {len[13:0], offset[31:0], msg_seq[31:0], stream[2:0]}.
+/// Bits of an entry in the `corundum` build: {len[13:0], offset[31:0],
+/// msg_seq[31:0], stream[2:0]}; a build with fewer streams has a narrower
+/// stream field (E = its `tx_path::LogEntry`'s width).
 pub const ENTRY_BITS: usize = 3 + 32 + 32 + 14;
 
-/// The log: 2^A entries in block RAM.
+/// The log: 2^A entries of E bits in block RAM.
 #[derive(LogicBlock, Default)]
-pub struct SegLog<const A: usize> {
+pub struct SegLog<const A: usize, const E: usize = ENTRY_BITS> {
     pub clock: Signal<In, Clock>,
     pub wr_valid: Signal<In, bool>,
     pub wr_addr: Signal<In, Bits<A>>,
-    pub wr_entry: Signal<In, Bits<ENTRY_BITS>>,
+    pub wr_entry: Signal<In, Bits<E>>,
     pub rd_addr: Signal<In, Bits<A>>,
-    pub rd_entry: Signal<Out, Bits<ENTRY_BITS>>,
-    ram: RAM<Bits<ENTRY_BITS>, A>,
+    pub rd_entry: Signal<Out, Bits<E>>,
+    ram: RAM<Bits<E>, A>,
 }
 
-impl<const A: usize> Logic for SegLog<A> {
+impl<const A: usize, const E: usize> Logic for SegLog<A, E> {
     #[hdl_gen]
     fn update(&mut self) {
         self.ram.read_clock.next = self.clock.val();

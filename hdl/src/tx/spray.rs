@@ -20,12 +20,20 @@
 use rust_hdl::prelude::*;
 
 use ferroce_proto::model::spray::PORT_BASE;
-use ferroce_proto::params::{PATH_BITS, SACK_WINDOW, SPRAY_ZERO_SEED};
+use ferroce_proto::params::{SACK_WINDOW, SPRAY_ZERO_SEED};
+
+use super::cfg::PATH_BITS;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
 /// Paths per connection the block handles.
 pub const PATHS: usize = 1 << PATH_BITS;
+
+/// Leaves of the comparison tree: 16, the most paths of any build; a
+/// smaller build's leaves above its paths hold the key 0, which no
+/// eligible path loses to (synthesis removes them).
+const LEAVES: usize = 16;
+const _: () = assert!(PATHS <= LEAVES);
 
 /// Bits of a path's free window (0 to `SACK_WINDOW` packets).
 pub const FREE_BITS: usize = 9;
@@ -38,6 +46,9 @@ pub struct Key {
     pub free: Bits<FREE_BITS>,
     pub eligible: bool,
 }
+
+/// Bits of a place in `free`.
+const FREE_AT_BITS: usize = crate::blocks::index_bits(FREE_BITS * PATHS);
 
 /// Width of a [`Key`].
 const KEY_BITS: usize = PATH_BITS + FREE_BITS + 1;
@@ -103,7 +114,7 @@ pub struct Spray {
     path_id: [Constant<Bits<PATH_BITS>>; PATHS],
     /// Where path i's free window starts in `free`.
     #[constants(|i: usize| (FREE_BITS * i) as u64)]
-    free_at: [Constant<Bits<8>>; PATHS],
+    free_at: [Constant<Bits<FREE_AT_BITS>>; PATHS],
     /// The eligible bit of a key.
     #[constant(KEY_BITS as u64 - 1)]
     eligible_bit: Constant<Bits<4>>,
@@ -128,6 +139,10 @@ pub struct Spray {
     any_live: Signal<Local, bool>,
     leaf_free: [Signal<Local, Bits<FREE_BITS>>; PATHS],
     leaf: [KeyPack; PATHS],
+    #[constant(0u64)]
+    key0: Constant<Bits<KEY_BITS>>,
+    key4: [Signal<Local, Bits<KEY_BITS>>; LEAVES],
+    idx4: [Signal<Local, Bits<PATH_BITS>>; LEAVES],
     key3: [Signal<Local, Bits<KEY_BITS>>; 8],
     idx3: [Signal<Local, Bits<PATH_BITS>>; 8],
     key2: [Signal<Local, Bits<KEY_BITS>>; 4],
@@ -144,8 +159,6 @@ pub struct Spray {
     candidate: Signal<Local, Bits<16>>,
 }
 
-// The tree below is written for 16 leaves.
-const _: () = assert!(PATHS == 16);
 
 impl Logic for Spray {
     #[hdl_gen]
@@ -163,15 +176,24 @@ impl Logic for Spray {
                 & (!self.retired.val().get_bit(i) | !self.any_live.val())
                 & self.leaf_free[i].val().any();
         }
-        // Balanced tree, one level per loop (ranks differ, so no two keys
-        // are equal).
+        // Balanced tree of 16 leaves, one level per loop (ranks differ, so
+        // no two keys of paths are equal; padding leaves are 0 and name
+        // path 0, which the root's eligible bit turns away).
+        for i in 0..LEAVES {
+            self.key4[i].next = self.key0.val();
+            self.idx4[i].next = self.path0.val();
+        }
+        for i in 0..PATHS {
+            self.key4[i].next = self.leaf[i].key.val();
+            self.idx4[i].next = self.path_id[i].val();
+        }
         for i in 0..8 {
-            if self.leaf[2 * i].key.val() >= self.leaf[2 * i + 1].key.val() {
-                self.key3[i].next = self.leaf[2 * i].key.val();
-                self.idx3[i].next = self.path_id[2 * i].val();
+            if self.key4[2 * i].val() >= self.key4[2 * i + 1].val() {
+                self.key3[i].next = self.key4[2 * i].val();
+                self.idx3[i].next = self.idx4[2 * i].val();
             } else {
-                self.key3[i].next = self.leaf[2 * i + 1].key.val();
-                self.idx3[i].next = self.path_id[2 * i + 1].val();
+                self.key3[i].next = self.key4[2 * i + 1].val();
+                self.idx3[i].next = self.idx4[2 * i + 1].val();
             }
         }
         for i in 0..4 {

@@ -111,21 +111,21 @@ use rust_hdl::prelude::*;
 
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
 use crate::blocks::{index_bits, HdlDefault, HdlStruct};
-use crate::emit::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
-use crate::rx::rx_path::{PathKey, StreamKey};
+use super::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::rx_path::{PathKey, StreamKey};
+use super::spray::{Spray, FREE_BITS, PATHS};
 use crate::tx::cc::Cc;
 use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
-use crate::tx::spray::{Spray, FREE_BITS, PATHS};
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::params::{
-    CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW, STREAM_BITS,
+    CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW,
 };
 use ferroce_proto::wire::{NakCode, Opcode};
 
-const _: () = assert!(PATHS == 1 << PATH_BITS && STREAM_BITS == 3 && MSG_WINDOW == 16);
+const _: () = assert!(PATHS == 1 << PATH_BITS && STREAM_BITS <= 3 && MSG_WINDOW == 16);
 
 /// Counter ports, named after `ferroce_proto::Stats`.
 pub const COUNTERS: &[&str] =
@@ -133,6 +133,10 @@ pub const COUNTERS: &[&str] =
 
 /// Streams per connection.
 const STREAMS: usize = 1 << STREAM_BITS;
+/// One past the last element of a chain over the paths.
+const PATHS_END: usize = PATHS + 1;
+/// One past the last element of a chain over the streams.
+const STREAMS_END: usize = STREAMS + 1;
 /// Bits of a message slot index (seq mod `MSG_WINDOW`).
 const SLOT_BITS: usize = 4;
 /// Bits of a stream's message count (0..=16).
@@ -257,7 +261,10 @@ pub struct LogEntry {
     pub off: Bits<32>,
     pub len: Bits<14>,
 }
-const _: () = assert!(<LogEntry as Synth>::BITS == crate::tx::seg_log::ENTRY_BITS);
+/// Bits of a [`LogEntry`].
+const LOG_ENTRY_BITS: usize = <LogEntry as Synth>::BITS;
+/// Bits of a place in a [`LogEntry`].
+const LE_AT_BITS: usize = index_bits(LOG_ENTRY_BITS);
 
 /// Zero extensions.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -565,8 +572,8 @@ pub struct TxPath {
     pub ctl_remote: Signal<In, Bits<16>>,
     pub ctl_mac: Signal<In, Bits<48>>,
     pub ctl_ip: Signal<In, Bits<32>>,
-    pub ctl_paths: Signal<In, Bits<5>>,
-    pub ctl_streams: Signal<In, Bits<4>>,
+    pub ctl_paths: Signal<In, Bits<{ PATH_BITS + 1 }>>,
+    pub ctl_streams: Signal<In, Bits<{ STREAM_BITS + 1 }>>,
     pub ctl_psn: Signal<In, Bits<24>>,
     pub ctl_generation: Signal<In, Bits<8>>,
     pub ctl_seed: Signal<In, Bits<32>>,
@@ -672,7 +679,7 @@ pub struct TxPath {
     cc: Cc<PATH_KEY_BITS>,
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
-    seglog: SegLog<LOG_ADDR_BITS>,
+    seglog: SegLog<LOG_ADDR_BITS, LOG_ENTRY_BITS>,
     build: TxBuild,
     cbuild: TxBuild,
     rtt: Rtt,
@@ -1101,6 +1108,13 @@ pub struct TxPath {
     conns_w: Constant<Bits<SCAN_BITS>>,
     #[constant((1u64 << PATHS) - 1)]
     ones_paths: Constant<Bits<PATHS>>,
+    /// Where a send-log entry's fields start.
+    #[constant(STREAM_BITS as u64)]
+    le_seq_at: Constant<Bits<LE_AT_BITS>>,
+    #[constant((STREAM_BITS + 32) as u64)]
+    le_off_at: Constant<Bits<LE_AT_BITS>>,
+    #[constant((STREAM_BITS + 64) as u64)]
+    le_len_at: Constant<Bits<LE_AT_BITS>>,
     #[constant(PATH_BITS as u64)]
     conn_in_pkey: Constant<Bits<{ index_bits(PATH_KEY_BITS) }>>,
     #[constant(STREAM_BITS as u64)]
@@ -1196,9 +1210,9 @@ impl Logic for TxPath {
 
         // The send log's entry read in the previous cycle.
         self.le.next.stream = self.seglog.rd_entry.val().get_bits::<STREAM_BITS>(0);
-        self.le.next.seq = self.seglog.rd_entry.val().get_bits::<32>(3);
-        self.le.next.off = self.seglog.rd_entry.val().get_bits::<32>(35);
-        self.le.next.len = self.seglog.rd_entry.val().get_bits::<14>(67);
+        self.le.next.seq = self.seglog.rd_entry.val().get_bits::<32>(self.le_seq_at.val().index());
+        self.le.next.off = self.seglog.rd_entry.val().get_bits::<32>(self.le_off_at.val().index());
+        self.le.next.len = self.seglog.rd_entry.val().get_bits::<14>(self.le_len_at.val().index());
         self.e_stm.next = self.le.val().stream;
 
         // ---- taking work, in priority order ----
@@ -1449,8 +1463,14 @@ impl Logic for TxPath {
                 self.e_acc[i + 1].next = self.e_acc[i].val() | self.stream_bit[i].val();
             }
         }
-        self.q_bits.next = self.q_acc[16].val() & !(self.ones_paths.val() << self.ccx_l.val().paths);
-        self.e_bits.next = self.e_acc[8].val();
+        // The chains' last elements (loop bounds are the only place a
+        // build's size can index them).
+        for i in PATHS..PATHS_END {
+            self.q_bits.next = self.q_acc[i].val() & !(self.ones_paths.val() << self.ccx_l.val().paths);
+        }
+        for i in STREAMS..STREAMS_END {
+            self.e_bits.next = self.e_acc[i].val();
+        }
         // First queued path from rrr, first stream with data from srr (turns
         // wrap at the connection's own counts).
         self.rrr5.next.lo = self.ccx_l.val().rrr;
@@ -1517,9 +1537,11 @@ impl Logic for TxPath {
         self.health.in_retire_after.next = self.cfg_retire_after.val();
         self.spray.pick_valid.next = self.st.q.val() == self.S_PICK.val();
         self.spray.present.next = !(self.ones_paths.val() << self.ccx_l.val().paths);
-        self.spray.span_ok.next = self.can_acc[16].val();
-        self.spray.retired.next = self.ret_acc[16].val();
-        self.spray.free.next = self.free_acc[16].val();
+        for i in PATHS..PATHS_END {
+            self.spray.span_ok.next = self.can_acc[i].val();
+            self.spray.retired.next = self.ret_acc[i].val();
+            self.spray.free.next = self.free_acc[i].val();
+        }
         self.spray.rr.next = self.ccx_l.val().prr;
         self.spray.seed_valid.next = self.take_ctl.val() & self.ctl_op.val();
         self.spray.seed.next = self.ctl_seed.val();

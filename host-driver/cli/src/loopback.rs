@@ -68,6 +68,12 @@ pub struct Args {
     /// (simulator only).
     #[arg(long, default_value_t = Opts::default().dma_stall, allow_negative_numbers = true)]
     dma_stall: f64,
+    /// The engine build to simulate (simulator only): corundum (64
+    /// connections x 16 paths x 8 streams), ecp5-85 (8 x 8 x 8, the
+    /// ECPIX-5's) or ecp5-25 (2 x 4 x 2, the Colorlight 5A-75B's). A
+    /// hardware engine reports its own build in engine_info.
+    #[arg(long, default_value = "corundum")]
+    preset: String,
     /// The port's line rate in Mb/s: connections are paced at most at it
     /// (default: the simulated MAC interface's 16 000, a board's 1000).
     #[arg(long, allow_negative_numbers = true)]
@@ -108,6 +114,7 @@ fn opts(a: &Args) -> Opts {
         verify: a.verify,
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
+        preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
             Backend::Uart => BOARD_LINE_MBPS,
             _ => Opts::default().line_rate_mbps,

@@ -1,14 +1,15 @@
 //! `ferroce stats`: the engine's counters, and per-path state through the
 //! path-table window (write `path_table.index`, read its fields).
 
-use ferroce_proto::regs::{path_table, stats, MAX_CONNS, MAX_PATHS};
+use ferroce_proto::regs::{engine_info, path_table, stats, MAX_CONNS, MAX_PATHS};
 
 /// Options of `stats`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     target: crate::Target,
-    /// Connection whose paths to show (0-63).
+    /// Connection whose paths to show (below the engine's
+    /// `engine_info.max_conns`: 64 in the corundum build).
     #[arg(
         long,
         default_value_t = 0,
@@ -16,7 +17,8 @@ pub struct Args {
         value_parser = clap::value_parser!(u32).range(0..MAX_CONNS as i64)
     )]
     conn: u32,
-    /// Paths of the connection to show (1-16).
+    /// Paths of the connection to show (1 to the engine's
+    /// `engine_info.max_paths`: 16 in the corundum build).
     #[arg(
         long,
         default_value_t = 8,
@@ -28,6 +30,15 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<()> {
     let (mut bus, engine) = crate::connect(&a.target)?;
+    let max_conns = bus.read32(engine.addr(engine_info::MAX_CONNS))?;
+    let max_paths = bus.read32(engine.addr(engine_info::MAX_PATHS))?;
+    anyhow::ensure!(
+        a.conn < max_conns && a.paths <= max_paths,
+        "this engine has {max_conns} connections of up to {max_paths} paths (engine_info); \
+         --conn {} --paths {} is outside them",
+        a.conn,
+        a.paths
+    );
     let mut counters = Vec::new();
     for &r in stats::ALL {
         counters.push((r.register().name, bus.read32(engine.addr(r))?));
@@ -37,7 +48,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let fields: Vec<&str> = window.iter().map(|r| r.register().name).collect();
     let mut paths = Vec::new();
     for p in 0..a.paths {
-        bus.write32(engine.addr(path_table::INDEX), a.conn * MAX_PATHS + p)?;
+        bus.write32(engine.addr(path_table::INDEX), a.conn * max_paths + p)?;
         let mut row = Vec::new();
         for r in window {
             row.push(bus.read32(engine.addr(r))?);

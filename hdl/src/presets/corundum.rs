@@ -1,0 +1,3 @@
+//! The `corundum` preset ([`ferroce_proto::config::EngineConfig::CORUNDUM`]).
+
+preset!(ferroce_proto::config::EngineConfig::CORUNDUM);

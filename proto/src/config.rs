@@ -1,0 +1,217 @@
+//! The engine's build configuration: how many connections, paths and
+//! streams a build holds, its data width, largest MTU and clock. One
+//! [`EngineConfig`] is the single source of a build's sizes: the RTL's key
+//! widths and table depths (`ferroce_hdl::presets`), the `engine_info`
+//! constants and the ranges bounded by them ([`EngineConfig::info`],
+//! [`EngineConfig::range`]), the limits a lockstep run gives the model, and
+//! the driver's bounds (which it reads back from `engine_info`).
+//!
+//! Named presets ([`PRESETS`]):
+//! * `corundum`: 64 connections x 16 paths x 8 streams at 250 MHz, the size
+//!   for a Corundum NIC (and the default build);
+//! * `ecp5-85`: 8 x 8 x 8 at 75 MHz, for the ECPIX-5 (LFE5UM5G-85F);
+//! * `ecp5-25`: 2 x 4 x 2 at 75 MHz, for the Colorlight 5A-75B (LFE5U-25F).
+//!
+//! Sizes are powers of two (a key is {connection, path} or {connection,
+//! stream} in bits). The message window per stream (16), the SACK window
+//! (256 packets in flight per path) and the data width (64) are the same in
+//! every build today; [`EngineConfig::check`] says so when asked for others.
+
+use crate::params::{MSG_WINDOW, SACK_WINDOW};
+use crate::regs::{self, Bounds, Reg};
+
+/// A build of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The preset's name (`cargo xtask emit --preset NAME`).
+    pub name: &'static str,
+    /// log2 of the connections.
+    pub conn_bits: usize,
+    /// log2 of the paths per connection.
+    pub path_bits: usize,
+    /// log2 of the streams per connection.
+    pub stream_bits: usize,
+    /// Messages a stream may have outstanding (the message window).
+    pub msgs_per_stream: usize,
+    /// Packets a path may have in flight (its SACK window).
+    pub in_flight_per_path: usize,
+    /// Bits per beat of the MAC and DMA streams.
+    pub data_width: usize,
+    /// Largest payload per packet, in bytes.
+    pub max_mtu: u32,
+    /// Clock period in picoseconds.
+    pub clock_ps: u32,
+}
+
+impl EngineConfig {
+    /// The Corundum build: 64 connections x 16 paths x 8 streams, 64-bit,
+    /// 250 MHz.
+    pub const CORUNDUM: EngineConfig = EngineConfig {
+        name: "corundum",
+        conn_bits: 6,
+        path_bits: 4,
+        stream_bits: 3,
+        msgs_per_stream: MSG_WINDOW,
+        in_flight_per_path: SACK_WINDOW,
+        data_width: 64,
+        max_mtu: 4096,
+        clock_ps: 4000,
+    };
+
+    /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
+    /// streams at 75 MHz.
+    pub const ECP5_85: EngineConfig = EngineConfig {
+        name: "ecp5-85",
+        conn_bits: 3,
+        path_bits: 3,
+        stream_bits: 3,
+        clock_ps: 13_333,
+        ..EngineConfig::CORUNDUM
+    };
+
+    /// The Colorlight 5A-75B build (LFE5U-25F): 2 connections x 4 paths x 2
+    /// streams at 75 MHz.
+    pub const ECP5_25: EngineConfig = EngineConfig {
+        name: "ecp5-25",
+        conn_bits: 1,
+        path_bits: 2,
+        stream_bits: 1,
+        clock_ps: 13_333,
+        ..EngineConfig::CORUNDUM
+    };
+
+    /// Connections.
+    pub const fn conns(&self) -> usize {
+        1 << self.conn_bits
+    }
+
+    /// Paths per connection.
+    pub const fn paths(&self) -> usize {
+        1 << self.path_bits
+    }
+
+    /// Streams per connection.
+    pub const fn streams(&self) -> usize {
+        1 << self.stream_bits
+    }
+
+    /// Bits of a path key {connection, path}.
+    pub const fn path_key_bits(&self) -> usize {
+        self.conn_bits + self.path_bits
+    }
+
+    /// Bits of a stream key {connection, stream}.
+    pub const fn stream_key_bits(&self) -> usize {
+        self.conn_bits + self.stream_bits
+    }
+
+    /// Why this configuration cannot be built, if it cannot.
+    pub const fn check(&self) -> Result<(), &'static str> {
+        if self.conn_bits < 1 || self.conn_bits > 6 {
+            return Err("connections must be 2 to 64");
+        }
+        if self.path_bits < 1 || self.path_bits > 4 {
+            return Err("paths per connection must be 2 to 16");
+        }
+        if self.stream_bits < 1 || self.stream_bits > 3 {
+            return Err("streams per connection must be 2 to 8");
+        }
+        if self.msgs_per_stream != MSG_WINDOW {
+            return Err("the message window is 16 in every build");
+        }
+        if self.in_flight_per_path != SACK_WINDOW {
+            return Err("packets in flight per path are 256 (the SACK window) in every build");
+        }
+        if self.data_width != 64 {
+            return Err("the data width is 64 bits in every build");
+        }
+        if self.max_mtu < 256 || self.max_mtu > 4096 {
+            return Err("the largest MTU must be 256 to 4096 bytes");
+        }
+        if self.clock_ps < 1000 {
+            return Err("the clock period must be at least 1000 ps");
+        }
+        Ok(())
+    }
+
+    /// The build's `engine_info` constants, register by register.
+    pub const fn info(&self) -> [(Reg, u32); 5] {
+        [
+            (regs::engine_info::DATA_WIDTH, self.data_width as u32),
+            (regs::engine_info::MAX_CONNS, self.conns() as u32),
+            (regs::engine_info::MAX_PATHS, self.paths() as u32),
+            (regs::engine_info::MAX_STREAMS, self.streams() as u32),
+            (regs::engine_info::MAX_MTU, self.max_mtu),
+        ]
+    }
+
+    /// The value `reg` holds in this build: an `engine_info` constant, or
+    /// the register's reset value.
+    pub fn reset(&self, reg: Reg) -> u32 {
+        self.info().iter().find(|(r, _)| *r == reg).map_or(reg.register().reset, |(_, v)| *v)
+    }
+
+    /// The range of `reg` in this build: the map's, with the bounds that
+    /// follow the build's sizes (`control.mtu` up to `max_mtu`,
+    /// `path_table.index` below connections x paths).
+    pub fn range(&self, reg: Reg) -> Option<Bounds> {
+        if reg == regs::control::MTU {
+            Some(Bounds { min: 1, max: self.max_mtu })
+        } else if reg == regs::path_table::INDEX {
+            Some(Bounds { min: 0, max: (self.conns() * self.paths()) as u32 - 1 })
+        } else {
+            reg.register().range
+        }
+    }
+}
+
+/// The named presets.
+pub const PRESETS: &[EngineConfig] = &[EngineConfig::CORUNDUM, EngineConfig::ECP5_85, EngineConfig::ECP5_25];
+
+/// The preset called `name`, or an error listing the presets.
+pub fn preset(name: &str) -> Result<EngineConfig, String> {
+    PRESETS.iter().find(|p| p.name == name).copied().ok_or_else(|| {
+        let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+        format!("no preset called {name:?}; the presets are {}", names.join(", "))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_can_be_built_and_has_a_unique_name() {
+        for (i, p) in PRESETS.iter().enumerate() {
+            assert_eq!(p.check(), Ok(()), "{}", p.name);
+            assert!(PRESETS[..i].iter().all(|q| q.name != p.name), "{} twice", p.name);
+            assert_eq!(preset(p.name), Ok(*p));
+        }
+        assert!(preset("ecp5").unwrap_err().contains("corundum, ecp5-85, ecp5-25"));
+    }
+
+    #[test]
+    fn the_corundum_preset_is_the_register_maps_build() {
+        let c = EngineConfig::CORUNDUM;
+        for (reg, value) in c.info() {
+            assert_eq!(reg.register().reset, value, "{reg}");
+        }
+        for reg in [regs::control::MTU, regs::path_table::INDEX] {
+            assert_eq!(c.range(reg), reg.register().range, "{reg}");
+        }
+    }
+
+    #[test]
+    fn a_small_build_bounds_its_registers_by_its_sizes() {
+        let e = EngineConfig::ECP5_25;
+        assert_eq!(e.reset(regs::engine_info::MAX_CONNS), 2);
+        assert_eq!(e.reset(regs::engine_info::MAX_PATHS), 4);
+        assert_eq!(e.reset(regs::engine_info::MAX_STREAMS), 2);
+        assert_eq!(e.reset(regs::control::MTU), regs::control::MTU.register().reset);
+        assert_eq!(e.range(regs::path_table::INDEX), Some(Bounds { min: 0, max: 7 }));
+        let bad = EngineConfig { stream_bits: 4, ..e };
+        assert_eq!(bad.check(), Err("streams per connection must be 2 to 8"));
+        let bad = EngineConfig { in_flight_per_path: 128, ..e };
+        assert!(bad.check().unwrap_err().contains("SACK window"));
+    }
+}
