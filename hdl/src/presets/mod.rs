@@ -73,6 +73,6 @@ pub fn emit_engine(name: &str) -> Result<String, String> {
         "corundum" => crate::emit::verilog_of(corundum::top::Engine::default),
         "ecp5-85" => crate::emit::verilog_of(ecp5_85::top::Engine::default),
         "ecp5-25" => crate::emit::verilog_of(ecp5_25::top::Engine::default),
-        other => return Err(format!("preset {other} has no engine module in ferroce_hdl::presets")),
+        other => return Err(format!("preset {other} is not built in ferroce_hdl::presets")),
     })
 }
