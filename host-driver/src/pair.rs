@@ -82,7 +82,7 @@ impl EnginePair {
             let cfg = Config {
                 mtu: c.mtu,
                 port_seed: 11 + h as u32 + c.seed as u32,
-                line_rate_mbps: crate::SIM_LINE_MBPS,
+                line_rate_mbps: e.borrow().line_mbps(),
                 ..Config::new(mac, ip)
             };
             let ring = |base, log_size| RingSpec { base, log_size };

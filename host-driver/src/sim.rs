@@ -109,7 +109,7 @@ impl SimLoopback {
             self.frames += 1;
             self.wire_bytes += f.len() as u64;
             if let Some(p) = self.pcap.as_mut() {
-                p.frame(now * ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000, &f)
+                p.frame(now * self.engine.clock_ps(), &f)
                     .map_err(|e| Error::Io { path: "pcap".into(), source: e })?;
             }
             if let Some(t) = self.tap.as_mut() {

@@ -95,6 +95,12 @@ impl EngineConfig {
         1 << self.stream_bits
     }
 
+    /// The MAC interface's line rate at this clock (Mb/s): one beat of
+    /// `data_width` bits per cycle.
+    pub const fn line_mbps(&self) -> u32 {
+        (self.data_width as u64 * 1_000_000 / self.clock_ps as u64) as u32
+    }
+
     /// Bits of a path key {connection, path}.
     pub const fn path_key_bits(&self) -> usize {
         self.conn_bits + self.path_bits
@@ -135,13 +141,14 @@ impl EngineConfig {
     }
 
     /// The build's `engine_info` constants, register by register.
-    pub const fn info(&self) -> [(Reg, u32); 5] {
+    pub const fn info(&self) -> [(Reg, u32); 6] {
         [
             (regs::engine_info::DATA_WIDTH, self.data_width as u32),
             (regs::engine_info::MAX_CONNS, self.conns() as u32),
             (regs::engine_info::MAX_PATHS, self.paths() as u32),
             (regs::engine_info::MAX_STREAMS, self.streams() as u32),
             (regs::engine_info::MAX_MTU, self.max_mtu),
+            (regs::engine_info::CLOCK_PS, self.clock_ps),
         ]
     }
 

@@ -104,6 +104,8 @@ pub const MAX_CONNS: u32 = crate::config::EngineConfig::CORUNDUM.conns() as u32;
 pub const MAX_PATHS: u32 = crate::config::EngineConfig::CORUNDUM.paths() as u32;
 /// Streams per connection (`engine_info.max_streams`).
 pub const MAX_STREAMS: u32 = crate::config::EngineConfig::CORUNDUM.streams() as u32;
+/// Clock period in picoseconds (`engine_info.clock_ps`).
+pub const CLOCK_PS: u32 = crate::config::EngineConfig::CORUNDUM.clock_ps;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -134,6 +136,7 @@ pub const BLOCKS: &[Block] = &[
             r("max_paths", 0x18, Const, MAX_PATHS, "paths per connection supported"),
             r("max_streams", 0x1c, Const, MAX_STREAMS, "streams per connection supported"),
             r("max_mtu", 0x20, Const, MAX_MTU, "largest payload per packet in bytes"),
+            r("clock_ps", 0x24, Const, CLOCK_PS, "clock period in picoseconds (the engine's time base counts ns from it)"),
         ],
     },
     Block {
@@ -375,7 +378,7 @@ macro_rules! handles {
 handles! {
     engine_info {
         BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
-        MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu",
+        MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps",
     }
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",

@@ -27,9 +27,8 @@ pub fn model() -> Result<Arc<ModelLib>> {
 /// The Verilator model of the engine of the preset called `preset`
 /// (`ferroce_proto::config::PRESETS`), built once per process.
 pub fn model_of(preset: &str) -> Result<Arc<ModelLib>> {
-    let name = ferroce_hdl::presets::engine_block_name(preset);
-    ferroce_proto::config::preset(preset).map_err(Error::Scenario)?;
-    ModelLib::of_block(name, || ferroce_hdl::presets::emit_engine(preset).expect("a preset with an engine"))
+    let built = ferroce_hdl::presets::built(preset).map_err(Error::Scenario)?;
+    ModelLib::of_block(built.block, built.emit)
 }
 
 /// How the DMA engine model behaves.
@@ -92,6 +91,8 @@ pub struct EngineSim {
     /// DMA read and write commands the engine has issued.
     pub dma_reads: u64,
     pub dma_writes: u64,
+    /// The build's clock period (ps).
+    clock_ps: u64,
 }
 
 macro_rules! ports {
@@ -188,6 +189,7 @@ impl EngineSim {
     /// An engine of the preset called `preset` out of reset, with `mem` as
     /// its host memory.
     pub fn of_preset(preset: &str, mem: Memory, dma: DmaConfig) -> Result<EngineSim> {
+        let config = ferroce_hdl::presets::built(preset).map_err(Error::Scenario)?.config;
         let lib = model_of(preset)?;
         let mut sim = Sim::new(&lib);
         sim.clock("clock");
@@ -213,6 +215,7 @@ impl EngineSim {
             dma_hold: 0,
             dma_reads: 0,
             dma_writes: 0,
+            clock_ps: config.clock_ps.into(),
         };
         e.reset();
         Ok(e)
@@ -246,6 +249,17 @@ impl EngineSim {
     /// Cycles run so far.
     pub fn cycles(&self) -> u64 {
         self.sim.cycles()
+    }
+
+    /// The build's clock period in picoseconds (`engine_info.clock_ps`).
+    pub fn clock_ps(&self) -> u64 {
+        self.clock_ps
+    }
+
+    /// The line rate of the build's MAC interface (Mb/s): 64 bits per
+    /// cycle.
+    pub fn line_mbps(&self) -> u32 {
+        (64_000_000 / self.clock_ps) as u32
     }
 
     /// A frame for the engine's MAC receive port.
@@ -513,9 +527,6 @@ impl std::fmt::Debug for EngineNode {
     }
 }
 
-/// Picoseconds per engine clock cycle.
-pub const PS_PER_CYCLE: u64 = ferroce_hdl::engine::NS_PER_CYCLE as u64 * 1000;
-
 impl EngineNode {
     pub fn new(engine: std::rc::Rc<std::cell::RefCell<EngineSim>>) -> EngineNode {
         EngineNode { engine, quantum: 100, out: VecDeque::new() }
@@ -523,7 +534,7 @@ impl EngineNode {
 
     fn catch_up(&mut self, now: ferroce_proto::types::Time) {
         let mut e = self.engine.borrow_mut();
-        let target = now / PS_PER_CYCLE;
+        let target = now / e.clock_ps;
         while e.cycles() < target {
             e.cycle();
         }
@@ -552,9 +563,9 @@ impl ferroce_proto::Transport for EngineNode {
     fn poll_timeout(&self) -> Option<ferroce_proto::types::Time> {
         let e = self.engine.borrow();
         if !self.out.is_empty() {
-            return Some(e.cycles() * PS_PER_CYCLE);
+            return Some(e.cycles() * e.clock_ps);
         }
-        Some((e.cycles() + self.quantum) * PS_PER_CYCLE)
+        Some((e.cycles() + self.quantum) * e.clock_ps)
     }
     fn handle_timeout(&mut self, now: ferroce_proto::types::Time) {
         self.catch_up(now);

@@ -421,3 +421,89 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
         );
     }
 }
+
+/// The time base follows each build's clock: with every frame lost, a
+/// write's first retransmission leaves `rto_min` after its first
+/// transmission (no RTT sample yet, so the RTO is its floor), in
+/// nanoseconds, on the 250 MHz `corundum` build and the 75 MHz `ecp5-85`
+/// build alike, although the two take 3.3 times apart in cycles.
+#[test]
+fn the_first_timeout_is_rto_min_in_nanoseconds_on_every_clock() {
+    use ferroce_proto::wire::{self, Body};
+    const RTO_MIN_NS: u64 = 30_000;
+    let mut cycles = Vec::new();
+    for preset in ["corundum", "ecp5-85"] {
+        let mut mem = Memory::default();
+        mem.add_region("sq", Iova(0x1000_0000), WQE_BYTES << 4, false);
+        mem.add_region("rq", Iova(0x1010_0000), 32 << 4, false);
+        mem.add_region("cq", Iova(0x1020_0000), CQE_BYTES << 5, true);
+        mem.add_region("src", Iova(0x2000_0000), 512, false);
+        let dma = ferroce_sim::engine::DmaConfig { seed: 3, ..Default::default() };
+        let mut dev = SimLoopback::with_preset(preset, mem, &Wire::lossy(1.0), dma).unwrap();
+        dev.tap = Some(Vec::new());
+        let clock_ps = dev.engine.clock_ps();
+        let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
+        let cfg = Config { rto_min_ns: RTO_MIN_NS as u32, ..Config::new(mac, ip) };
+        let ring = |base, log_size| RingSpec { base, log_size };
+        let mut d =
+            Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
+        assert_eq!(d.get(regs::engine_info::CLOCK_PS).unwrap() as u64, clock_ps, "{preset}: engine_info.clock_ps");
+        d.connect(&ConnSpec {
+            index: 0,
+            remote: 1,
+            peer_mac: mac,
+            peer_ip: ip,
+            paths: 2,
+            streams: 1,
+            initial_rate_mbps: 0,
+        })
+        .unwrap();
+        let w = Wqe {
+            op: WqeOp::Write,
+            stream: 0,
+            conn: 0,
+            len: 512,
+            local: 0x2000_0000,
+            remote: 0x3000_0000,
+            rkey: 5,
+            imm: 0,
+            id: 1,
+        };
+        assert!(d.post_send(&w).unwrap());
+        d.ring_doorbells().unwrap();
+        // Data frames sent (cycle, PSN), until the first one is sent again.
+        let limit = d.dev.engine.cycles() + 4 * RTO_MIN_NS * 1000 / clock_ps;
+        let sent = loop {
+            d.dev.cycle().unwrap();
+            let sent: Vec<(u64, u32)> = d
+                .dev
+                .tap
+                .as_ref()
+                .unwrap()
+                .iter()
+                .filter_map(|(cycle, f)| {
+                    let p = wire::parse(f, wire::FERROCE_PORT).unwrap();
+                    matches!(p.transport.body, Body::Data(_)).then_some((*cycle, p.transport.common.psn.get()))
+                })
+                .collect();
+            if sent.len() >= 2 || d.dev.engine.cycles() > limit {
+                break sent;
+            }
+        };
+        assert_eq!(sent.len(), 2, "{preset}: one data frame, then its retransmission: {sent:?}");
+        assert_eq!(sent[0].1, sent[1].1, "{preset}: the same PSN again");
+        let apart = sent[1].0 - sent[0].0;
+        let ns = apart * clock_ps / 1000;
+        // The timer fires at its deadline, after one scan of the keys (up
+        // to 1 024 cycles) and the send path's decision and DMA read.
+        let slack_ns = (1024 + 200) * clock_ps / 1000;
+        assert!(
+            (RTO_MIN_NS..=RTO_MIN_NS + slack_ns).contains(&ns),
+            "{preset}: retransmitted {ns} ns ({apart} cycles of {clock_ps} ps) after the first send, RTO {RTO_MIN_NS} ns"
+        );
+        cycles.push(apart);
+    }
+    // The slow clock takes about 4 000 / 13 333 of the cycles.
+    let ratio = cycles[1] as f64 / cycles[0] as f64;
+    assert!((0.25..0.35).contains(&ratio), "cycles at 75 MHz over cycles at 250 MHz: {ratio:.3}");
+}

@@ -25,7 +25,8 @@ pub fn run(no_lint: bool, only: Option<Vec<String>>) -> anyhow::Result<()> {
 
 /// `--preset NAME`: the engine of one preset, `ferroce_engine_<name>.v`.
 pub fn run_preset(no_lint: bool, preset: &str) -> anyhow::Result<()> {
-    let config = ferroce_proto::config::preset(preset).map_err(anyhow::Error::msg)?;
+    let built = ferroce_hdl::presets::built(preset).map_err(anyhow::Error::msg)?;
+    let config = built.config;
     eprintln!(
         "{}: {} connections x {} paths x {} streams, {}-bit, MTU {}, {} ps clock; emitting (a few minutes)",
         config.name,
@@ -36,9 +37,8 @@ pub fn run_preset(no_lint: bool, preset: &str) -> anyhow::Result<()> {
         config.max_mtu,
         config.clock_ps
     );
-    let verilog = ferroce_hdl::presets::emit_engine(preset).map_err(anyhow::Error::msg)?;
-    let name = ferroce_hdl::presets::engine_block_name(preset);
-    write_and_lint(no_lint, [(name, verilog)].into_iter())
+    let verilog = (built.emit)();
+    write_and_lint(no_lint, [(built.block, verilog)].into_iter())
 }
 
 fn write_and_lint(

@@ -478,7 +478,8 @@ fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cel
 /// of a preset (about an hour or more for `corundum`) and record the
 /// result for `bench-rtl`.
 pub fn engine(preset: &str) -> anyhow::Result<()> {
-    let config = ferroce_proto::config::preset(preset).map_err(anyhow::Error::msg)?;
+    let built = ferroce_hdl::presets::built(preset).map_err(anyhow::Error::msg)?;
+    let config = built.config;
     eprintln!(
         "synth-engine: emitting the {} engine ({} connections x {} paths x {} streams)",
         config.name,
@@ -486,7 +487,7 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
         config.paths(),
         config.streams()
     );
-    let verilog = ferroce_hdl::presets::emit_engine(preset).map_err(anyhow::Error::msg)?;
+    let verilog = (built.emit)();
     let record = record_path(preset);
     let cells = match record_for(preset, &verilog).filter(|s| s.current) {
         Some(s) => {

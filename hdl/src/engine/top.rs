@@ -27,7 +27,10 @@
 //! (layouts in `docs/engine.md`). The host writes `sq_prod`/`rq_prod`
 //! (doorbells) and `cq_cons`, and reads `cq_prod`.
 //!
-//! The time base counts `NS_PER_CYCLE` ns per clock cycle.
+//! The time base counts nanoseconds: `NS_PER_CYCLE` per clock cycle and a
+//! carry from a picosecond remainder (`PS_REMAINDER` per cycle), so a
+//! build's clock period (`EngineConfig::clock_ps`, 4 000 ps for Corundum,
+//! 13 333 ps for a 75 MHz board) keeps the same time in nanoseconds.
 //!
 //! State: the large tables live in the two paths' block RAM; what this
 //! level keeps per connection (its pacing time, rate and flags, the
@@ -57,11 +60,14 @@ use crate::engine::rto_timer::{RtoTimer, MAX_KEY_BITS};
 use super::rx_path::RxPath;
 use super::tx_path::TxPath;
 
-/// Nanoseconds per clock cycle (250 MHz).
-pub const NS_PER_CYCLE: u32 = 4;
+/// Whole nanoseconds per clock cycle (4 at 250 MHz, 13 at 75 MHz).
+pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
+
+/// Picoseconds per clock cycle beyond `NS_PER_CYCLE` (333 at 75 MHz).
+pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 
 /// The line rate of the MAC interface at this clock: 64 bits per cycle.
-pub const MAC_MBPS: u32 = 64 * 1000 / NS_PER_CYCLE;
+pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 /// The receiver's activity window for its rate hint (ps), the model's
 /// default (`EndpointConfig::active_window`).
@@ -668,6 +674,16 @@ pub struct Engine {
     n_conns16: Constant<Bits<16>>,
     #[constant(u64::from(NS_PER_CYCLE))]
     ns_per_cycle: Constant<Bits<PACER_TIME_BITS>>,
+    #[constant(u64::from(NS_PER_CYCLE) + 1)]
+    ns_per_cycle_carry: Constant<Bits<PACER_TIME_BITS>>,
+    #[constant(u64::from(PS_REMAINDER))]
+    ps_remainder: Constant<Bits<11>>,
+    #[constant(1000u64)]
+    ps_per_ns: Constant<Bits<11>>,
+    /// Picoseconds of the time base not yet counted (below 1 000).
+    time_ps: DFF<Bits<11>>,
+    /// `time_ps` plus this cycle's remainder.
+    time_ps_sum: Signal<Local, Bits<11>>,
     #[constant(PACE_LEAD_NS)]
     pace_lead: Constant<Bits<PACER_TIME_BITS>>,
     #[constant(ACTIVE_WINDOW_PS / 1000)]
@@ -777,6 +793,7 @@ impl Logic for Engine {
             self,
             clock,
             now48,
+            time_ps,
             cst,
             c_i,
             conn_status,
@@ -942,7 +959,14 @@ impl Logic for Engine {
         self.cfg_line.next = self.cfg.val().line_rate_mbps;
 
         // ---- time ----
-        self.now48.d.next = self.now48.q.val() + self.ns_per_cycle.val();
+        self.time_ps_sum.next = self.time_ps.q.val() + self.ps_remainder.val();
+        if self.time_ps_sum.val() >= self.ps_per_ns.val() {
+            self.time_ps.d.next = self.time_ps_sum.val() - self.ps_per_ns.val();
+            self.now48.d.next = self.now48.q.val() + self.ns_per_cycle_carry.val();
+        } else {
+            self.time_ps.d.next = self.time_ps_sum.val();
+            self.now48.d.next = self.now48.q.val() + self.ns_per_cycle.val();
+        }
         self.now_ns.next = self.now48.q.val().get_bits::<32>(0);
         // The send path's RTO (ps, from its RTT estimate) in ns: x * 1049 / 2^20.
         self.rto_parts.next.base = self.txp.m_rto_base.val();
@@ -1968,6 +1992,7 @@ impl Logic for Engine {
 
         if self.reset.val() {
             self.now48.d.next = self.zero_time.val();
+            self.time_ps.d.next = self.zero11.val();
             self.pc_wait.d.next = self.zero_conns.val();
             self.pc_dirty.d.next = self.zero_conns.val();
             self.pc_load.d.next = self.zero_conns.val();
@@ -2015,7 +2040,9 @@ mod tests {
     fn time_constants_agree_with_the_model() {
         let c = ferroce_proto::model::EndpointConfig::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1], 10_000, 1024);
         assert_eq!(super::ACTIVE_WINDOW_PS, c.active_window, "the receiver's activity window");
-        assert_eq!(super::MAC_MBPS, 16_000, "64 bits per 4 ns cycle");
+        let cfg = super::super::cfg::CONFIG;
+        assert_eq!(super::MAC_MBPS, (64_000_000 / u64::from(cfg.clock_ps)) as u32, "64 bits per cycle");
+        assert_eq!(u64::from(super::NS_PER_CYCLE * 1000 + super::PS_REMAINDER), u64::from(cfg.clock_ps));
         assert_eq!(
             (c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos),
             (super::SACK_WINDOW as u32, super::REPATH_AFTER_RTOS, super::RETIRE_AFTER_RTOS),

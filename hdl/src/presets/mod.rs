@@ -6,8 +6,8 @@
 //! sizes. Blocks that do not depend on the sizes, or take them as
 //! parameters, are built once, outside.
 //!
-//! `presets::ecp5_85::top::Engine` is the `ecp5-85` engine; [`emit_engine`]
-//! emits a preset's by name.
+//! `presets::ecp5_85::top::Engine` is the `ecp5-85` engine; [`built`]
+//! finds a preset's by name.
 
 /// The sized modules of one preset, built from `$config`. Invoked from a
 /// file in this directory: the paths are relative to it.
@@ -55,24 +55,54 @@ pub mod corundum;
 pub mod ecp5_25;
 pub mod ecp5_85;
 
-/// The block name of a preset's engine in `cargo xtask emit`'s output:
-/// `ferroce_engine` for `corundum` (the default build),
-/// `ferroce_engine_<name>` (dashes as underscores) for the others.
-pub fn engine_block_name(name: &str) -> &'static str {
-    match name {
-        "ecp5-85" => "ferroce_engine_ecp5_85",
-        "ecp5-25" => "ferroce_engine_ecp5_25",
-        _ => "ferroce_engine",
-    }
+/// An engine this crate builds: its configuration, its block name in
+/// `cargo xtask emit`'s output and its emitter.
+#[derive(Debug, Clone, Copy)]
+pub struct Built {
+    pub config: ferroce_proto::config::EngineConfig,
+    /// `ferroce_engine` for `corundum` (the default build),
+    /// `ferroce_engine_<name>` (dashes as underscores) for the others.
+    pub block: &'static str,
+    /// The engine's Verilog.
+    pub emit: fn() -> String,
 }
 
-/// The Verilog of the engine of the preset called `name`.
-pub fn emit_engine(name: &str) -> Result<String, String> {
+fn emit_corundum() -> String {
+    crate::emit::verilog_of(corundum::top::Engine::default)
+}
+
+fn emit_ecp5_85() -> String {
+    crate::emit::verilog_of(ecp5_85::top::Engine::default)
+}
+
+fn emit_ecp5_25() -> String {
+    crate::emit::verilog_of(ecp5_25::top::Engine::default)
+}
+
+/// Every preset's engine, in `ferroce_proto::config::PRESETS` order.
+pub const BUILT: &[Built] = &[
+    Built { config: corundum::cfg::CONFIG, block: "ferroce_engine", emit: emit_corundum },
+    Built { config: ecp5_85::cfg::CONFIG, block: "ferroce_engine_ecp5_85", emit: emit_ecp5_85 },
+    Built { config: ecp5_25::cfg::CONFIG, block: "ferroce_engine_ecp5_25", emit: emit_ecp5_25 },
+];
+
+/// The engine of the preset called `name`, or the error naming the
+/// presets.
+pub fn built(name: &str) -> Result<&'static Built, String> {
     let config = ferroce_proto::config::preset(name)?;
-    Ok(match config.name {
-        "corundum" => crate::emit::verilog_of(corundum::top::Engine::default),
-        "ecp5-85" => crate::emit::verilog_of(ecp5_85::top::Engine::default),
-        "ecp5-25" => crate::emit::verilog_of(ecp5_25::top::Engine::default),
-        other => return Err(format!("preset {other} is not built in ferroce_hdl::presets")),
-    })
+    BUILT
+        .iter()
+        .find(|b| b.config.name == config.name)
+        .ok_or_else(|| format!("preset {name} has no engine in ferroce_hdl::presets"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_preset_has_its_engine() {
+        let names: Vec<_> = super::BUILT.iter().map(|b| b.config).collect();
+        assert_eq!(names, ferroce_proto::config::PRESETS);
+        assert_eq!(super::built("corundum").map(|b| b.block), Ok("ferroce_engine"));
+        assert!(super::built("ecp5").unwrap_err().contains("the presets are"));
+    }
 }

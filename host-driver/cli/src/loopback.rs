@@ -117,7 +117,8 @@ fn opts(a: &Args) -> Opts {
         preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
             Backend::Uart => BOARD_LINE_MBPS,
-            _ => Opts::default().line_rate_mbps,
+            // The simulated build's MAC interface.
+            _ => ferroce_proto::config::preset(&a.preset).map_or(Opts::default().line_rate_mbps, |c| c.line_mbps()),
         }),
         stats: a.stats,
     }
