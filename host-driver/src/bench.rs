@@ -79,20 +79,32 @@ pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
 
 /// Line rate through a loopback without loss: large WRITEs, the largest
 /// MTU, and a DMA model without random stalls (a PCIe DMA engine outruns a
-/// 16 Gb/s MAC; the stalls are for the robustness tests).
+/// 16 Gb/s MAC; the stalls are for the robustness tests). The `corundum`
+/// build.
 pub fn line_rate(quick: bool) -> Result<LineRate> {
+    line_rate_of("corundum", quick)
+}
+
+/// [`line_rate`] on the build of the preset called `preset` (8 paths and 4
+/// streams, or as many as it has). The engine's model is built before the
+/// clock starts, so `cycles_per_second` is the simulation's alone.
+pub fn line_rate_of(preset: &str, quick: bool) -> Result<LineRate> {
+    let config = ferroce_proto::config::preset(preset).map_err(crate::Error::BadRequest)?;
+    ferroce_sim::engine::model_of(preset)?;
     let o = Opts {
         op: Op::Write,
         size: if quick { 64 << 10 } else { 256 << 10 },
         count: if quick { 16 } else { 64 },
-        paths: 8,
-        streams: 4,
+        paths: 8.min(config.paths() as u32),
+        streams: 4.min(config.streams() as u32),
         loss: 0.0,
         seed: 1,
         mtu: 4096,
         verify: true,
         pcap: None,
         dma_stall: 0.0,
+        preset: preset.into(),
+        line_rate_mbps: config.line_mbps(),
         ..Opts::default()
     };
     let t = Instant::now();

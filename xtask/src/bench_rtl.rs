@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use ferroce_driver::bench::{line_rate, rtl_goodput, LineRate};
+use ferroce_driver::bench::{line_rate, line_rate_of, rtl_goodput, LineRate};
 use ferroce_proto::wire::payload_efficiency;
 use ferroce_sim::bench::{goodput_on, sweep_net, Durations};
 use ferroce_sim::scenario::Kind;
@@ -19,6 +19,94 @@ const RATE_MBPS: u32 = 16_000;
 const CLOCK_MHZ: u32 = 1000 / ferroce_hdl::engine::NS_PER_CYCLE;
 /// The line rate's packets: the largest MTU.
 const LINE_MTU: u32 = 4096;
+
+/// A board device an ECP5 preset is built for, with its capacities as
+/// nextpnr-ecp5 reports them for our board builds (docs/bench/boards.md,
+/// `TRELLIS_COMB` and `DP16KD` available) and the share of them the whole
+/// engine may take (issue targets: the shell around it needs the rest).
+#[derive(Debug, Clone, Copy)]
+pub struct Device {
+    pub preset: &'static str,
+    pub part: &'static str,
+    pub board: &'static str,
+    pub lut4: u64,
+    pub dp16kd: u64,
+    pub lut4_share: f64,
+    pub dp16kd_share: f64,
+}
+
+/// The ECP5 presets' devices.
+pub const DEVICES: [Device; 2] = [
+    Device {
+        preset: "ecp5-85",
+        part: "LFE5UM5G-85F",
+        board: "ECPIX-5",
+        lut4: 83_640,
+        dp16kd: 208,
+        lut4_share: 0.60,
+        dp16kd_share: 0.80,
+    },
+    Device {
+        preset: "ecp5-25",
+        part: "LFE5U-25F",
+        board: "Colorlight 5A-75B",
+        lut4: 24_288,
+        dp16kd: 56,
+        lut4_share: 0.85,
+        dp16kd_share: 0.85,
+    },
+];
+
+/// Engine cycles per second of wall time the simulation of each preset is
+/// to reach on a loaded run (none set for `ecp5-25`).
+pub const SPEED_TARGETS: [(&str, Option<f64>); 3] =
+    [("corundum", Some(5e5)), ("ecp5-85", Some(1e6)), ("ecp5-25", None)];
+
+/// One preset's simulation speed and its synthesis on record.
+#[derive(Debug, Clone)]
+struct Build {
+    preset: &'static str,
+    line: LineRate,
+    target: Option<f64>,
+    synth: Option<crate::synth::EngineSynth>,
+    device: Option<Device>,
+}
+
+impl Build {
+    /// LUT4 equivalents and DP16KD over the device's, if measured for this
+    /// Verilog and built for a device.
+    fn shares(&self) -> Option<(f64, f64)> {
+        let (s, d) = (self.synth.as_ref().filter(|s| s.current)?, self.device?);
+        Some((s.cells.lut4_equivalent() as f64 / d.lut4 as f64, s.cells.dp16kd as f64 / d.dp16kd as f64))
+    }
+
+    fn fits(&self) -> Option<bool> {
+        let d = self.device?;
+        self.shares().map(|(l, b)| l <= d.lut4_share && b <= d.dp16kd_share)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let cells = self.synth.as_ref().filter(|s| s.current).map(|s| s.cells);
+        json!({
+            "preset": self.preset,
+            "sim_speed": {"cycles_per_second": self.line.cycles_per_second, "target": self.target,
+                "met": self.target.map(|t| self.line.cycles_per_second >= t),
+                "loopback_goodput_fraction_of_wire": self.line.goodput},
+            "resources": {
+                "lut4": cells.map(|c| c.lut4), "ccu2c": cells.map(|c| c.ccu2c),
+                "lut4_equivalent": cells.map(|c| c.lut4_equivalent()), "ff": cells.map(|c| c.ff),
+                "dp16kd": cells.map(|c| c.dp16kd), "trellis_dpr16x4": cells.map(|c| c.lutram),
+                "mult18x18d": cells.map(|c| c.mult18),
+                "synthesis": self.synth.as_ref().map(|s| json!({"commit": s.commit, "minutes": s.minutes,
+                    "of_this_verilog": s.current})),
+                "device": self.device.map(|d| json!({"part": d.part, "board": d.board, "lut4": d.lut4,
+                    "dp16kd": d.dp16kd, "lut4_share_target": d.lut4_share, "dp16kd_share_target": d.dp16kd_share})),
+                "lut4_share": self.shares().map(|s| s.0), "dp16kd_share": self.shares().map(|s| s.1),
+                "fits": self.fits(),
+            },
+        })
+    }
+}
 
 /// The sweep's fabric for `kind` at the engine's rate.
 fn net(kind: Kind, mtu: u32, loss: f64) -> ferroce_sim::scenario::NetConfig {
@@ -55,6 +143,31 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
         line.wire_busy,
         line.cycles_per_second
     );
+    // Each preset's build on the same loaded run, and its synthesis on record.
+    let mut builds = Vec::new();
+    for (preset, target) in SPEED_TARGETS {
+        let built = ferroce_hdl::presets::built(preset).map_err(anyhow::Error::msg)?;
+        let run = if preset == "corundum" { line } else { line_rate_of(preset, quick)? };
+        let synth = crate::synth::record_for(preset, &(built.emit)());
+        eprintln!(
+            "  [{:>5.1}s] {preset}: {:.0} cycles/s on a loaded loopback (target {}); synthesis {}",
+            started.elapsed().as_secs_f64(),
+            run.cycles_per_second,
+            target.map_or("none".to_string(), |t| format!("{t:.0}")),
+            match &synth {
+                Some(s) if s.current => format!("of this Verilog: {} LUT4 eq., {} DP16KD", s.cells.lut4_equivalent(), s.cells.dp16kd),
+                Some(_) => "on record is of other Verilog".to_string(),
+                None => "not on record".to_string(),
+            }
+        );
+        builds.push(Build {
+            preset,
+            line: run,
+            target,
+            synth,
+            device: DEVICES.iter().find(|d| d.preset == preset).copied(),
+        });
+    }
     // Between two engines: the sweep's point at LINE_MTU without loss, which
     // the full sweep then takes from here.
     let share = payload_efficiency(LINE_MTU as usize);
@@ -110,9 +223,8 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
          logic and arrays",
         match &synth {
             Some(s) if s.current => format!(
-                "LUT4 and FF: the whole engine's logic from `cargo xtask synth-engine` (synth_ecp5 with its {} \
-                 state arrays kept as memory cells, not mapped: the send path reads its arrays combinationally, \
-                 which no block RAM does; yosys's SAT-based steps left out, so the counts err high).",
+                "LUT4 and FF: the whole engine from `cargo xtask synth-engine` (synth_ecp5, every array mapped to \
+                 block or LUT RAM; {} left as memory cells).",
                 s.cells.mems
             ),
             Some(s) => format!(
@@ -136,6 +248,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
             "loss": p.loss, "mtu": p.mtu, "rtl_goodput": p.rtl, "model_goodput": p.model,
             "gbn_goodput": p.gbn, "ideal": p.ideal,
         })).collect::<Vec<_>>(),
+        "builds": builds.iter().map(Build::json).collect::<Vec<_>>(),
         "sim_speed": {"cycles_per_second": line.cycles_per_second,
             "blocks_alone": blocks_speed.iter().map(|(n, v)| json!({"block": n, "cycles_per_second": v}))
                 .collect::<Vec<_>>()},
@@ -151,7 +264,10 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
         eprintln!("wrote {p}");
     }
     let dir = dir_bench();
-    std::fs::write(dir.join("rtl.md"), markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref()))?;
+    std::fs::write(
+        dir.join("rtl.md"),
+        markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref()) + &builds_markdown(&builds),
+    )?;
     crate::plot::lines(
         &sweep,
         crate::plot::GOODPUT,
@@ -334,10 +450,8 @@ fn markdown(
         seglog as f64 / 1e6,
         match synth {
             Some(e) if e.current => format!(
-                "The logic around the arrays (`cargo xtask synth-engine`, {:.0} minutes: `synth_ecp5` with the {} \
-                 arrays kept as memory cells, since the send path reads its arrays combinationally and no block \
-                 RAM does; yosys's SAT-based steps left out, so the counts err high: the FFs include the registers \
-                 after synchronous array reads): **{} LUT4** plus {} CCU2C carry cells ({} LUT4 equivalents), \
+                "The whole engine (`cargo xtask synth-engine`, {:.0} minutes: `synth_ecp5`, every array mapped to \
+                 block or LUT RAM, {} left as memory cells): **{} LUT4** plus {} CCU2C carry cells ({} LUT4 equivalents), \
                  **{} FF** and {} MULT18X18D; the LFE5UM5G-85F has about 84 000 LUT4 (ECP5 family data sheet, \
                  FPGA-DS-02012, table 1.1): the logic alone is {:.1} times that.",
                 e.minutes,
@@ -358,5 +472,68 @@ fn markdown(
                 .to_string(),
         }
     );
+    s
+}
+
+/// The per-preset section: simulation speed and fit.
+fn builds_markdown(builds: &[Build]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n\n## Builds (presets): speed and fit\n");
+    let _ = writeln!(
+        s,
+        "Each preset's engine on the same loaded run (one engine looped to itself, large WRITEs at MTU 4096 \
+         over 8 paths and 4 streams or as many as the build has, every byte verified), its Verilator model built \
+         before the clock starts; and its whole-engine synthesis on record (`cargo xtask synth-engine --preset \
+         NAME`: yosys `synth_ecp5`, every array mapped to DP16KD block RAM or DPR16X4 LUT RAM), against the \
+         board device's cells as nextpnr-ecp5 counts them in our board builds ([boards.md](boards.md)). LUT4 \
+         equivalents count a CCU2C as two; the DPR16X4 LUT RAMs take further slices.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| preset | cycles/s | target | LUT4 eq. | FF | DP16KD | DPR16X4 | MULT18X18D | device | LUT4 share (target) | DP16KD share (target) | fits |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for b in builds {
+        let speed_target = b.target.map_or("–".to_string(), |t| {
+            let met = if b.line.cycles_per_second >= t { "met" } else { "**not met**" };
+            format!("{t:.0} ({met})")
+        });
+        let cells = b.synth.as_ref().filter(|s| s.current).map(|s| s.cells);
+        let cell = |f: fn(&crate::synth::Cells) -> u64| cells.map_or("not measured".to_string(), |c| f(&c).to_string());
+        let (dev, lshare, bshare) = match (b.device, b.shares()) {
+            (Some(d), Some((l, r))) => (
+                format!("{} ({})", d.part, d.board),
+                format!("{:.0} % ({:.0} %)", 100.0 * l, 100.0 * d.lut4_share),
+                format!("{:.0} % ({:.0} %)", 100.0 * r, 100.0 * d.dp16kd_share),
+            ),
+            (Some(d), None) => (format!("{} ({})", d.part, d.board), "–".into(), "–".into()),
+            (None, _) => ("Corundum NIC".into(), "–".into(), "–".into()),
+        };
+        let fits = match b.fits() {
+            Some(true) => "yes",
+            Some(false) => "**no**",
+            None => "–",
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            b.preset,
+            b.line.cycles_per_second,
+            speed_target,
+            cell(|c| c.lut4_equivalent()),
+            cell(|c| c.ff),
+            cell(|c| c.dp16kd),
+            cell(|c| c.lutram),
+            cell(|c| c.mult18),
+            dev,
+            lshare,
+            bshare,
+            fits
+        );
+    }
+    for b in builds {
+        if let Some(e) = b.synth.as_ref().filter(|s| !s.current) {
+            let _ = writeln!(s, "\n`{}`: not measured for this Verilog; {}.", b.preset, e.stale());
+        }
+    }
     s
 }

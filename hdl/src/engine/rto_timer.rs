@@ -94,6 +94,9 @@ pub struct RtoTimer<const K: usize> {
     flag_bit_bits: Constant<Bits<MAX_KEY_BITS>>,
     #[constant(0u64)]
     zero_flags: Constant<Bits<MAX_KEYS>>,
+    /// The flags of this build's 2^K keys.
+    #[constant(crate::blocks::low_ones::<MAX_KEYS>(1 << K))]
+    key_flags: Constant<Bits<MAX_KEYS>>,
     #[constant(0u64)]
     zero_time: Constant<Bits<32>>,
     /// Differences at or above this are negative: not yet due.
@@ -119,10 +122,9 @@ macro_rules! rto_timer_logic {
                 self.timers.read_clock.next = self.clock.val();
                 self.timers.write_clock.next = self.clock.val();
                 self.timers.read_address.next = self.scan.q.val().get_bits::<K>(0);
-                self.scan.d.next = self.scan.q.val() + self.one_key.val();
-                if self.scan.q.val() == self.last_key.val() {
-                    self.scan.d.next = self.zero_key.val();
-                }
+                // Wrapping after the last key (masked, not compared: the
+                // bits above K are then constant and synthesis drops them).
+                self.scan.d.next = (self.scan.q.val() + self.one_key.val()) & self.last_key.val();
                 self.scan_q.d.next = self.scan.q.val();
                 self.scan_ok.d.next = !self.busy.q.val();
                 // The entry read now is stale if the key is written at this edge.
@@ -164,7 +166,8 @@ macro_rules! rto_timer_logic {
                 )*
                 self.fire_flags.next = self.fire_mask.val().into();
                 self.set_flags.next = self.set_mask.val().into();
-                self.fired.d.next = (self.fired.q.val() | self.fire_flags.val()) & !self.set_flags.val();
+                self.fired.d.next =
+                    (self.fired.q.val() | self.fire_flags.val()) & !self.set_flags.val() & self.key_flags.val();
 
                 self.set_entry.next.deadline = self.set_deadline.val();
                 self.set_entry.next.armed = self.set_arm.val();

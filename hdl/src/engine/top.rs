@@ -98,8 +98,8 @@ const PATH_COUNT_BITS: usize = PATH_BITS + 1;
 /// Bits of a connection's stream count (0..=STREAMS).
 const STREAM_COUNT_BITS: usize = STREAM_BITS + 1;
 /// Width of the timers' pending sets: 1024 bits in every build, for the
-/// one `FirstSet1024` tree; the bits above `KEYS` stay 0 (synthesis
-/// removes them).
+/// one `FirstSet1024` tree; the bits above `KEYS` are masked to 0 in every
+/// update (`keys_mask`), so synthesis removes them.
 const PEND: usize = 1024;
 const _: () = assert!(KEYS <= PEND);
 /// Paths a connection may have.
@@ -782,6 +782,13 @@ pub struct Engine {
     zero_conns: Constant<Bits<CONNS>>,
     #[constant(0u64)]
     zero_keys: Constant<Bits<PEND>>,
+    /// This build's keys in the pending sets: the bits above stay constant
+    /// 0, so synthesis removes them and their trees.
+    #[constant(crate::blocks::low_ones::<PEND>(KEYS))]
+    keys_mask: Constant<Bits<PEND>>,
+    /// The timers' keys (10 bits) cut to this build's.
+    #[constant((KEYS - 1) as u64)]
+    timer_key_mask: Constant<Bits<MAX_KEY_BITS>>,
     #[constant(0xffu64)]
     all8: Constant<Bits<8>>,
 }
@@ -1397,7 +1404,7 @@ impl Logic for Engine {
         self.rtot.set_deadline.next = self.now_ns.val() + (self.rto_ns.val() << self.txp.m_rto_shift.val());
         self.ack_p1.next = self.ack_pend.q.val();
         if self.ackt.fire_valid.val() {
-            self.ack_p1.next = self.ack_pend.q.val() | (self.one_keys.val() << self.ackt.fire_key.val());
+            self.ack_p1.next = self.ack_pend.q.val() | (self.one_keys.val() << (self.ackt.fire_key.val() & self.timer_key_mask.val()));
         }
         self.ack_c1.next = self.zero_keys.val();
         if self.ack_first.any.val() & self.rxp.timer_ready.val() {
@@ -1411,10 +1418,11 @@ impl Logic for Engine {
         if self.rxp.m_ack_valid.val() {
             self.ack_c3.next = self.one_keys.val() << self.rxp.m_ack_key.val();
         }
-        self.ack_pend.d.next = self.ack_p1.val() & !(self.ack_c1.val() | self.ack_c2.val() | self.ack_c3.val());
+        self.ack_pend.d.next =
+            self.ack_p1.val() & !(self.ack_c1.val() | self.ack_c2.val() | self.ack_c3.val()) & self.keys_mask.val();
         self.rto_p1.next = self.rto_pend.q.val();
         if self.rtot.fire_valid.val() {
-            self.rto_p1.next = self.rto_pend.q.val() | (self.one_keys.val() << self.rtot.fire_key.val());
+            self.rto_p1.next = self.rto_pend.q.val() | (self.one_keys.val() << (self.rtot.fire_key.val() & self.timer_key_mask.val()));
         }
         self.rto_c1.next = self.zero_keys.val();
         if self.rto_first.any.val() & self.txp.rto_ready.val() {
@@ -1424,7 +1432,7 @@ impl Logic for Engine {
         if self.txp.m_rto_valid.val() {
             self.rto_c2.next = self.one_keys.val() << self.txp.m_rto_key.val();
         }
-        self.rto_pend.d.next = self.rto_p1.val() & !(self.rto_c1.val() | self.rto_c2.val());
+        self.rto_pend.d.next = self.rto_p1.val() & !(self.rto_c1.val() | self.rto_c2.val()) & self.keys_mask.val();
         // PSNs held back by receiver-not-ready, released after rnr_delay_ns.
         self.held_in.next.at = self.now_ns.val() + self.cfg.val().rnr_delay_ns;
         self.held_in.next.key = self.txp.m_rnr_key.val();
