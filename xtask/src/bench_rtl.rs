@@ -70,6 +70,8 @@ struct Build {
     target: Option<f64>,
     synth: Option<crate::synth::EngineSynth>,
     device: Option<Device>,
+    /// Register bits by block of the emitted Verilog, largest first.
+    registers: Vec<(String, u64)>,
 }
 
 impl Build {
@@ -103,6 +105,9 @@ impl Build {
                     "dp16kd": d.dp16kd, "lut4_share_target": d.lut4_share, "dp16kd_share_target": d.dp16kd_share})),
                 "lut4_share": self.shares().map(|s| s.0), "dp16kd_share": self.shares().map(|s| s.1),
                 "fits": self.fits(),
+                "register_bits": self.registers.iter().map(|r| r.1).sum::<u64>(),
+                "register_bits_by_block": self.registers.iter().take(12)
+                    .map(|(b, n)| json!({"block": b, "bits": n})).collect::<Vec<_>>(),
             },
         })
     }
@@ -148,7 +153,9 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     for (preset, target) in SPEED_TARGETS {
         let built = ferroce_hdl::presets::built(preset).map_err(anyhow::Error::msg)?;
         let run = if preset == "corundum" { line } else { line_rate_of(preset, quick)? };
-        let synth = crate::synth::record_for(preset, &(built.emit)());
+        let verilog = (built.emit)();
+        let synth = crate::synth::record_for(preset, &verilog);
+        let registers = crate::synth::register_bits(&verilog, 3);
         eprintln!(
             "  [{:>5.1}s] {preset}: {:.0} cycles/s on a loaded loopback (target {}); synthesis {}",
             started.elapsed().as_secs_f64(),
@@ -166,6 +173,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
             target,
             synth,
             device: DEVICES.iter().find(|d| d.preset == preset).copied(),
+            registers,
         });
     }
     // Between two engines: the sweep's point at LINE_MTU without loss, which
@@ -530,6 +538,34 @@ fn builds_markdown(builds: &[Build]) -> String {
             fits
         );
     }
+    let _ = writeln!(
+        s,
+        "\nWhere the registers are (register bits of the emitted Verilog by block, before synthesis, which \
+         removes the pending sets' and fired flags' bits above a smaller build's keys and few others; the \
+         twelve largest of each build; `top$txp` is the send path, `top$rxp` the receive path, \
+         `top$fbq` and `top$ackq` the queues of ACK feedback and ACK orders, each entry with its 256-bit SACK):\n"
+    );
+    let _ = writeln!(s, "| block | {} |\n|---|{}", builds.iter().map(|b| b.preset).collect::<Vec<_>>().join(" | "), "---|".repeat(builds.len()));
+    let mut blocks: Vec<&str> = Vec::new();
+    for b in builds {
+        for (name, _) in b.registers.iter().take(12) {
+            if !blocks.contains(&name.as_str()) {
+                blocks.push(name);
+            }
+        }
+    }
+    for name in blocks {
+        let row: Vec<String> = builds
+            .iter()
+            .map(|b| b.registers.iter().find(|r| r.0 == name).map_or("0".to_string(), |r| r.1.to_string()))
+            .collect();
+        let _ = writeln!(s, "| `{name}` | {} |", row.join(" | "));
+    }
+    let _ = writeln!(
+        s,
+        "| all | {} |",
+        builds.iter().map(|b| b.registers.iter().map(|r| r.1).sum::<u64>().to_string()).collect::<Vec<_>>().join(" | ")
+    );
     for b in builds {
         if let Some(e) = b.synth.as_ref().filter(|s| !s.current) {
             let _ = writeln!(s, "\n`{}`: not measured for this Verilog; {}.", b.preset, e.stale());

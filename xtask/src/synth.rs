@@ -621,3 +621,45 @@ mod synth_in_ci {
         assert_eq!(c.dp16kd, 0, "spray holds no RAM");
     }
 }
+
+/// The register bits of emitted Verilog by block, largest first: every
+/// rust-hdl `DFF` is its own Verilog module `top$<path>` with ports
+/// `(d,q,clock)`, so its width is that of `q`, and its block the first
+/// `depth` names of its path (`top$txp` at depth 2). A static count, before
+/// synthesis: it includes registers that synthesis may find constant.
+pub fn register_bits(verilog: &str, depth: usize) -> Vec<(String, u64)> {
+    let mut by: std::collections::BTreeMap<String, u64> = Default::default();
+    for m in verilog.split("\nmodule ").skip(1) {
+        let (name, rest) = m.split_once('(').unwrap_or((m, ""));
+        if !rest.starts_with("d,q,clock)") {
+            continue;
+        }
+        let width = rest
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("output reg").and_then(|t| t.trim().strip_suffix("q;")))
+            .map_or(1, |t| {
+                t.trim()
+                    .strip_prefix('[')
+                    .and_then(|t| t.split_once(':'))
+                    .and_then(|(hi, _)| hi.parse::<u64>().ok())
+                    .map_or(1, |hi| hi + 1)
+            });
+        let block: Vec<&str> = name.split('$').take(depth).collect();
+        *by.entry(block.join("$")).or_default() += width;
+    }
+    let mut v: Vec<(String, u64)> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+#[cfg(test)]
+mod register_tests {
+    #[test]
+    fn register_bits_count_each_dff_module_by_block() {
+        let v = "\nmodule top(clock);\nendmodule\nmodule top$a$x(d,q,clock);\n    input wire  [9:0] d;\n    output reg  [9:0] q;\nendmodule\n\
+                 module top$a$y(d,q,clock);\n    output reg  q;\nendmodule\nmodule top$b$z(d,q,clock);\n    output reg  [31:0] q;\nendmodule\n\
+                 module top$a$f(v,any,at);\n    output reg  [7:0] at;\nendmodule\n";
+        assert_eq!(super::register_bits(v, 2), vec![("top$b".to_string(), 32), ("top$a".to_string(), 11)]);
+        assert_eq!(super::register_bits(v, 3)[0], ("top$b$z".to_string(), 32));
+    }
+}
