@@ -23,3 +23,17 @@ pub const fn index_bits(n: usize) -> usize {
 pub fn low_ones<const N: usize>(n: usize) -> Bits<N> {
     (0..n.min(N)).fold(Bits::<N>::default(), |b, i| b.replace_bit(i, true))
 }
+
+#[cfg(test)]
+mod tests {
+    use rust_hdl::prelude::Bits;
+
+    #[test]
+    fn low_ones_sets_the_low_bits_only() {
+        assert_eq!(super::low_ones::<16>(3), Bits::<16>::from(0b111u64));
+        assert_eq!(super::low_ones::<8>(20), Bits::<8>::from(0xffu64), "at most the width");
+        assert_eq!(super::low_ones::<1024>(8).get_bits::<64>(0), Bits::<64>::from(0xffu64));
+        assert!(!super::low_ones::<1024>(8).get_bits::<64>(8).any());
+        assert_eq!(super::low_ones::<4>(0), Bits::<4>::from(0u64));
+    }
+}
