@@ -91,8 +91,8 @@ pub struct EngineSim {
     /// DMA read and write commands the engine has issued.
     pub dma_reads: u64,
     pub dma_writes: u64,
-    /// The build's clock period (ps).
-    clock_ps: u64,
+    /// The build's configuration.
+    config: ferroce_proto::config::EngineConfig,
 }
 
 macro_rules! ports {
@@ -215,7 +215,7 @@ impl EngineSim {
             dma_hold: 0,
             dma_reads: 0,
             dma_writes: 0,
-            clock_ps: config.clock_ps.into(),
+            config,
         };
         e.reset();
         Ok(e)
@@ -253,13 +253,13 @@ impl EngineSim {
 
     /// The build's clock period in picoseconds (`engine_info.clock_ps`).
     pub fn clock_ps(&self) -> u64 {
-        self.clock_ps
+        self.config.clock_ps.into()
     }
 
-    /// The line rate of the build's MAC interface (Mb/s): 64 bits per
+    /// The line rate of the build's MAC interface (Mb/s): one beat per
     /// cycle.
     pub fn line_mbps(&self) -> u32 {
-        (64_000_000 / self.clock_ps) as u32
+        self.config.line_mbps()
     }
 
     /// A frame for the engine's MAC receive port.
@@ -534,7 +534,7 @@ impl EngineNode {
 
     fn catch_up(&mut self, now: ferroce_proto::types::Time) {
         let mut e = self.engine.borrow_mut();
-        let target = now / e.clock_ps;
+        let target = now / e.clock_ps();
         while e.cycles() < target {
             e.cycle();
         }
@@ -563,9 +563,9 @@ impl ferroce_proto::Transport for EngineNode {
     fn poll_timeout(&self) -> Option<ferroce_proto::types::Time> {
         let e = self.engine.borrow();
         if !self.out.is_empty() {
-            return Some(e.cycles() * e.clock_ps);
+            return Some(e.cycles() * e.clock_ps());
         }
-        Some((e.cycles() + self.quantum) * e.clock_ps)
+        Some((e.cycles() + self.quantum) * e.clock_ps())
     }
     fn handle_timeout(&mut self, now: ferroce_proto::types::Time) {
         self.catch_up(now);
