@@ -48,7 +48,7 @@ use ferroce_proto::params::{
 };
 use ferroce_proto::wire;
 
-use crate::blocks::fifo::RegFifo;
+use crate::blocks::fifo::{RamFifo, RegFifo};
 use crate::blocks::trees::{FirstSet1024, FirstSet256};
 use crate::blocks::{index_bits, HdlDefault, HdlStruct};
 use super::csr::{Csr, ADDR_BITS};
@@ -359,9 +359,9 @@ pub struct Engine {
     rto_wb: Signal<Local, Bits<WIDE_KEY_BITS>>,
     pace: Pacer<CONN_KEY_BITS>,
     rdiv: RateDiv,
-    fbq: RegFifo<Feedback, 3, 4, 8>,
-    ackq: RegFifo<AckOrder, 3, 4, 8>,
-    rnrq: RegFifo<Held, 4, 5, 16>,
+    fbq: RamFifo<Feedback, 3, 4, 8>,
+    ackq: RamFifo<AckOrder, 3, 4, 8>,
+    rnrq: RamFifo<Held, 4, 5, 16>,
     rd_who: RegFifo<Bits<2>, 3, 4, 8>,
     ack_first: FirstSet1024,
     rto_first: FirstSet1024,
