@@ -59,26 +59,36 @@ impl EngineConfig {
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
-    /// streams at 75 MHz.
+    /// streams at 75 MHz, 64 packets in flight per path (a path's bitmaps
+    /// and send log are a quarter of the full window's; at 4.8 Gb/s and
+    /// 4 KiB packets 64 packets are 440 us of one path's traffic).
     pub const ECP5_85: EngineConfig = EngineConfig {
         name: "ecp5-85",
         conn_bits: 3,
         path_bits: 3,
         stream_bits: 3,
+        in_flight_per_path: 64,
         clock_ps: 13_333,
         ..EngineConfig::CORUNDUM
     };
 
     /// The Colorlight 5A-75B build (LFE5U-25F): 2 connections x 4 paths x 2
-    /// streams at 75 MHz.
+    /// streams at 75 MHz, 64 packets in flight per path.
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
+        in_flight_per_path: 64,
         clock_ps: 13_333,
         ..EngineConfig::CORUNDUM
     };
+
+    /// Bits of a slot of a path's send window (PSN mod
+    /// `in_flight_per_path`).
+    pub const fn window_slot_bits(&self) -> usize {
+        self.in_flight_per_path.trailing_zeros() as usize
+    }
 
     /// Connections.
     pub const fn conns(&self) -> usize {
@@ -125,8 +135,8 @@ impl EngineConfig {
         if self.msgs_per_stream != MSG_WINDOW {
             return Err("the message window is 16 in every build");
         }
-        if self.in_flight_per_path != SACK_WINDOW {
-            return Err("packets in flight per path are 256 (the SACK window) in every build");
+        if !self.in_flight_per_path.is_power_of_two() || self.in_flight_per_path < 16 || self.in_flight_per_path > SACK_WINDOW {
+            return Err("packets in flight per path must be a power of two, 16 to 256 (the SACK window)");
         }
         if self.data_width != 64 {
             return Err("the data width is 64 bits in every build");
@@ -141,7 +151,7 @@ impl EngineConfig {
     }
 
     /// The build's `engine_info` constants, register by register.
-    pub const fn info(&self) -> [(Reg, u32); 6] {
+    pub const fn info(&self) -> [(Reg, u32); 7] {
         [
             (regs::engine_info::DATA_WIDTH, self.data_width as u32),
             (regs::engine_info::MAX_CONNS, self.conns() as u32),
@@ -149,6 +159,7 @@ impl EngineConfig {
             (regs::engine_info::MAX_STREAMS, self.streams() as u32),
             (regs::engine_info::MAX_MTU, self.max_mtu),
             (regs::engine_info::CLOCK_PS, self.clock_ps),
+            (regs::engine_info::MAX_IN_FLIGHT, self.in_flight_per_path as u32),
         ]
     }
 
@@ -218,7 +229,11 @@ mod tests {
         assert_eq!(e.range(regs::path_table::INDEX), Some(Bounds { min: 0, max: 7 }));
         let bad = EngineConfig { stream_bits: 4, ..e };
         assert_eq!(bad.check(), Err("streams per connection must be 2 to 8"));
-        let bad = EngineConfig { in_flight_per_path: 128, ..e };
-        assert!(bad.check().unwrap_err().contains("SACK window"));
+        for bad in [8, 96, 512] {
+            let bad = EngineConfig { in_flight_per_path: bad, ..e };
+            assert!(bad.check().unwrap_err().contains("SACK window"));
+        }
+        assert_eq!(e.window_slot_bits(), 6);
+        assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 64);
     }
 }

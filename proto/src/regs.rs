@@ -106,6 +106,8 @@ pub const MAX_PATHS: u32 = crate::config::EngineConfig::CORUNDUM.paths() as u32;
 pub const MAX_STREAMS: u32 = crate::config::EngineConfig::CORUNDUM.streams() as u32;
 /// Clock period in picoseconds (`engine_info.clock_ps`).
 pub const CLOCK_PS: u32 = crate::config::EngineConfig::CORUNDUM.clock_ps;
+/// Packets a path may have in flight (`engine_info.max_in_flight`).
+pub const MAX_IN_FLIGHT: u32 = crate::config::EngineConfig::CORUNDUM.in_flight_per_path as u32;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -137,6 +139,7 @@ pub const BLOCKS: &[Block] = &[
             r("max_streams", 0x1c, Const, MAX_STREAMS, "streams per connection supported"),
             r("max_mtu", 0x20, Const, MAX_MTU, "largest payload per packet in bytes"),
             r("clock_ps", 0x24, Const, CLOCK_PS, "clock period in picoseconds (the engine's time base counts ns from it)"),
+            r("max_in_flight", 0x28, Const, MAX_IN_FLIGHT, "packets a path may have in flight (its send window's slots; at most the 256 of a SACK)"),
         ],
     },
     Block {
@@ -378,7 +381,7 @@ macro_rules! handles {
 handles! {
     engine_info {
         BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
-        MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps",
+        MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps", MAX_IN_FLIGHT = "max_in_flight",
     }
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",

@@ -678,6 +678,11 @@ fn endpoint_and_connection_settings_out_of_range_are_refused() {
     assert!(!ok(EndpointConfig { max_cwnd: 257, ..base.clone() }));
     assert!(ok(EndpointConfig { max_cwnd: 256, ack_every: 1, ..base.clone() }));
     assert!(ok(EndpointConfig { max_cwnd: 1, ..base.clone() }));
+    assert!(ok(EndpointConfig { path_window: 64, ..base.clone() }));
+    assert!(ok(EndpointConfig { path_window: 16, ..base.clone() }));
+    assert!(!ok(EndpointConfig { path_window: 8, ..base.clone() }));
+    assert!(!ok(EndpointConfig { path_window: 96, ..base.clone() }));
+    assert!(!ok(EndpointConfig { path_window: 512, ..base.clone() }));
     let mut ep = Endpoint::new(base).unwrap();
     let bad = |r: ferroce_proto::Result<()>| matches!(r, Err(Error::BadConfig(_)));
     assert!(bad(ep.connect(conn(1, PEER1_IP, 0, 1))));

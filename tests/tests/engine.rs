@@ -448,6 +448,10 @@ fn the_first_timeout_is_rto_min_in_nanoseconds_on_every_clock() {
         let mut d =
             Driver::bring_up(dev, &cfg, ring(0x1000_0000, 4), ring(0x1010_0000, 4), ring(0x1020_0000, 5)).unwrap();
         assert_eq!(d.get(regs::engine_info::CLOCK_PS).unwrap() as u64, clock_ps, "{preset}: engine_info.clock_ps");
+        // Every engine_info register of the build says what its configuration does.
+        for (reg, value) in ferroce_proto::config::preset(preset).unwrap().info() {
+            assert_eq!(d.get(reg).unwrap(), value, "{preset}: {reg}");
+        }
         d.connect(&ConnSpec {
             index: 0,
             remote: 1,

@@ -28,11 +28,12 @@ pub fn run_preset(no_lint: bool, preset: &str) -> anyhow::Result<()> {
     let built = ferroce_hdl::presets::built(preset).map_err(anyhow::Error::msg)?;
     let config = built.config;
     eprintln!(
-        "{}: {} connections x {} paths x {} streams, {}-bit, MTU {}, {} ps clock; emitting (a few minutes)",
+        "{}: {} connections x {} paths x {} streams, {} packets in flight per path, {}-bit, MTU {}, {} ps clock; emitting (a few minutes)",
         config.name,
         config.conns(),
         config.paths(),
         config.streams(),
+        config.in_flight_per_path,
         config.data_width,
         config.max_mtu,
         config.clock_ps

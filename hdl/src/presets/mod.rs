@@ -35,6 +35,10 @@ macro_rules! preset {
             pub const STREAM_KEY_BITS: usize = CONFIG.stream_key_bits();
             /// Connections.
             pub const CONNS: usize = CONFIG.conns();
+            /// PSNs a path may have in flight (its send window's slots).
+            pub const WINDOW: usize = CONFIG.in_flight_per_path;
+            /// Bits of a window slot (PSN mod `WINDOW`).
+            pub const WINDOW_SLOT_BITS: usize = CONFIG.window_slot_bits();
         }
         #[path = "../csr.rs"]
         pub mod csr;

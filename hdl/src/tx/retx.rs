@@ -2,8 +2,15 @@
 //! Reference: `ferroce_proto::model::retx::PathLog`.
 //!
 //! For each of 2^K path keys, block RAM holds the PSN window (next, una,
-//! the retransmission marker) and four 256-bit bitmaps indexed by PSN mod
-//! 256: SACKed, queued for retransmission, resent, held. Every operation
+//! the retransmission marker) and four bitmaps indexed by PSN mod W:
+//! SACKed, queued for retransmission, resent, held. W is the build's
+//! packets in flight per path (256, the SACK window, or a smaller power of
+//! two: the boards' builds keep 64); the bitmaps are 256 bits wide in the
+//! Verilog and their bits at and above W are masked to constant zero, so
+//! that synthesis removes them with the trees' logic above W and the RAM's
+//! unread columns. An ACK's bitmap (by PSN mod 256) is folded onto W slots
+//! (bits naming the same PSN mod W ORed: one to one over the PSNs in
+//! flight, which lie in one window of W). Every operation
 //! is a handful of bitmap operations with circular range masks,
 //! find-first/last-set trees and population counts
 //! (`crate::blocks::trees`); no shifter.
@@ -97,7 +104,7 @@ pub struct SlotOffset {
 /// results and the next state out.
 #[derive(LogicBlock, HdlDefault)]
 #[allow(non_snake_case)]
-pub struct RetxCore {
+pub struct RetxCore<const W: usize = SACK_WINDOW> {
     pub state: Signal<In, Bits<STATE_BITS>>,
     pub op: Signal<In, Bits<3>>,
     pub psn: Signal<In, Bits<PSN_BITS>>,
@@ -194,6 +201,27 @@ pub struct RetxCore {
     // in flight after the operation (derived from `flight` and `rest`)
     n_flight: Signal<Local, Bits<SACK_WINDOW>>,
     n_span: Signal<Local, Bits<PSN_BITS>>,
+    // The SACK folded onto the build's W slots (its PSNs in flight lie in
+    // one window of W, so PSN mod 256 -> PSN mod W is one to one there).
+    s128: Signal<Local, Bits<128>>,
+    s64: Signal<Local, Bits<64>>,
+    s32: Signal<Local, Bits<32>>,
+    s16: Signal<Local, Bits<16>>,
+    sack_w: Signal<Local, Bits<SACK_WINDOW>>,
+    #[constant(W <= 128)]
+    fold128: Constant<bool>,
+    #[constant(W <= 64)]
+    fold64: Constant<bool>,
+    #[constant(W <= 32)]
+    fold32: Constant<bool>,
+    #[constant(W <= 16)]
+    fold16: Constant<bool>,
+    // the slots of the build's window: the bitmaps' bits at and above W
+    // are constant zero and synthesis removes them
+    #[constant(crate::blocks::low_ones::<SACK_WINDOW>(W))]
+    in_window: Constant<Bits<SACK_WINDOW>>,
+    #[constant((W - 1) as u64)]
+    slot_mask: Constant<Bits<SACK_SLOT_BITS>>,
     #[constant(op::LOAD)]
     OP_LOAD: Constant<Bits<3>>,
     #[constant(op::SEND)]
@@ -208,7 +236,7 @@ pub struct RetxCore {
     OP_HOLD: Constant<Bits<3>>,
     #[constant(op::RELEASE)]
     OP_RELEASE: Constant<Bits<3>>,
-    #[constant(SACK_WINDOW as u64)]
+    #[constant(W as u64)]
     window: Constant<Bits<PSN_BITS>>,
     #[constant(1u64)]
     one_psn: Constant<Bits<PSN_BITS>>,
@@ -229,19 +257,19 @@ pub struct RetxCore {
 
 // `#[hdl_gen]` has no match guards: conditions sit inside the arms.
 #[allow(clippy::collapsible_match)]
-impl Logic for RetxCore {
+impl<const W: usize> Logic for RetxCore<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.sacked.next = self.state.val().get_bits::<SACK_WINDOW>(0);
-        self.queued_in.next = self.state.val().get_bits::<SACK_WINDOW>(256);
-        self.rexmit.next = self.state.val().get_bits::<SACK_WINDOW>(512);
-        self.held.next = self.state.val().get_bits::<SACK_WINDOW>(768);
+        self.sacked.next = self.state.val().get_bits::<SACK_WINDOW>(0) & self.in_window.val();
+        self.queued_in.next = self.state.val().get_bits::<SACK_WINDOW>(256) & self.in_window.val();
+        self.rexmit.next = self.state.val().get_bits::<SACK_WINDOW>(512) & self.in_window.val();
+        self.held.next = self.state.val().get_bits::<SACK_WINDOW>(768) & self.in_window.val();
         self.next_psn.next = self.state.val().get_bits::<PSN_BITS>(1024);
         self.una.next = self.state.val().get_bits::<PSN_BITS>(1048);
         self.marker.next = self.state.val().get_bits::<PSN_BITS>(1072);
-        self.una_slot.next = self.una.val().get_bits::<SACK_SLOT_BITS>(0);
-        self.next_slot.next = self.next_psn.val().get_bits::<SACK_SLOT_BITS>(0);
-        self.psn_slot.next = self.psn.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.una_slot.next = self.una.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
+        self.next_slot.next = self.next_psn.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
+        self.psn_slot.next = self.psn.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
         self.ge_una.x.next = self.una_slot.val();
         self.ge_next.x.next = self.next_slot.val();
         self.ge_psn.x.next = self.psn_slot.val();
@@ -255,26 +283,43 @@ impl Logic for RetxCore {
         self.in_flight.next = !self.d_una.val().get_bit(23) & self.d_next.val().get_bit(23);
 
         if (self.next_slot.val() < self.una_slot.val()) | self.full.val() {
-            self.flight.next = self.ge_una.ge.val() | !self.ge_next.ge.val();
+            self.flight.next = (self.ge_una.ge.val() | !self.ge_next.ge.val()) & self.in_window.val();
         } else {
             self.flight.next = self.ge_una.ge.val() & !self.ge_next.ge.val();
         }
         self.rest_full.next = (self.next_psn.val() - self.psn.val()) == self.window.val();
         if (self.next_slot.val() < self.psn_slot.val()) | self.rest_full.val() {
-            self.rest.next = self.ge_psn.ge.val() | !self.ge_next.ge.val();
+            self.rest.next = (self.ge_psn.ge.val() | !self.ge_next.ge.val()) & self.in_window.val();
         } else {
             self.rest.next = self.ge_psn.ge.val() & !self.ge_next.ge.val();
         }
         self.acked_full.next = self.d_una.val() == self.window.val();
         if (self.psn_slot.val() < self.una_slot.val()) | self.acked_full.val() {
-            self.acked.next = self.ge_una.ge.val() | !self.ge_psn.ge.val();
+            self.acked.next = (self.ge_una.ge.val() | !self.ge_psn.ge.val()) & self.in_window.val();
         } else {
             self.acked.next = self.ge_una.ge.val() & !self.ge_psn.ge.val();
         }
 
         // ACK: newly acknowledged, and the holes below the highest SACKed
         // PSN that are lost.
-        self.sack_in.next = self.sack.val() & self.rest.val();
+        self.s128.next = self.sack.val().get_bits::<128>(0) | self.sack.val().get_bits::<128>(128);
+        self.s64.next = self.s128.val().get_bits::<64>(0) | self.s128.val().get_bits::<64>(64);
+        self.s32.next = self.s64.val().get_bits::<32>(0) | self.s64.val().get_bits::<32>(32);
+        self.s16.next = self.s32.val().get_bits::<16>(0) | self.s32.val().get_bits::<16>(16);
+        self.sack_w.next = self.sack.val();
+        if self.fold128.val() {
+            self.sack_w.next = bit_cast::<256, 128>(self.s128.val());
+        }
+        if self.fold64.val() {
+            self.sack_w.next = bit_cast::<256, 64>(self.s64.val());
+        }
+        if self.fold32.val() {
+            self.sack_w.next = bit_cast::<256, 32>(self.s32.val());
+        }
+        if self.fold16.val() {
+            self.sack_w.next = bit_cast::<256, 16>(self.s16.val());
+        }
+        self.sack_in.next = self.sack_w.val() & self.rest.val();
         self.sack_new.next = self.sack_in.val() & !self.sacked.val();
         self.ack_newly.next = (self.acked.val() & !self.sacked.val()) | self.sack_new.val();
         self.ack_sacked.next = self.sacked.val() | self.sack_new.val();
@@ -287,7 +332,7 @@ impl Logic for RetxCore {
         } else {
             self.high_slot.next = self.sack_upper.at.val();
         }
-        self.high_offset.next.slot = self.high_slot.val() - self.psn_slot.val();
+        self.high_offset.next.slot = (self.high_slot.val() - self.psn_slot.val()) & self.slot_mask.val();
         self.high_offset.next.zero = self.zero_offset.val();
         self.high_step.next = self.high_offset.val().into();
         self.high.next = self.psn.val() + self.high_step.val();
@@ -300,7 +345,7 @@ impl Logic for RetxCore {
         }
         self.ge_high.x.next = self.high_slot.val();
         if self.high_slot.val() < self.psn_slot.val() {
-            self.below_high.next = self.ge_psn.ge.val() | !self.ge_high.ge.val();
+            self.below_high.next = (self.ge_psn.ge.val() | !self.ge_high.ge.val()) & self.in_window.val();
         } else {
             self.below_high.next = self.ge_psn.ge.val() & !self.ge_high.ge.val();
         }
@@ -325,10 +370,10 @@ impl Logic for RetxCore {
         } else {
             self.take_slot.next = self.queue_lower.at.val();
         }
-        self.take_offset.next.slot = self.take_slot.val() - self.una_slot.val();
+        self.take_offset.next.slot = (self.take_slot.val() - self.una_slot.val()) & self.slot_mask.val();
         self.take_offset.next.zero = self.zero_offset.val();
         self.take_step.next = self.take_offset.val().into();
-        self.hot_take.x.next = self.take_slot.val();
+        self.hot_take.x.next = self.take_slot.val() & self.slot_mask.val();
 
         // RTO: every unacknowledged PSN not queued or held.
         self.rto_add.next = self.flight.val() & !self.sacked.val() & !self.queued_in.val() & !self.held.val();
@@ -425,10 +470,10 @@ impl Logic for RetxCore {
         self.new_state.next.next_psn = self.n_next.val();
         self.new_state.next.una = self.n_una.val();
         self.new_state.next.marker = self.n_marker.val();
-        self.new_state.next.sacked = self.n_sacked.val();
-        self.new_state.next.queued = self.n_queued.val();
-        self.new_state.next.rexmit = self.n_rexmit.val();
-        self.new_state.next.held = self.n_held.val();
+        self.new_state.next.sacked = self.n_sacked.val() & self.in_window.val();
+        self.new_state.next.queued = self.n_queued.val() & self.in_window.val();
+        self.new_state.next.rexmit = self.n_rexmit.val() & self.in_window.val();
+        self.new_state.next.held = self.n_held.val() & self.in_window.val();
 
         // The path after the operation.
         self.n_span.next = self.n_next.val() - self.n_una.val();
@@ -439,9 +484,11 @@ impl Logic for RetxCore {
     }
 }
 
-/// The scheduler's per-path state for 2^K paths.
+/// The scheduler's per-path state for 2^K paths, each with a window of W
+/// PSNs (a power of two, at most 256: the build's packets in flight per
+/// path; slots are PSN mod W, and the bitmaps' bits above W are constant).
 #[derive(LogicBlock, Default)]
-pub struct Retx<const K: usize> {
+pub struct Retx<const K: usize, const W: usize = SACK_WINDOW> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
@@ -461,7 +508,7 @@ pub struct Retx<const K: usize> {
     pub out_outstanding: Signal<Out, Bits<9>>,
     pub out_queued: Signal<Out, bool>,
     pub out_can_send: Signal<Out, bool>,
-    core: RetxCore,
+    core: RetxCore<W>,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<3>>,
     s1_psn: DFF<Bits<PSN_BITS>>,
@@ -479,7 +526,7 @@ pub struct Retx<const K: usize> {
     o_can_send: DFF<bool>,
 }
 
-impl<const K: usize> Logic for Retx<K> {
+impl<const K: usize, const W: usize> Logic for Retx<K, W> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

@@ -111,7 +111,9 @@ use rust_hdl::prelude::*;
 
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
 use crate::blocks::{index_bits, HdlDefault, HdlStruct};
-use super::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::cfg::{
+    CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW, WINDOW_SLOT_BITS,
+};
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
 use crate::tx::cc::Cc;
@@ -143,8 +145,8 @@ const SLOT_BITS: usize = 4;
 const COUNT_BITS: usize = SLOT_BITS + 1;
 /// Bits of a message slot address {stream key, slot}.
 const MSG_ADDR_BITS: usize = STREAM_KEY_BITS + SLOT_BITS;
-/// Bits of a send-log address {path key, PSN mod 256}.
-const LOG_ADDR_BITS: usize = PATH_KEY_BITS + 8;
+/// Bits of a send-log address {path key, PSN mod WINDOW}.
+const LOG_ADDR_BITS: usize = PATH_KEY_BITS + WINDOW_SLOT_BITS;
 /// The bits of `fb_stream` above a stream number (a NAK for a stream
 /// this build does not have fails nothing).
 const FB_STREAM_HI: usize = 16 - STREAM_BITS;
@@ -249,7 +251,7 @@ pub struct MsgAddr {
 /// A send-log address.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct LogAddr {
-    pub slot: Bits<8>,
+    pub slot: Bits<WINDOW_SLOT_BITS>,
     pub key: Bits<PATH_KEY_BITS>,
 }
 
@@ -675,7 +677,7 @@ pub struct TxPath {
     pub cnt_repaths: Signal<Out, Bits<32>>,
     pub cnt_naks_received: Signal<Out, Bits<32>>,
     // ---- sub-blocks ----
-    retx: Retx<PATH_KEY_BITS>,
+    retx: Retx<PATH_KEY_BITS, WINDOW>,
     cc: Cc<PATH_KEY_BITS>,
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
@@ -1045,6 +1047,8 @@ pub struct TxPath {
     #[constant(0u64)]
     zero64: Constant<Bits<64>>,
     #[constant(0u64)]
+    zero256: Constant<Bits<256>>,
+    #[constant(0u64)]
     zero_cwnd: Constant<Bits<CWND_BITS>>,
     #[constant(0u64)]
     zero_est: Constant<Bits<EST_BITS>>,
@@ -1074,6 +1078,9 @@ pub struct TxPath {
     zero_z5: Constant<Bits<{ 32 - COUNT_BITS }>>,
     #[constant(0u64)]
     zero18: Constant<Bits<18>>,
+    // a PSN's slot in the build's window
+    #[constant((WINDOW - 1) as u64)]
+    window_slot_mask: Constant<Bits<8>>,
     #[constant(0u64)]
     zero13: Constant<Bits<{ 16 - STREAM_BITS }>>,
     #[constant(0u64)]
@@ -1552,13 +1559,13 @@ impl Logic for TxPath {
             self.spray.port_avoid.next = self.pd_l.val().sport;
         }
         self.log_rd.next.key = self.pkey.val();
-        self.log_rd.next.slot = self.retx.out_psn.val().get_bits::<8>(0);
+        self.log_rd.next.slot = self.retx.out_psn.val().get_bits::<WINDOW_SLOT_BITS>(0);
         if self.st.q.val() == self.S_CREDIT.val() {
-            self.log_rd.next.slot = self.n_slot.val();
+            self.log_rd.next.slot = self.n_slot.val().get_bits::<WINDOW_SLOT_BITS>(0);
         }
         self.seglog.rd_addr.next = self.log_rd.val().into();
         self.log_wr.next.key = self.pkey.val();
-        self.log_wr.next.slot = self.retx.out_psn.val().get_bits::<8>(0);
+        self.log_wr.next.slot = self.retx.out_psn.val().get_bits::<WINDOW_SLOT_BITS>(0);
         self.seglog.wr_addr.next = self.log_wr.val().into();
         self.log_new.next.stream = self.stm.q.val();
         self.log_new.next.seq = self.ss_l.val().base + self.seg_b.val();
@@ -1840,7 +1847,7 @@ impl Logic for TxPath {
                     self.newly.d.next = self.retx.out_newly.val();
                     self.a_count.d.next = self.retx.out_count.val();
                     self.a_lost.d.next = self.retx.out_lost.val();
-                    self.start_slot.d.next = self.pd_l.val().next_psn.get_bits::<8>(0);
+                    self.start_slot.d.next = self.pd_l.val().next_psn.get_bits::<8>(0) & self.window_slot_mask.val();
                     self.st.d.next = self.S_CREDIT.val();
                 }
             }
@@ -2341,13 +2348,13 @@ impl Logic for TxPath {
         if self.h_opcode.q.val() == self.OP8_WRITE_IMM.val() {
             self.build.data_immediate.next = self.mc.q.val().imm;
         }
-        self.build.ack_sack.next = self.h_sack.q.val();
-        self.build.ack_ts_echo.next = self.h_ts_echo.q.val();
-        self.build.ack_rate_hint.next = self.cfg_hint.val();
-        self.build.ack_ecn_ce.next = self.h_ce.q.val();
-        self.build.ack_acked_pkts.next = self.h_pending.q.val();
-        self.build.nak_code.next = self.h_nak_code.q.val();
-        self.build.nak_msg_seq.next = self.h_nak_msg.q.val();
+        self.build.ack_sack.next = self.zero256.val();
+        self.build.ack_ts_echo.next = self.zero32.val();
+        self.build.ack_rate_hint.next = self.zero32.val();
+        self.build.ack_ecn_ce.next = self.zero16.val();
+        self.build.ack_acked_pkts.next = self.zero16.val();
+        self.build.nak_code.next = self.zero8.val();
+        self.build.nak_msg_seq.next = self.zero32.val();
         self.build.nak_info.next = self.zero32.val();
         self.build.s_payload_tdata.next = self.s_rd_tdata.val();
         self.build.s_payload_tkeep.next = self.s_rd_tkeep.val();
@@ -2373,21 +2380,24 @@ impl Logic for TxPath {
         self.cbuild.bth_stream.next = self.build.bth_stream.val();
         self.cbuild.bth_flags.next = self.build.bth_flags.val();
         self.cbuild.bth_generation.next = self.build.bth_generation.val();
-        self.cbuild.data_msg_seq.next = self.build.data_msg_seq.val();
-        self.cbuild.data_msg_len.next = self.build.data_msg_len.val();
-        self.cbuild.data_offset.next = self.build.data_offset.val();
-        self.cbuild.data_payload_len.next = self.build.data_payload_len.val();
-        self.cbuild.data_remote_addr.next = self.build.data_remote_addr.val();
-        self.cbuild.data_rkey.next = self.build.data_rkey.val();
-        self.cbuild.data_immediate.next = self.build.data_immediate.val();
-        self.cbuild.ack_sack.next = self.build.ack_sack.val();
-        self.cbuild.ack_ts_echo.next = self.build.ack_ts_echo.val();
-        self.cbuild.ack_rate_hint.next = self.build.ack_rate_hint.val();
-        self.cbuild.ack_ecn_ce.next = self.build.ack_ecn_ce.val();
-        self.cbuild.ack_acked_pkts.next = self.build.ack_acked_pkts.val();
-        self.cbuild.nak_code.next = self.build.nak_code.val();
-        self.cbuild.nak_msg_seq.next = self.build.nak_msg_seq.val();
-        self.cbuild.nak_info.next = self.build.nak_info.val();
+        // `cbuild` builds only ACK and NAK frames and `build` only data
+        // frames: the fields the other kind carries are constant, so that
+        // synthesis drops each builder's half of the header it never sends.
+        self.cbuild.data_msg_seq.next = self.zero32.val();
+        self.cbuild.data_msg_len.next = self.zero32.val();
+        self.cbuild.data_offset.next = self.zero32.val();
+        self.cbuild.data_payload_len.next = self.zero16.val();
+        self.cbuild.data_remote_addr.next = self.zero64.val();
+        self.cbuild.data_rkey.next = self.zero32.val();
+        self.cbuild.data_immediate.next = self.zero32.val();
+        self.cbuild.ack_sack.next = self.h_sack.q.val();
+        self.cbuild.ack_ts_echo.next = self.h_ts_echo.q.val();
+        self.cbuild.ack_rate_hint.next = self.cfg_hint.val();
+        self.cbuild.ack_ecn_ce.next = self.h_ce.q.val();
+        self.cbuild.ack_acked_pkts.next = self.h_pending.q.val();
+        self.cbuild.nak_code.next = self.h_nak_code.q.val();
+        self.cbuild.nak_msg_seq.next = self.h_nak_msg.q.val();
+        self.cbuild.nak_info.next = self.zero32.val();
         self.cbuild.s_payload_tdata.next = self.zero64.val();
         self.cbuild.s_payload_tkeep.next = self.zero8.val();
         self.cbuild.s_payload_tvalid.next = false;

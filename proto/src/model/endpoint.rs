@@ -52,6 +52,11 @@ pub struct EndpointConfig {
     pub rnr_delay: Time,
     /// Window per path in packets (at most [`PATH_WINDOW`]).
     pub max_cwnd: u32,
+    /// PSNs a path may have in flight, from its oldest unacknowledged to
+    /// its next: [`PATH_WINDOW`], or the packets in flight per path of a
+    /// build that keeps fewer (`EngineConfig::in_flight_per_path`, a power
+    /// of two from 16).
+    pub path_window: u32,
     /// Consecutive RTOs after which a path gets a new source port.
     pub repath_after_rtos: u32,
     /// Consecutive RTOs after which a path takes no new data.
@@ -82,6 +87,7 @@ impl EndpointConfig {
             active_window: crate::types::ns(crate::params::ACTIVE_WINDOW_NS),
             rnr_delay: crate::types::ns(DEFAULTS.rnr_delay_ns as u64),
             max_cwnd: PATH_WINDOW,
+            path_window: PATH_WINDOW,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
             recovery: Recovery::v0(),
@@ -121,6 +127,9 @@ impl EndpointConfig {
         }
         if self.ack_every == 0 || self.max_cwnd == 0 || self.max_cwnd > PATH_WINDOW {
             return Err(Error::BadConfig(format!("ack_every must be >= 1 and max_cwnd 1..={PATH_WINDOW}")));
+        }
+        if !self.path_window.is_power_of_two() || !(16..=PATH_WINDOW).contains(&self.path_window) {
+            return Err(Error::BadConfig(format!("path_window must be a power of two, 16..={PATH_WINDOW}")));
         }
         Ok(())
     }
@@ -328,7 +337,7 @@ impl Endpoint {
             let sport = self.fresh_sport(0);
             tx.push(TxPath {
                 sport,
-                log: PathLog::starting_at(life.tx_psn),
+                log: PathLog::with_window(life.tx_psn, self.cfg.path_window),
                 segs: vec![None; PATH_WINDOW as usize],
                 sent_at: vec![0; PATH_WINDOW as usize],
                 window: Window::new(self.cfg.max_cwnd),

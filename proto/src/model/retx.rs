@@ -47,8 +47,14 @@ pub struct AckResult {
 }
 
 /// One path's send state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PathLog {
+    /// PSNs the path may have from `una` to `next`: [`SACK_WINDOW`], or a
+    /// smaller power of two in a build that keeps fewer in flight. Such a
+    /// build reads the ACK's bitmap by PSN mod `window` (bits that name the
+    /// same slot are ORed): one to one over PSNs in flight, which lie in
+    /// one window, as everything a receiver SACKs does.
+    window: u32,
     next: Psn,
     una: Psn,
     marker: Psn,
@@ -66,7 +72,30 @@ pub struct PathLog {
 impl PathLog {
     /// A path whose first PSN is `psn`.
     pub fn starting_at(psn: Psn) -> PathLog {
-        PathLog { next: psn, una: psn, marker: psn, ..Default::default() }
+        PathLog::with_window(psn, SLOTS)
+    }
+
+    /// A path whose first PSN is `psn` that keeps at most `window` PSNs in
+    /// flight (a power of two, 16 to [`SACK_WINDOW`]).
+    pub fn with_window(psn: Psn, window: u32) -> PathLog {
+        assert!(window.is_power_of_two() && (16..=SLOTS).contains(&window), "window {window}");
+        PathLog {
+            window,
+            next: psn,
+            una: psn,
+            marker: psn,
+            sacked: Bitmap::default(),
+            queued: Bitmap::default(),
+            rexmit: Bitmap::default(),
+            held: Bitmap::default(),
+            sacked_in_flight: 0,
+            queued_in_flight: 0,
+        }
+    }
+
+    /// The most PSNs the path may have in flight.
+    pub fn window(&self) -> u32 {
+        self.window
     }
 
     /// The next PSN to send.
@@ -84,9 +113,9 @@ impl PathLog {
         self.next.diff(self.una) as u32
     }
 
-    /// May a new PSN be sent (fewer than `SACK_WINDOW` in flight)?
+    /// May a new PSN be sent (fewer than `window` in flight)?
     pub fn can_send(&self) -> bool {
-        self.span() < SLOTS
+        self.span() < self.window
     }
 
     fn range(&self) -> impl Iterator<Item = Psn> {
@@ -142,7 +171,9 @@ impl PathLog {
         if cum.diff(self.una) < 0 || cum.diff(self.next) > 0 {
             return None;
         }
-        let sacked_bit = |p: Psn| sack[p.slot() / 8] >> (p.slot() % 8) & 1 == 1;
+        let w = self.window as usize;
+        let sacked_bit =
+            |p: Psn| (p.slot() % w..SACK_WINDOW).step_by(w).any(|i| sack[i / 8] >> (i % 8) & 1 == 1);
         let mut r = AckResult::default();
         while self.una != cum {
             let p = self.una;
@@ -357,6 +388,32 @@ mod tests {
             }
             assert_eq!((l.outstanding(), l.has_queued()), walk(&l), "una {:?} span {}", l.una(), l.span());
         }
+    }
+
+    #[test]
+    fn a_smaller_window_stops_sending_and_reads_the_sack_by_psn_mod_window() {
+        let mut l = PathLog::with_window(Psn::new(Psn::MODULUS - 10), 64);
+        let mut sent = 0;
+        while l.can_send() {
+            l.send_new();
+            sent += 1;
+        }
+        assert_eq!((sent, l.span(), l.window()), (64, 64, 64));
+        // PSN MODULUS - 10 + 40 = 30 is slot 30 of 256 and of 64; its bit
+        // at slot 30 + 128 names the same PSN mod 64 and counts alike.
+        let p = Psn::new(30);
+        let mut s = [0u8; SACK_BYTES];
+        s[(p.slot() + 128) / 8] |= 1 << ((p.slot() + 128) % 8);
+        let r = l.on_ack(Psn::new(Psn::MODULUS - 10), &s).unwrap();
+        assert_eq!(r.newly, vec![p]);
+        assert_eq!(r.lost, 40, "the 40 below it");
+        // The full window reads it only at its own slot.
+        let mut full = PathLog::starting_at(Psn::new(Psn::MODULUS - 10));
+        for _ in 0..64 {
+            full.send_new();
+        }
+        assert!(full.on_ack(Psn::new(Psn::MODULUS - 10), &s).unwrap().newly.is_empty());
+        assert!(full.can_send());
     }
 
     #[test]
