@@ -55,6 +55,8 @@ pub mod board {
 pub fn all() -> Vec<(&'static str, String)> {
     let mut blocks = corundum();
     blocks.extend(engine_and_boards());
+    // every preset's engine (`ferroce_engine` is the corundum build)
+    blocks.extend(crate::presets::BUILT.iter().map(|b| (b.block, (b.emit)())));
     blocks.sort_by_key(|b| b.0);
     blocks
 }
@@ -98,9 +100,6 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("cc", verilog(crate::tx::cc::Cc::<PATH_KEY_BITS>::default())),
         ("csr", verilog(crate::csr::Csr::default())),
         ("decode256", verilog(crate::blocks::trees::Decode256::default())),
-        ("ferroce_engine", verilog_of(crate::engine::Engine::default)),
-        ("ferroce_engine_ecp5_85", verilog_of(crate::presets::ecp5_85::top::Engine::default)),
-        ("ferroce_engine_ecp5_25", verilog_of(crate::presets::ecp5_25::top::Engine::default)),
         ("first_set256", verilog(crate::blocks::trees::FirstSet256::default())),
         ("frame_fifo", verilog(crate::rx::frame_fifo::FrameFifo::default())),
         ("health", verilog(crate::tx::health::PathHealth::<PATH_KEY_BITS>::default())),

@@ -56,6 +56,41 @@ fn one_byte_and_one_mebibyte_messages() {
     run(Opts { op: Op::Write, count: 1, size: 1 << 20, loss: 0.01, paths: 8, streams: 1, ..Opts::default() });
 }
 
+/// The `ecp5-85` build (8 x 8 x 8 at 75 MHz, 64 packets in flight per
+/// path where `corundum` keeps 256) moves every operation through loss as
+/// well, and a 1 MiB write of 1 024 packets at 2 % loss, whose holes hold
+/// each path's oldest PSN back while later ones are SACKed.
+#[test]
+fn the_ecp5_85_build_survives_loss() {
+    let c = ferroce_proto::config::EngineConfig::ECP5_85;
+    let on_board = |o: Opts| Opts { preset: c.name.into(), line_rate_mbps: c.line_mbps(), ..o };
+    for (op, loss, seed) in [(Op::Write, 0.01, 1), (Op::Send, 0.02, 2), (Op::Mixed, 0.1, 4)] {
+        let r = run(on_board(Opts {
+            op,
+            count: 24,
+            size: 5000,
+            loss,
+            seed,
+            paths: 4,
+            streams: 3,
+            mtu: 512,
+            ..Opts::default()
+        }));
+        assert!(r.frames_lost > 0 && r.retransmits > 0, "{op:?}: {r:?}");
+    }
+    let r = run(on_board(Opts {
+        op: Op::Write,
+        count: 1,
+        size: 1 << 20,
+        loss: 0.02,
+        paths: 8,
+        streams: 1,
+        mtu: 1024,
+        ..Opts::default()
+    }));
+    assert!(r.frames_lost > 5 && r.retransmits > 5, "{r:?}");
+}
+
 #[test]
 fn bad_options_are_refused_before_anything_runs() {
     for o in [

