@@ -455,10 +455,11 @@ fn markdown(
          Verilog: **{:.2} Mbit** in arrays, which need at least **{blocks} DP16KD** block RAMs; the largest ECP5 \
          (LFE5UM5G-85F) has {}. This configuration does not fit on chip: the send log alone (81 bits for each of \
          256 packets in flight on each of 1 024 paths) is {:.1} Mbit. Every array is listed in \
-         [rtl-storage.md](rtl-storage.md). {} What fits an ECP5 needs fewer packets in flight per path (the window and \
-         the send log scale together), the send log's entries as (message slot, offset) instead of full \
-         sequence numbers, message slots shared by all streams, and the large arrays in external memory \
-         (the ECPIX-5 has DDR3). Per-block LUT and FF figures are in [rtl-resources.md](rtl-resources.md).",
+         [rtl-storage.md](rtl-storage.md). {} The board builds below keep fewer connections, paths and streams \
+         and 64 packets in flight per path (the window and the send log scale together); beyond that, the send \
+         log's entries as (message slot, offset) instead of full sequence numbers, message slots shared by all \
+         streams, and the large arrays in external memory (the ECPIX-5 has DDR3) would shrink the state further. \
+         Per-block LUT and FF figures are in [rtl-resources.md](rtl-resources.md).",
         bits as f64 / 1e6,
         crate::storage::ECP5_85_DP16KD,
         seglog as f64 / 1e6,
@@ -558,8 +559,8 @@ fn builds_markdown(builds: &[Build]) -> String {
         s,
         "\nWhere the registers are (register bits of the emitted Verilog by block, before synthesis, which \
          removes the pending sets' and fired flags' bits above a smaller build's keys and few others; the \
-         twelve largest of each build; `top$txp` is the send path, `top$rxp` the receive path, \
-         `top$fbq` and `top$ackq` the queues of ACK feedback and ACK orders, each entry with its 256-bit SACK):\n"
+         twelve largest of each build; `top$txp` is the send path, `top$rxp` the receive path; arrays read \
+         through a RAM port, such as the queues of ACK feedback and ACK orders, are not registers):\n"
     );
     let _ = writeln!(s, "| block | {} |\n|---|{}", builds.iter().map(|b| b.preset).collect::<Vec<_>>().join(" | "), "---|".repeat(builds.len()));
     let mut blocks: Vec<&str> = Vec::new();
