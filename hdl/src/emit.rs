@@ -111,7 +111,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("retx", verilog(crate::tx::retx::Retx::<PATH_KEY_BITS>::default())),
         ("rto_timer", verilog(crate::engine::rto_timer::RtoTimer::<PATH_KEY_BITS>::default())),
         ("rx_check", verilog(crate::rx::rx_check::RxCheck::default())),
-        ("rx_msgs", verilog(crate::rx::rx_msgs::RxMsgs::<STREAM_KEY_BITS>::default())),
+        ("rx_msgs", verilog(crate::rx::rx_msgs::RxMsgs::default())),
         ("rx_parse", verilog(crate::rx::rx_parse::RxParse::default())),
         ("rx_path", verilog(crate::rx::rx_path::RxPath::default())),
         ("rx_place", verilog(crate::rx::rx_place::RxPlace::default())),

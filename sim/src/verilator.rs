@@ -400,6 +400,9 @@ pub struct Sim {
     stats: Option<u128>,
     /// See [`record_next`].
     recorder: Option<Recorder>,
+    /// The last `eval()` saw the clock low, and no input has been set
+    /// since: `tick` need not evaluate the low phase again.
+    settled_low: bool,
 }
 
 impl Sim {
@@ -455,6 +458,7 @@ impl Sim {
             time: 0,
             clock: None,
             stats: std::env::var_os("FERROCE_SIM_STATS").map(|_| 0),
+            settled_low: false,
             recorder,
         }
     }
@@ -508,6 +512,7 @@ impl Sim {
 
     /// Drive an input of up to 64 bits (truncated to its width).
     pub fn set(&mut self, p: Port, v: u64) {
+        self.settled_low = false;
         let info = &self.ports[p.0];
         assert!(!info.output, "{} is an output", info.name);
         let v = if info.width < 64 { v & ((1u64 << info.width) - 1) } else { v };
@@ -532,6 +537,7 @@ impl Sim {
 
     /// Drive a wide input from 32-bit words, least significant first.
     pub fn set_words(&mut self, p: Port, words: &[u32]) {
+        self.settled_low = false;
         let info = &self.ports[p.0];
         assert!(!info.output, "{} is an output", info.name);
         if info.width <= 64 {
@@ -587,6 +593,7 @@ impl Sim {
         if let (Some(ns), Some(t)) = (&mut self.stats, start) {
             *ns += t.elapsed().as_nanos();
         }
+        self.settled_low = self.clock.is_some_and(|c| self.get(c) == 0);
     }
 
     /// Use `name` as the clock for [`Sim::tick`].
@@ -599,8 +606,13 @@ impl Sim {
     pub fn tick(&mut self) {
         let c = self.clock.expect("call Sim::clock first");
         let inputs = self.recorder.is_some().then(|| self.snapshot(false));
-        self.set(c, 0);
-        self.eval();
+        // The low phase: already evaluated when the caller settled the
+        // inputs with the clock low (the clock is left low after each
+        // tick), which saves one evaluation of the model per cycle.
+        if !self.settled_low {
+            self.set(c, 0);
+            self.eval();
+        }
         let before = inputs.as_ref().map(|_| self.snapshot(true));
         // SAFETY: the handle is live until Drop.
         unsafe { (self.dump)(self.handle, self.time) };
@@ -618,6 +630,10 @@ impl Sim {
                 self.finish_recording();
             }
         }
+        // Leave the clock low (not yet evaluated: the outputs keep the new
+        // register values) so that the caller's next `eval` is the next
+        // cycle's low phase.
+        self.set(c, 0);
     }
 
     /// Hold input `reset` high for one cycle, then run until output `ready`

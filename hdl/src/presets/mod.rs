@@ -46,6 +46,8 @@ macro_rules! preset {
         pub mod spray;
         #[path = "../tx/tx_path.rs"]
         pub mod tx_path;
+        #[path = "../rx/rx_msgs.rs"]
+        pub mod rx_msgs;
         #[path = "../rx/rx_check.rs"]
         pub mod rx_check;
         #[path = "../rx/rx_path.rs"]

@@ -1,39 +1,47 @@
 //! `rx_msgs`: message tracking per (connection, stream) at the receiver.
 //! Reference: `ferroce_proto::model::msgwin::MsgWindow`.
 //!
-//! For each of 2^K stream keys, block RAM holds the next message to deliver
-//! and `MSG_WINDOW` slots ([`MsgSlot`]), one per message after it: valid,
-//! opcode (the low two bits of the wire opcode: WRITE, WRITE with
-//! immediate, SEND), failure (a `CompletionStatus` code), length, bytes
-//! received (saturating) and immediate.
+//! For each stream key, block RAM holds the stream's head ([`MsgHead`]:
+//! the next message to deliver and one valid bit per slot), and a second
+//! block RAM, addressed {stream key, slot}, holds `MSG_WINDOW` slots
+//! ([`MsgSlot`]), one per message from the next on (message n in slot
+//! n mod `MSG_WINDOW`): opcode (the low two bits of the wire opcode:
+//! WRITE, WRITE with immediate, SEND), failure (a `CompletionStatus` code),
+//! length, bytes received (saturating) and immediate. A slot's content
+//! counts only while its valid bit is set, so clearing a stream is one
+//! write of its head.
 //!
-//! Ports (`clock`; `reset` synchronous, active high):
+//! Ports (`clock`; `reset` synchronous, active high; `ready` is low while
+//! the heads are cleared after reset):
 //! * `in_valid`, `in_op` (0 packet, 1 pop, 2 clear), `in_key`. A packet
 //!   gives `in_seq`, `in_len`, `in_opcode`, `in_imm`, `in_payload`,
 //!   `in_fail` and `in_apply` (record it if it passes; low for a packet only
 //!   being checked).
-//! * Two cycles later: `out_valid`, `out_key`, `out_ok` (packet: it passes
-//!   the window and consistency check; `out_began`: it was recorded into a
-//!   free slot, the first packet seen of its message), `out_popped` (pop: the next message
-//!   was complete and is delivered) with `out_seq`, `out_opcode`, `out_len`,
-//!   `out_imm`, `out_fail`.
+//! * `out_valid` with `out_key` two cycles after a packet or a clear, three
+//!   after a pop: `out_ok` (packet: it passes the window and consistency
+//!   check; `out_began`: it was recorded into a free slot, the first packet
+//!   seen of its message), `out_popped` (pop: the next message was complete
+//!   and is delivered) with `out_seq`, `out_opcode`, `out_len`, `out_imm`,
+//!   `out_fail`.
+//! * One operation at a time: the next may be given in the cycle its
+//!   predecessor's `out_valid` is high, not before (nothing is forwarded
+//!   between operations).
 //!
-//! The stream's state is one `KeyedState` word ([`MsgState`]), read in the
-//! cycle after the operation and written back in the same cycle; the slot
-//! of the packet and the slot of the next message are selected by mux
-//! loops, and only the slot an operation changes is rebuilt.
+//! Timing: a packet reads its stream's head and its slot (the slot is
+//! `in_seq` mod `MSG_WINDOW`) in the cycle it is given, and writes both
+//! back in the next; a pop reads the head, then the slot of the next
+//! message, then writes the head.
 
 use ferroce_proto::params::MSG_WINDOW;
 use ferroce_proto::transport::CompletionStatus;
 use rust_hdl::prelude::*;
 
-use crate::blocks::keyed::KeyedState;
-use crate::blocks::{index_bits, HdlDefault, HdlStruct};
+use super::cfg::STREAM_KEY_BITS;
+use crate::blocks::{HdlDefault, HdlStruct};
 
 /// One message slot (packed from bit 0).
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct MsgSlot {
-    pub valid: bool,
     pub opcode: Bits<2>,
     pub fail: Bits<2>,
     pub len: Bits<32>,
@@ -41,43 +49,29 @@ pub struct MsgSlot {
     pub imm: Bits<32>,
 }
 
-/// Bits of one slot: {imm, recv, len, fail[1:0], opcode[1:0], valid}.
-pub const SLOT_BITS: usize = <MsgSlot as Synth>::BITS;
 /// Slots per stream.
 pub const SLOTS: usize = MSG_WINDOW;
 /// Bits of a slot index (`seq mod SLOTS`).
 pub const SLOT_INDEX_BITS: usize = SLOTS.trailing_zeros() as usize;
 const _: () = assert!(1 << SLOT_INDEX_BITS == SLOTS);
 
-/// One stream's state: the next message to deliver, then the slots.
+/// One stream's head: the next message to deliver, and which slots hold a
+/// message.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct MsgState {
+pub struct MsgHead {
     pub next_seq: Bits<32>,
-    pub s0: Bits<SLOT_BITS>,
-    pub s1: Bits<SLOT_BITS>,
-    pub s2: Bits<SLOT_BITS>,
-    pub s3: Bits<SLOT_BITS>,
-    pub s4: Bits<SLOT_BITS>,
-    pub s5: Bits<SLOT_BITS>,
-    pub s6: Bits<SLOT_BITS>,
-    pub s7: Bits<SLOT_BITS>,
-    pub s8: Bits<SLOT_BITS>,
-    pub s9: Bits<SLOT_BITS>,
-    pub s10: Bits<SLOT_BITS>,
-    pub s11: Bits<SLOT_BITS>,
-    pub s12: Bits<SLOT_BITS>,
-    pub s13: Bits<SLOT_BITS>,
-    pub s14: Bits<SLOT_BITS>,
-    pub s15: Bits<SLOT_BITS>,
+    pub valid: Bits<SLOTS>,
 }
-// MsgState lists one field per slot.
-const _: () = assert!(SLOTS == 16);
 
-/// Bits of one stream's state: {slots, next[31:0]}.
-pub const STATE_BITS: usize = <MsgState as Synth>::BITS;
+/// A slot's address: {stream key, slot}.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct SlotAddr {
+    pub slot: Bits<SLOT_INDEX_BITS>,
+    pub key: Bits<STREAM_KEY_BITS>,
+}
 
-const STATE_AT_BITS: usize = index_bits(STATE_BITS);
-const SLOT_AT_BITS: usize = index_bits(SLOT_BITS);
+/// Bits of a slot's address.
+pub const SLOT_ADDR_BITS: usize = <SlotAddr as Synth>::BITS;
 
 /// Zero-extensions to 33 bits, for the saturating byte count.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -98,19 +92,15 @@ pub mod op {
     pub const CLEAR: u64 = 2;
 }
 
-fn slot_offset(i: usize) -> u64 {
-    (MsgState::default().get_my_offset_s0() as usize + SLOT_BITS * i) as u64
-}
-
-/// Message tracking for 2^K streams.
+/// Message tracking for every stream key of the build.
 #[derive(LogicBlock, HdlDefault)]
-pub struct RxMsgs<const K: usize> {
+pub struct RxMsgs {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
     pub in_valid: Signal<In, bool>,
     pub in_op: Signal<In, Bits<2>>,
-    pub in_key: Signal<In, Bits<K>>,
+    pub in_key: Signal<In, Bits<STREAM_KEY_BITS>>,
     pub in_seq: Signal<In, Bits<32>>,
     pub in_len: Signal<In, Bits<32>>,
     pub in_opcode: Signal<In, Bits<2>>,
@@ -119,7 +109,7 @@ pub struct RxMsgs<const K: usize> {
     pub in_fail: Signal<In, Bits<2>>,
     pub in_apply: Signal<In, bool>,
     pub out_valid: Signal<Out, bool>,
-    pub out_key: Signal<Out, Bits<K>>,
+    pub out_key: Signal<Out, Bits<STREAM_KEY_BITS>>,
     pub out_ok: Signal<Out, bool>,
     pub out_popped: Signal<Out, bool>,
     pub out_began: Signal<Out, bool>,
@@ -128,7 +118,13 @@ pub struct RxMsgs<const K: usize> {
     pub out_len: Signal<Out, Bits<32>>,
     pub out_imm: Signal<Out, Bits<32>>,
     pub out_fail: Signal<Out, Bits<2>>,
-    store: KeyedState<K, STATE_BITS>,
+    heads: RAM<MsgHead, STREAM_KEY_BITS>,
+    slots: RAM<MsgSlot, SLOT_ADDR_BITS>,
+    init_busy: DFF<bool>,
+    init_addr: DFF<Bits<STREAM_KEY_BITS>>,
+    // The operation, in the cycle after it is given.
+    s1_valid: DFF<bool>,
+    s1_key: DFF<Bits<STREAM_KEY_BITS>>,
     s1_op: DFF<Bits<2>>,
     s1_seq: DFF<Bits<32>>,
     s1_len: DFF<Bits<32>>,
@@ -137,8 +133,13 @@ pub struct RxMsgs<const K: usize> {
     s1_payload: DFF<Bits<16>>,
     s1_fail: DFF<Bits<2>>,
     s1_apply: DFF<bool>,
+    // A pop in its second cycle: the head it read, the next message's slot.
+    s2_pop: DFF<bool>,
+    s2_key: DFF<Bits<STREAM_KEY_BITS>>,
+    s2_head: DFF<MsgHead>,
+    s2_hot: DFF<Bits<SLOTS>>,
     o_valid: DFF<bool>,
-    o_key: DFF<Bits<K>>,
+    o_key: DFF<Bits<STREAM_KEY_BITS>>,
     o_ok: DFF<bool>,
     o_popped: DFF<bool>,
     o_began: DFF<bool>,
@@ -147,19 +148,13 @@ pub struct RxMsgs<const K: usize> {
     o_len: DFF<Bits<32>>,
     o_imm: DFF<Bits<32>>,
     o_fail: DFF<Bits<2>>,
-    next_seq: Signal<Local, Bits<32>>,
-    /// The packet's slot and the next message's slot.
-    si: Signal<Local, Bits<SLOT_INDEX_BITS>>,
-    ni: Signal<Local, Bits<SLOT_INDEX_BITS>>,
-    cur: Signal<Local, Bits<SLOT_BITS>>,
-    head: Signal<Local, Bits<SLOT_BITS>>,
-    cur_opcode: Signal<Local, Bits<2>>,
-    cur_fail: Signal<Local, Bits<2>>,
-    cur_len: Signal<Local, Bits<32>>,
-    cur_recv: Signal<Local, Bits<32>>,
-    cur_imm: Signal<Local, Bits<32>>,
-    head_len: Signal<Local, Bits<32>>,
-    head_recv: Signal<Local, Bits<32>>,
+    head: Signal<Local, MsgHead>,
+    cur: Signal<Local, MsgSlot>,
+    /// The packet's slot and the next message's slot, one-hot.
+    si_hot: Signal<Local, Bits<SLOTS>>,
+    ni_hot: Signal<Local, Bits<SLOTS>>,
+    rd_addr: Signal<Local, SlotAddr>,
+    wr_addr: Signal<Local, SlotAddr>,
     ahead: Signal<Local, Bits<32>>,
     fresh: Signal<Local, bool>,
     check_ok: Signal<Local, bool>,
@@ -174,28 +169,10 @@ pub struct RxMsgs<const K: usize> {
     rec: Signal<Local, MsgSlot>,
     len1: Signal<Local, Bits<32>>,
     rec_now: Signal<Local, bool>,
-    pop_now: Signal<Local, bool>,
-    clear_now: Signal<Local, bool>,
-    slot_new: [Signal<Local, Bits<SLOT_BITS>>; SLOTS],
-    new_state: Signal<Local, MsgState>,
     #[constants(|i: usize| i as u64)]
     slot_id: [Constant<Bits<SLOT_INDEX_BITS>>; SLOTS],
-    #[constants(slot_offset)]
-    slot_at: [Constant<Bits<STATE_AT_BITS>>; SLOTS],
-    #[constant(MsgSlot::default().get_my_offset_valid() as u64)]
-    valid_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgSlot::default().get_my_offset_opcode() as u64)]
-    opcode_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgSlot::default().get_my_offset_fail() as u64)]
-    fail_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgSlot::default().get_my_offset_len() as u64)]
-    len_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgSlot::default().get_my_offset_recv() as u64)]
-    recv_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgSlot::default().get_my_offset_imm() as u64)]
-    imm_at: Constant<Bits<SLOT_AT_BITS>>,
-    #[constant(MsgState::default().get_my_offset_next_seq() as u64)]
-    next_at: Constant<Bits<STATE_AT_BITS>>,
+    #[constants(|i: usize| 1u64 << i)]
+    hot: [Constant<Bits<SLOTS>>; SLOTS],
     #[constant(SLOTS as u64)]
     window: Constant<Bits<32>>,
     #[constant(op::PACKET)]
@@ -206,9 +183,6 @@ pub struct RxMsgs<const K: usize> {
     op_clear: Constant<Bits<2>>,
     #[constant(CompletionStatus::Success.code() as u64)]
     fail_none: Constant<Bits<2>>,
-    /// A slot with its valid bit cleared.
-    #[constant(!Bits::<SLOT_BITS>::from(1u64 << MsgSlot::default().get_my_offset_valid()))]
-    clear_valid: Constant<Bits<SLOT_BITS>>,
     #[constant(0u64)]
     zero2: Constant<Bits<2>>,
     #[constant(0u64)]
@@ -222,20 +196,30 @@ pub struct RxMsgs<const K: usize> {
     #[constant(0xffff_ffffu64)]
     all32: Constant<Bits<32>>,
     #[constant(0u64)]
-    zero_slot: Constant<Bits<SLOT_BITS>>,
+    zero_hot: Constant<Bits<SLOTS>>,
+    #[constant(0u64)]
+    zero_key: Constant<Bits<STREAM_KEY_BITS>>,
+    #[constant(1u64)]
+    one_key: Constant<Bits<STREAM_KEY_BITS>>,
 }
 
-impl<const K: usize> Logic for RxMsgs<K> {
+impl Logic for RxMsgs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_op, s1_seq, s1_len, s1_opcode, s1_imm, s1_payload, s1_fail, s1_apply, o_valid, o_key, o_ok,
-            o_popped, o_began, o_seq, o_opcode, o_len, o_imm, o_fail
+            self, clock, init_busy, init_addr, s1_valid, s1_key, s1_op, s1_seq, s1_len, s1_opcode, s1_imm,
+            s1_payload, s1_fail, s1_apply, s2_pop, s2_key, s2_head, s2_hot, o_valid, o_key, o_ok, o_popped, o_began,
+            o_seq, o_opcode, o_len, o_imm, o_fail
         );
-        self.store.clock.next = self.clock.val();
-        self.store.reset.next = self.reset.val();
-        self.store.rd_valid.next = self.in_valid.val();
-        self.store.rd_key.next = self.in_key.val();
+        self.heads.read_clock.next = self.clock.val();
+        self.heads.write_clock.next = self.clock.val();
+        self.slots.read_clock.next = self.clock.val();
+        self.slots.write_clock.next = self.clock.val();
+
+        // ---- the cycle an operation is given: read its head and slot ----
+        self.heads.read_address.next = self.in_key.val();
+        self.s1_valid.d.next = self.in_valid.val() & !self.init_busy.q.val();
+        self.s1_key.d.next = self.in_key.val();
         self.s1_op.d.next = self.in_op.val();
         self.s1_seq.d.next = self.in_seq.val();
         self.s1_len.d.next = self.in_len.val();
@@ -245,40 +229,41 @@ impl<const K: usize> Logic for RxMsgs<K> {
         self.s1_fail.d.next = self.in_fail.val();
         self.s1_apply.d.next = self.in_apply.val();
 
-        // The stream's state, one cycle later: the packet's slot and the
-        // next message's slot.
-        self.next_seq.next = self.store.state.val().get_bits::<32>(self.next_at.val().index());
-        self.si.next = self.s1_seq.q.val().get_bits::<SLOT_INDEX_BITS>(0);
-        self.ni.next = self.next_seq.val().get_bits::<SLOT_INDEX_BITS>(0);
-        self.cur.next = self.zero_slot.val();
-        self.head.next = self.zero_slot.val();
+        // ---- one cycle later: the head and the packet's slot ----
+        self.head.next = self.heads.read_data.val();
+        self.cur.next = self.slots.read_data.val();
+        self.si_hot.next = self.zero_hot.val();
+        self.ni_hot.next = self.zero_hot.val();
         for i in 0..SLOTS {
-            if self.si.val() == self.slot_id[i].val() {
-                self.cur.next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+            if self.s1_seq.q.val().get_bits::<SLOT_INDEX_BITS>(0) == self.slot_id[i].val() {
+                self.si_hot.next = self.hot[i].val();
             }
-            if self.ni.val() == self.slot_id[i].val() {
-                self.head.next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+            if self.head.val().next_seq.get_bits::<SLOT_INDEX_BITS>(0) == self.slot_id[i].val() {
+                self.ni_hot.next = self.hot[i].val();
             }
         }
-        self.fresh.next = !self.cur.val().get_bit(self.valid_at.val().index());
-        self.cur_opcode.next = self.cur.val().get_bits::<2>(self.opcode_at.val().index());
-        self.cur_fail.next = self.cur.val().get_bits::<2>(self.fail_at.val().index());
-        self.cur_len.next = self.cur.val().get_bits::<32>(self.len_at.val().index());
-        self.cur_recv.next = self.cur.val().get_bits::<32>(self.recv_at.val().index());
-        self.cur_imm.next = self.cur.val().get_bits::<32>(self.imm_at.val().index());
-        self.head_len.next = self.head.val().get_bits::<32>(self.len_at.val().index());
-        self.head_recv.next = self.head.val().get_bits::<32>(self.recv_at.val().index());
+        // The slot read: a pop's second read (the next message's slot)
+        // while it is in its first cycle, else the slot of the packet given.
+        if self.s1_valid.q.val() & (self.s1_op.q.val() == self.op_pop.val()) {
+            self.rd_addr.next.slot = self.head.val().next_seq.get_bits::<SLOT_INDEX_BITS>(0);
+            self.rd_addr.next.key = self.s1_key.q.val();
+        } else {
+            self.rd_addr.next.slot = self.in_seq.val().get_bits::<SLOT_INDEX_BITS>(0);
+            self.rd_addr.next.key = self.in_key.val();
+        }
+        self.slots.read_address.next = self.rd_addr.val().into();
 
-        self.ahead.next = self.s1_seq.q.val() - self.next_seq.val();
+        self.fresh.next = !(self.head.val().valid & self.si_hot.val()).any();
+        self.ahead.next = self.s1_seq.q.val() - self.head.val().next_seq;
         self.check_ok.next = (self.ahead.val() < self.window.val())
             & (self.fresh.val()
-                | ((self.cur_len.val() == self.s1_len.q.val()) & (self.cur_opcode.val() == self.s1_opcode.q.val())));
+                | ((self.cur.val().len == self.s1_len.q.val()) & (self.cur.val().opcode == self.s1_opcode.q.val())));
 
         // The slot after recording this packet.
         if self.fresh.val() {
             self.x_recv.next.lo = self.zero32.val();
         } else {
-            self.x_recv.next.lo = self.cur_recv.val();
+            self.x_recv.next.lo = self.cur.val().recv;
         }
         self.x_recv.next.hi = self.zero1.val();
         self.x_payload.next.lo = self.s1_payload.q.val();
@@ -291,21 +276,20 @@ impl<const K: usize> Logic for RxMsgs<K> {
         } else {
             self.recv1.next = self.sum.val().get_bits::<32>(0);
         }
-        self.rec.next.valid = true;
         if self.fresh.val() {
             self.rec.next.opcode = self.s1_opcode.q.val();
             self.rec.next.fail = self.s1_fail.q.val();
             self.len1.next = self.s1_len.q.val();
             self.rec.next.imm = self.s1_imm.q.val();
         } else {
-            self.rec.next.opcode = self.cur_opcode.val();
-            if self.cur_fail.val() != self.fail_none.val() {
-                self.rec.next.fail = self.cur_fail.val();
+            self.rec.next.opcode = self.cur.val().opcode;
+            if self.cur.val().fail != self.fail_none.val() {
+                self.rec.next.fail = self.cur.val().fail;
             } else {
                 self.rec.next.fail = self.s1_fail.q.val();
             }
-            self.len1.next = self.cur_len.val();
-            self.rec.next.imm = self.cur_imm.val();
+            self.len1.next = self.cur.val().len;
+            self.rec.next.imm = self.cur.val().imm;
         }
         self.rec.next.len = self.len1.val();
         // A failed packet completes its message (nothing more will land).
@@ -315,10 +299,8 @@ impl<const K: usize> Logic for RxMsgs<K> {
             self.rec.next.recv = self.recv1.val();
         }
 
-        // The next message, if complete.
-        self.can_pop.next =
-            self.head.val().get_bit(self.valid_at.val().index()) & (self.head_recv.val() >= self.head_len.val());
-
+        self.o_valid.d.next = false;
+        self.o_key.d.next = self.s1_key.q.val();
         self.o_ok.d.next = false;
         self.o_popped.d.next = false;
         self.o_began.d.next = false;
@@ -328,71 +310,81 @@ impl<const K: usize> Logic for RxMsgs<K> {
         self.o_imm.d.next = self.zero32.val();
         self.o_fail.d.next = self.fail_none.val();
         self.rec_now.next = false;
-        self.pop_now.next = false;
-        self.clear_now.next = false;
-        if self.s1_op.q.val() == self.op_packet.val() {
-            self.o_ok.d.next = self.check_ok.val();
-            self.o_began.d.next = self.check_ok.val() & self.s1_apply.q.val() & self.fresh.val();
-            self.rec_now.next = self.check_ok.val() & self.s1_apply.q.val();
-        }
-        if (self.s1_op.q.val() == self.op_pop.val()) & self.can_pop.val() {
-            self.pop_now.next = true;
-            self.o_popped.d.next = true;
-            self.o_seq.d.next = self.next_seq.val();
-            self.o_opcode.d.next = self.head.val().get_bits::<2>(self.opcode_at.val().index());
-            self.o_len.d.next = self.head_len.val();
-            self.o_imm.d.next = self.head.val().get_bits::<32>(self.imm_at.val().index());
-            self.o_fail.d.next = self.head.val().get_bits::<2>(self.fail_at.val().index());
-        }
-        if self.s1_op.q.val() == self.op_clear.val() {
-            self.clear_now.next = true;
-        }
-
-        // The new state: only the slot the operation changes differs.
-        for i in 0..SLOTS {
-            if self.clear_now.val() {
-                self.slot_new[i].next = self.zero_slot.val();
-            } else if self.rec_now.val() & (self.si.val() == self.slot_id[i].val()) {
-                self.slot_new[i].next = self.rec.val().into();
-            } else if self.pop_now.val() & (self.ni.val() == self.slot_id[i].val()) {
-                self.slot_new[i].next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index())
-                    & self.clear_valid.val();
-            } else {
-                self.slot_new[i].next = self.store.state.val().get_bits::<SLOT_BITS>(self.slot_at[i].val().index());
+        self.s2_pop.d.next = false;
+        self.s2_key.d.next = self.s1_key.q.val();
+        self.s2_head.d.next = self.head.val();
+        self.s2_hot.d.next = self.ni_hot.val();
+        self.heads.write_address.next = self.s1_key.q.val();
+        self.heads.write_data.next = self.head.val();
+        self.heads.write_enable.next = false;
+        self.wr_addr.next.slot = self.s1_seq.q.val().get_bits::<SLOT_INDEX_BITS>(0);
+        self.wr_addr.next.key = self.s1_key.q.val();
+        self.slots.write_address.next = self.wr_addr.val().into();
+        self.slots.write_data.next = self.rec.val();
+        self.slots.write_enable.next = false;
+        if self.s1_valid.q.val() {
+            if self.s1_op.q.val() == self.op_packet.val() {
+                self.o_valid.d.next = true;
+                self.o_ok.d.next = self.check_ok.val();
+                self.o_began.d.next = self.check_ok.val() & self.s1_apply.q.val() & self.fresh.val();
+                self.rec_now.next = self.check_ok.val() & self.s1_apply.q.val();
+            }
+            if self.s1_op.q.val() == self.op_pop.val() {
+                self.s2_pop.d.next = true;
+            }
+            if self.s1_op.q.val() == self.op_clear.val() {
+                self.o_valid.d.next = true;
+                self.heads.write_data.next.next_seq = self.zero32.val();
+                self.heads.write_data.next.valid = self.zero_hot.val();
+                self.heads.write_enable.next = true;
             }
         }
-        if self.clear_now.val() {
-            self.new_state.next.next_seq = self.zero32.val();
-        } else if self.pop_now.val() {
-            self.new_state.next.next_seq = self.next_seq.val() + self.one32.val();
-        } else {
-            self.new_state.next.next_seq = self.next_seq.val();
+        if self.rec_now.val() {
+            self.heads.write_data.next.valid = self.head.val().valid | self.si_hot.val();
+            self.heads.write_enable.next = true;
+            self.slots.write_enable.next = true;
         }
-        self.new_state.next.s0 = self.slot_new[0].val();
-        self.new_state.next.s1 = self.slot_new[1].val();
-        self.new_state.next.s2 = self.slot_new[2].val();
-        self.new_state.next.s3 = self.slot_new[3].val();
-        self.new_state.next.s4 = self.slot_new[4].val();
-        self.new_state.next.s5 = self.slot_new[5].val();
-        self.new_state.next.s6 = self.slot_new[6].val();
-        self.new_state.next.s7 = self.slot_new[7].val();
-        self.new_state.next.s8 = self.slot_new[8].val();
-        self.new_state.next.s9 = self.slot_new[9].val();
-        self.new_state.next.s10 = self.slot_new[10].val();
-        self.new_state.next.s11 = self.slot_new[11].val();
-        self.new_state.next.s12 = self.slot_new[12].val();
-        self.new_state.next.s13 = self.slot_new[13].val();
-        self.new_state.next.s14 = self.slot_new[14].val();
-        self.new_state.next.s15 = self.slot_new[15].val();
-        self.store.wr_valid.next = true;
-        self.store.wr_state.next = self.new_state.val().into();
 
-        self.o_valid.d.next = self.store.s1_valid.val();
-        self.o_key.d.next = self.store.s1_key.val();
+        // ---- a pop's second cycle: the next message, if complete ----
+        self.can_pop.next =
+            (self.s2_head.q.val().valid & self.s2_hot.q.val()).any() & (self.cur.val().recv >= self.cur.val().len);
+        if self.s2_pop.q.val() {
+            self.o_valid.d.next = true;
+            self.o_key.d.next = self.s2_key.q.val();
+            if self.can_pop.val() {
+                self.o_popped.d.next = true;
+                self.o_seq.d.next = self.s2_head.q.val().next_seq;
+                self.o_opcode.d.next = self.cur.val().opcode;
+                self.o_len.d.next = self.cur.val().len;
+                self.o_imm.d.next = self.cur.val().imm;
+                self.o_fail.d.next = self.cur.val().fail;
+                self.heads.write_address.next = self.s2_key.q.val();
+                self.heads.write_data.next.next_seq = self.s2_head.q.val().next_seq + self.one32.val();
+                self.heads.write_data.next.valid = self.s2_head.q.val().valid & !self.s2_hot.q.val();
+                self.heads.write_enable.next = true;
+            }
+        }
+
+        // ---- the heads cleared after reset ----
+        if self.init_busy.q.val() {
+            self.heads.write_address.next = self.init_addr.q.val();
+            self.heads.write_data.next.next_seq = self.zero32.val();
+            self.heads.write_data.next.valid = self.zero_hot.val();
+            self.heads.write_enable.next = true;
+            self.slots.write_enable.next = false;
+            self.init_addr.d.next = self.init_addr.q.val() + self.one_key.val();
+            if self.init_addr.q.val().all() {
+                self.init_busy.d.next = false;
+            }
+        }
         if self.reset.val() {
+            self.init_busy.d.next = true;
+            self.init_addr.d.next = self.zero_key.val();
+            self.s1_valid.d.next = false;
+            self.s2_pop.d.next = false;
             self.o_valid.d.next = false;
         }
-        self.ready.next = self.store.ready.val();
+        self.ready.next = !self.init_busy.q.val();
         self.out_valid.next = self.o_valid.q.val();
         self.out_key.next = self.o_key.q.val();
         self.out_ok.next = self.o_ok.q.val();

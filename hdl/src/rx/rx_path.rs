@@ -97,7 +97,7 @@ use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
 use super::rx_check::RxCheck;
 use crate::rx::rx_fields::{DstFields, RxFields, HB};
-use crate::rx::rx_msgs::RxMsgs;
+use super::rx_msgs::RxMsgs;
 use crate::rx::rx_parse::RxParse;
 use crate::rx::rx_place::RxPlace;
 use crate::rx::sack::{Sack, VERDICT_DUP, VERDICT_NEW};
@@ -349,7 +349,7 @@ pub struct RxPath {
     fifo: FrameFifo,
     check: RxCheck,
     sack: Sack<PATH_KEY_BITS>,
-    msgs: RxMsgs<STREAM_KEY_BITS>,
+    msgs: RxMsgs,
     place: RxPlace,
     ackg: AckGen<PATH_KEY_BITS>,
     fields: RxFields,
@@ -1172,26 +1172,29 @@ impl Logic for RxPath {
                 self.st.d.next = self.S_POP2.val();
             }
             S_POP2 => {
-                self.c_status.d.next = self.msgs.out_fail.val();
-                self.c_seq.d.next = self.msgs.out_seq.val();
-                self.c_len.d.next = self.msgs.out_len.val();
-                self.c_imm.d.next = self.msgs.out_imm.val();
-                if !self.msgs.out_popped.val() {
-                    self.st.d.next = self.after_pop.val();
-                } else if self.msgs.out_opcode.val() == self.msg_send.val() {
-                    self.c_kind.d.next = self.kind_recv.val();
-                    self.c_id.d.next = self.q_id.val();
-                    self.cur_base.d.next = self.cur_base.q.val() + self.one32.val();
-                    self.cur_count.d.next = self.cur_count.q.val() - self.one_cnt.val();
-                    self.st.d.next = self.S_CPL.val();
-                } else if (self.msgs.out_opcode.val() == self.msg_write_imm.val())
-                    & (self.msgs.out_fail.val() == self.fail_none.val())
-                {
-                    self.c_kind.d.next = self.kind_write_imm.val();
-                    self.c_id.d.next = self.zero32.val();
-                    self.st.d.next = self.S_CPL.val();
-                } else {
-                    self.st.d.next = self.S_POP.val();
+                // A pop's result comes three cycles after it is given.
+                if self.msgs.out_valid.val() {
+                    self.c_status.d.next = self.msgs.out_fail.val();
+                    self.c_seq.d.next = self.msgs.out_seq.val();
+                    self.c_len.d.next = self.msgs.out_len.val();
+                    self.c_imm.d.next = self.msgs.out_imm.val();
+                    if !self.msgs.out_popped.val() {
+                        self.st.d.next = self.after_pop.val();
+                    } else if self.msgs.out_opcode.val() == self.msg_send.val() {
+                        self.c_kind.d.next = self.kind_recv.val();
+                        self.c_id.d.next = self.q_id.val();
+                        self.cur_base.d.next = self.cur_base.q.val() + self.one32.val();
+                        self.cur_count.d.next = self.cur_count.q.val() - self.one_cnt.val();
+                        self.st.d.next = self.S_CPL.val();
+                    } else if (self.msgs.out_opcode.val() == self.msg_write_imm.val())
+                        & (self.msgs.out_fail.val() == self.fail_none.val())
+                    {
+                        self.c_kind.d.next = self.kind_write_imm.val();
+                        self.c_id.d.next = self.zero32.val();
+                        self.st.d.next = self.S_CPL.val();
+                    } else {
+                        self.st.d.next = self.S_POP.val();
+                    }
                 }
             }
             S_CPL => {
