@@ -59,7 +59,7 @@ fn claims() -> Vec<(&'static str, Vec<u64>)> {
         ("a stream whose {} message slots are busy", vec![msgs]),
         ("message rings per stream of {} slots", vec![msgs]),
         ("never has more than {} messages the RTL", vec![msgs]),
-        ("its {} message slots live in one", vec![msgs]),
+        ("and its {} message slots in a second", vec![msgs]),
         ("per-stream message rings ({}, the message window)", vec![msgs]),
         // Receive buffers and memory regions.
         ("per-stream rings of {} (the driver keeps at most {} posted", vec![RECV_RING as u64, RECV_RING as u64]),
