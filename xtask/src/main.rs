@@ -68,11 +68,16 @@ enum Command {
     },
     /// Build a board's bitstream: LiteEth, the board top, synth_ecp5, nextpnr-ecp5, ecppack
     ///
-    /// Into target/fpga/<board>/top.bit; fails when timing is not met. Resources, Fmax per clock and wall times go
-    /// to docs/bench/boards.md (and boards.json).
+    /// Into target/fpga/<board>/top.bit (target/fpga/<board>-stand-in/ with --engine stand-in); fails when timing
+    /// is not met. Resources, Fmax per clock and wall times go to docs/bench/boards.md (and boards.json). With the
+    /// engine, synthesis and place and route take tens of minutes.
     Bitstream {
         #[arg(long, value_enum)]
         board: bitstream::Board,
+        /// The engine in it: the board's preset (ecp5-85 on the ECPIX-5, ecp5-25 on the Colorlight), or the
+        /// stand-in (register file and MAC loopback) to build the board's bridge, memory and MAC alone.
+        #[arg(long, value_enum, default_value = "preset")]
+        engine: bitstream::Engine,
     },
     /// Write every RTL block's Verilog to target/verilog/ and lint it
     ///
@@ -228,7 +233,7 @@ fn main() -> anyhow::Result<()> {
             None => emit::run(no_lint, only),
         },
         Command::Liteeth { board } => bitstream::run_liteeth(board),
-        Command::Bitstream { board } => bitstream::run(board),
+        Command::Bitstream { board, engine } => bitstream::run(board, engine),
         Command::Synth { block } => synth::run(block),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),

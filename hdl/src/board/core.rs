@@ -358,13 +358,26 @@ board_core!(
 );
 
 board_core!(
-    /// The board core around the whole engine. No ECP5 holds today's engine
-    /// (its `ecp5-85` and `ecp5-25` presets will), so this one is for
-    /// simulation: the board's bridge, memory and frame stores around the
-    /// real transport, which a preset replaces by changing this type.
+    /// The board core around the whole engine in its default (`corundum`)
+    /// build, for simulation: the board's bridge, memory and frame stores
+    /// around the real transport.
     EngineBoardCore,
     EngineBoardTop,
     crate::engine::Engine
+);
+
+board_core!(
+    /// The board core around the `ecp5-85` engine: the ECPIX-5's.
+    Ecp5_85BoardCore,
+    Ecp5_85BoardTop,
+    crate::presets::ecp5_85::top::Engine
+);
+
+board_core!(
+    /// The board core around the `ecp5-25` engine: the Colorlight 5A-75B's.
+    Ecp5_25BoardCore,
+    Ecp5_25BoardTop,
+    crate::presets::ecp5_25::top::Engine
 );
 
 /// UART bit time at 115 200 baud with a `mhz` system clock, cycles.
@@ -384,17 +397,42 @@ pub const ECPIX5_SYS_MHZ: u64 = 75;
 /// 50 MHz are still 3.2 times the line rate.
 pub const COLORLIGHT_SYS_MHZ: u64 = 50;
 
-/// The ECPIX-5's top: 128 KiB of board memory, 16-KiB frame stores.
-pub fn ecpix5() -> BoardTop<14, 11, 12> {
-    let pll = crate::primitives::ecp5::Pll::from_100_to_75();
-    assert_eq!(pll.f_out_mhz(), ECPIX5_SYS_MHZ);
-    BoardTop::new(pll, bit_cycles(ECPIX5_SYS_MHZ), timeout_100ms(ECPIX5_SYS_MHZ))
+/// The ECPIX-5's top around the stand-in engine: 128 KiB of board memory,
+/// 16-KiB frame stores.
+pub fn ecpix5_stand_in() -> BoardTop<14, 11, 12> {
+    BoardTop::new(ecpix5_pll(), bit_cycles(ECPIX5_SYS_MHZ), timeout_100ms(ECPIX5_SYS_MHZ))
 }
 
-/// The Colorlight 5A-75B's top (a smaller FPGA): 32 KiB of board memory,
-/// 8-KiB frame stores (a 4096-byte MTU frame fits).
-pub fn colorlight_5a75b() -> BoardTop<12, 10, 11> {
+/// The ECPIX-5's top around its engine, the `ecp5-85` build (whose clock
+/// is the board's system clock): 128 KiB of board memory, 16-KiB frame
+/// stores.
+pub fn ecpix5() -> Ecp5_85BoardTop<14, 11, 12> {
+    assert_eq!(crate::presets::ecp5_85::cfg::CONFIG.clock_ps as u64, 1_000_000 / ECPIX5_SYS_MHZ);
+    Ecp5_85BoardTop::new(ecpix5_pll(), bit_cycles(ECPIX5_SYS_MHZ), timeout_100ms(ECPIX5_SYS_MHZ))
+}
+
+fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
+    let pll = crate::primitives::ecp5::Pll::from_100_to_75();
+    assert_eq!(pll.f_out_mhz(), ECPIX5_SYS_MHZ);
+    pll
+}
+
+/// The Colorlight 5A-75B's top around the stand-in engine (a smaller
+/// FPGA): 32 KiB of board memory, 8-KiB frame stores (a 4096-byte MTU
+/// frame fits).
+pub fn colorlight_5a75b_stand_in() -> BoardTop<12, 10, 11> {
+    BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
+}
+
+/// The Colorlight 5A-75B's top around its engine, the `ecp5-25` build:
+/// 32 KiB of board memory, 8-KiB frame stores.
+pub fn colorlight_5a75b() -> Ecp5_25BoardTop<12, 10, 11> {
+    assert_eq!(crate::presets::ecp5_25::cfg::CONFIG.clock_ps as u64, 1_000_000 / COLORLIGHT_SYS_MHZ);
+    Ecp5_25BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
+}
+
+fn colorlight_pll() -> crate::primitives::ecp5::Pll {
     let pll = crate::primitives::ecp5::Pll::from_25_to_50();
     assert_eq!(pll.f_out_mhz(), COLORLIGHT_SYS_MHZ);
-    BoardTop::new(pll, bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
+    pll
 }
