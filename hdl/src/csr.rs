@@ -7,12 +7,13 @@
 //! * `s_axil_*`: AXI-Lite slave, 16-bit byte address, 32-bit data, one
 //!   outstanding write and one outstanding read. A write is taken when
 //!   `awvalid` and `wvalid` are both high (`awready`/`wready` answer in the
-//!   same cycle), its response follows one cycle later; a read answers one
-//!   cycle after `arvalid`. Unmapped or misaligned addresses, writes to
-//!   read-only registers and writes that would leave a register outside its
-//!   range (`Register::range`, judged on the value after `wstrb`) answer
-//!   SLVERR and change nothing; write-only registers read as 0. `wstrb`
-//!   enables bytes.
+//!   same cycle), its response follows two cycles later; a read's answer
+//!   follows two cycles after `arvalid` is taken. Unmapped or misaligned
+//!   addresses, writes to read-only registers and writes that would leave a
+//!   register outside its range (`Register::range`, judged on the value
+//!   after `wstrb`) answer SLVERR and change nothing; write-only registers
+//!   read as 0. `wstrb` enables bytes. Nothing is taken during the
+//!   `N_STORED`-cycle sweep after reset.
 //! * `regs` (out): every RW and WO register, register i of
 //!   `ferroce_proto::regs::stored()` at bits 32i..32i+31; `strobe` (out): bit
 //!   i pulses for one cycle after register i is written.
@@ -20,12 +21,19 @@
 //!   `ferroce_proto::regs::hardware()` at bits 32j..32j+31.
 //!
 //! The decoder is loops over tables of `Constant`s built from the map:
-//! the stored registers (address, range, write-only), the hardware
-//! registers (address) and the constants (block headers: type, version,
-//! next; the `Const` registers). A write selects its register, merges the
-//! byte lanes into the old value and checks that value against the
-//! register's range; the register bus is one vector written at the
-//! selected register's offset.
+//! the stored registers (address, index, range, write-only, reset value),
+//! the hardware registers (address) and the constants (block headers:
+//! type, version, next; the `Const` registers). An address is decoded to a
+//! stored register's index; the stored registers live twice: in flip-flops
+//! (the `regs` bus) and, for the host's reads, in two small RAMs indexed
+//! by register (one read by writes, for the old value that `wstrb` merges
+//! into; one read by reads), so that no access selects one register out of
+//! the whole bus in logic (that selection, twice over 46 registers, was
+//! most of the block's logic). A write reads the old value, then merges
+//! the byte lanes, checks the value against the register's range and
+//! writes the flip-flops and both RAMs; a read reads the RAM (or selects a
+//! hardware register or a constant), then answers. After reset a sweep
+//! writes every register's reset value into the RAMs.
 
 use rust_hdl::prelude::*;
 
@@ -43,6 +51,8 @@ pub const HW_BITS: usize = 32 * N_HARDWARE;
 /// Registers read as constants: three header registers per block and the
 /// `Const` registers.
 pub const N_CONST: usize = 3 * BLOCKS.len() + count_const();
+/// Bits of a stored register's index.
+pub const IDX_BITS: usize = crate::blocks::index_bits(N_STORED);
 /// Bits of an offset into the `regs` bus.
 const OFFSET_BITS: usize = usize::BITS as usize - STORED_BITS.leading_zeros() as usize;
 
@@ -155,12 +165,34 @@ pub struct Csr {
     rvalid: DFF<bool>,
     rresp: DFF<Bits<2>>,
     rdata: DFF<Bits<32>>,
+    /// The stored registers by index: read by writes (the old value) and
+    /// by reads.
+    shadow_w: RAM<Bits<32>, IDX_BITS>,
+    shadow_r: RAM<Bits<32>, IDX_BITS>,
+    /// The sweep after reset writing the reset values into both RAMs.
+    sweep: DFF<bool>,
+    sweep_idx: DFF<Bits<IDX_BITS>>,
+    sweep_value: Signal<Local, Bits<32>>,
+    /// A write taken last cycle: its register, whether the address names a
+    /// stored register, its range, data and byte mask.
+    w_pend: DFF<bool>,
+    w_idx: DFF<Bits<IDX_BITS>>,
+    w_hit: DFF<bool>,
+    w_min: DFF<Bits<32>>,
+    w_max: DFF<Bits<32>>,
+    w_data: DFF<Bits<32>>,
+    w_mask: DFF<Bits<32>>,
+    /// A read taken last cycle: whether it reads the RAM, its answer
+    /// otherwise, and whether the address is mapped.
+    r_pend: DFF<bool>,
+    r_ram: DFF<bool>,
+    r_other: DFF<Bits<32>>,
+    r_ok: DFF<bool>,
     wr_fire: Signal<Local, bool>,
     rd_fire: Signal<Local, bool>,
     byte_mask: Signal<Local, ByteMask>,
-    wmask: Signal<Local, Bits<32>>,
     wr_any: Signal<Local, bool>,
-    wr_old: Signal<Local, Bits<32>>,
+    wr_idx: Signal<Local, Bits<IDX_BITS>>,
     wr_min: Signal<Local, Bits<32>>,
     wr_max: Signal<Local, Bits<32>>,
     wr_value: Signal<Local, Bits<32>>,
@@ -168,11 +200,17 @@ pub struct Csr {
     value_word: Signal<Local, BusWord>,
     value_wide: Signal<Local, Bits<STORED_BITS>>,
     rd_ok: Signal<Local, bool>,
+    rd_ram: Signal<Local, bool>,
+    rd_idx: Signal<Local, Bits<IDX_BITS>>,
     rd_value: Signal<Local, Bits<32>>,
     /// Stored registers: address, range, write-only (reads 0), offset on
     /// the bus, strobe bit.
     #[constants(|i: usize| regs::stored()[i].0 as u64)]
     stored_addr: [Constant<Bits<ADDR_BITS>>; N_STORED],
+    #[constants(|i: usize| i as u64)]
+    stored_idx: [Constant<Bits<IDX_BITS>>; N_STORED],
+    #[constants(|i: usize| stored(i).reset as u64)]
+    stored_reset: [Constant<Bits<32>>; N_STORED],
     #[constants(|i: usize| bounds(i).min as u64)]
     stored_min: [Constant<Bits<32>>; N_STORED],
     #[constants(|i: usize| bounds(i).max as u64)]
@@ -201,6 +239,12 @@ pub struct Csr {
     word_mask: Constant<Bits<STORED_BITS>>,
     #[constant(0u64)]
     zero_strobe: Constant<Bits<N_STORED>>,
+    #[constant(0u64)]
+    zero_idx: Constant<Bits<IDX_BITS>>,
+    #[constant(1u64)]
+    one_idx: Constant<Bits<IDX_BITS>>,
+    #[constant((N_STORED - 1) as u64)]
+    last_idx: Constant<Bits<IDX_BITS>>,
     #[constant(0xffu64)]
     byte_ones: Constant<Bits<8>>,
     #[constant(0u64)]
@@ -214,11 +258,20 @@ pub struct Csr {
 impl Logic for Csr {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, regs_q, strobe_q, bvalid, bresp, rvalid, rresp, rdata);
-        self.wr_fire.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val();
-        self.rd_fire.next = self.s_axil_arvalid.val() & !self.rvalid.q.val();
+        dff_setup!(
+            self, clock, regs_q, strobe_q, bvalid, bresp, rvalid, rresp, rdata, sweep, sweep_idx, w_pend, w_idx, w_hit,
+            w_min, w_max, w_data, w_mask, r_pend, r_ram, r_other, r_ok
+        );
+        self.shadow_w.read_clock.next = self.clock.val();
+        self.shadow_w.write_clock.next = self.clock.val();
+        self.shadow_r.read_clock.next = self.clock.val();
+        self.shadow_r.write_clock.next = self.clock.val();
+        self.wr_fire.next =
+            self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val() & !self.w_pend.q.val() & !self.sweep.q.val();
+        self.rd_fire.next = self.s_axil_arvalid.val() & !self.rvalid.q.val() & !self.r_pend.q.val() & !self.sweep.q.val();
 
-        // Write: the stored register at awaddr, its bytes merged, its range.
+        // Write, first cycle: the stored register at awaddr (its index, to
+        // read its old value), its range, the data and the byte mask.
         self.byte_mask.next.b0 = self.byte_zero.val();
         self.byte_mask.next.b1 = self.byte_zero.val();
         self.byte_mask.next.b2 = self.byte_zero.val();
@@ -235,48 +288,90 @@ impl Logic for Csr {
         if self.s_axil_wstrb.val().get_bit(3) {
             self.byte_mask.next.b3 = self.byte_ones.val();
         }
-        self.wmask.next = self.byte_mask.val().into();
         self.wr_any.next = false;
-        self.wr_old.next = self.zero_word.val();
+        self.wr_idx.next = self.zero_idx.val();
         self.wr_min.next = self.zero_word.val();
         self.wr_max.next = self.zero_word.val();
-        // The decoders run only for an access (cheaper to simulate).
-        if self.wr_fire.val() {
-            for i in 0..N_STORED {
-                if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
-                    self.wr_any.next = true;
-                    self.wr_old.next = self.regs_q.q.val().get_bits::<32>(32 * i);
-                    self.wr_min.next = self.stored_min[i].val();
-                    self.wr_max.next = self.stored_max[i].val();
-                }
+        for i in 0..N_STORED {
+            if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
+                self.wr_any.next = true;
+                self.wr_idx.next = self.stored_idx[i].val();
+                self.wr_min.next = self.stored_min[i].val();
+                self.wr_max.next = self.stored_max[i].val();
             }
         }
-        self.wr_value.next = (self.wr_old.val() & !self.wmask.val()) | (self.s_axil_wdata.val() & self.wmask.val());
-        self.wr_ok.next =
-            self.wr_any.val() & (self.wr_value.val() >= self.wr_min.val()) & (self.wr_value.val() <= self.wr_max.val());
+        self.shadow_w.read_address.next = self.wr_idx.val();
+        if self.wr_fire.val() {
+            self.w_pend.d.next = true;
+            self.w_idx.d.next = self.wr_idx.val();
+            self.w_hit.d.next = self.wr_any.val();
+            self.w_min.d.next = self.wr_min.val();
+            self.w_max.d.next = self.wr_max.val();
+            self.w_data.d.next = self.s_axil_wdata.val();
+            self.w_mask.d.next = self.byte_mask.val().into();
+        } else {
+            self.w_pend.d.next = false;
+        }
+
+        // Write, second cycle: the bytes merged into the old value, the
+        // range checked, the flip-flops and both RAMs written.
+        self.wr_value.next = (self.shadow_w.read_data.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
+        self.wr_ok.next = self.w_hit.q.val()
+            & (self.wr_value.val() >= self.w_min.q.val())
+            & (self.wr_value.val() <= self.w_max.q.val());
         self.value_word.next.word = self.wr_value.val();
         self.value_word.next.zero = self.zero_bus_hi.val();
         self.value_wide.next = self.value_word.val().into();
+        self.shadow_w.write_address.next = self.w_idx.q.val();
+        self.shadow_w.write_data.next = self.wr_value.val();
+        self.shadow_w.write_enable.next = self.w_pend.q.val() & self.wr_ok.val();
+        self.shadow_r.write_address.next = self.w_idx.q.val();
+        self.shadow_r.write_data.next = self.wr_value.val();
+        self.shadow_r.write_enable.next = self.w_pend.q.val() & self.wr_ok.val();
 
-        // Read: a constant, a stored register (write-only ones read 0) or a
-        // hardware register.
+        // The sweep after reset: every register's reset value into the
+        // RAMs, one a cycle.
+        self.sweep_value.next = self.zero_word.val();
+        for i in 0..N_STORED {
+            if self.sweep_idx.q.val() == self.stored_idx[i].val() {
+                self.sweep_value.next = self.stored_reset[i].val();
+            }
+        }
+        if self.sweep.q.val() {
+            self.shadow_w.write_address.next = self.sweep_idx.q.val();
+            self.shadow_w.write_data.next = self.sweep_value.val();
+            self.shadow_w.write_enable.next = true;
+            self.shadow_r.write_address.next = self.sweep_idx.q.val();
+            self.shadow_r.write_data.next = self.sweep_value.val();
+            self.shadow_r.write_enable.next = true;
+            self.sweep_idx.d.next = self.sweep_idx.q.val() + self.one_idx.val();
+            if self.sweep_idx.q.val() == self.last_idx.val() {
+                self.sweep.d.next = false;
+            }
+        }
+
+        // Read, first cycle: a stored register is read from its RAM (write-
+        // only ones read 0); a hardware register or a constant is selected.
         self.rd_ok.next = false;
+        self.rd_ram.next = false;
+        self.rd_idx.next = self.zero_idx.val();
         self.rd_value.next = self.zero_word.val();
+        for k in 0..N_CONST {
+            if self.s_axil_araddr.val() == self.const_addr[k].val() {
+                self.rd_ok.next = true;
+                self.rd_value.next = self.const_value[k].val();
+            }
+        }
+        for i in 0..N_STORED {
+            if self.s_axil_araddr.val() == self.stored_addr[i].val() {
+                self.rd_ok.next = true;
+                self.rd_idx.next = self.stored_idx[i].val();
+                self.rd_ram.next = !self.stored_wo[i].val();
+            }
+        }
+        // The hardware registers are selected only for an access (cheaper
+        // to simulate).
         if self.rd_fire.val() {
-            for k in 0..N_CONST {
-                if self.s_axil_araddr.val() == self.const_addr[k].val() {
-                    self.rd_ok.next = true;
-                    self.rd_value.next = self.const_value[k].val();
-                }
-            }
-            for i in 0..N_STORED {
-                if self.s_axil_araddr.val() == self.stored_addr[i].val() {
-                    self.rd_ok.next = true;
-                    if !self.stored_wo[i].val() {
-                        self.rd_value.next = self.regs_q.q.val().get_bits::<32>(32 * i);
-                    }
-                }
-            }
             for j in 0..N_HARDWARE {
                 if self.s_axil_araddr.val() == self.hw_addr[j].val() {
                     self.rd_ok.next = true;
@@ -284,8 +379,17 @@ impl Logic for Csr {
                 }
             }
         }
+        self.shadow_r.read_address.next = self.rd_idx.val();
+        if self.rd_fire.val() {
+            self.r_pend.d.next = true;
+            self.r_ram.d.next = self.rd_ram.val();
+            self.r_other.d.next = self.rd_value.val();
+            self.r_ok.d.next = self.rd_ok.val();
+        } else {
+            self.r_pend.d.next = false;
+        }
 
-        if self.wr_fire.val() {
+        if self.w_pend.q.val() {
             self.bvalid.d.next = true;
             if self.wr_ok.val() {
                 self.bresp.d.next = self.okay.val();
@@ -295,21 +399,25 @@ impl Logic for Csr {
         } else if self.s_axil_bready.val() {
             self.bvalid.d.next = false;
         }
-        if self.rd_fire.val() {
+        if self.r_pend.q.val() {
             self.rvalid.d.next = true;
-            if self.rd_ok.val() {
+            if self.r_ok.q.val() {
                 self.rresp.d.next = self.okay.val();
             } else {
                 self.rresp.d.next = self.slverr.val();
             }
-            self.rdata.d.next = self.rd_value.val();
+            if self.r_ram.q.val() {
+                self.rdata.d.next = self.shadow_r.read_data.val();
+            } else {
+                self.rdata.d.next = self.r_other.q.val();
+            }
         } else if self.s_axil_rready.val() {
             self.rvalid.d.next = false;
         }
         self.strobe_q.d.next = self.zero_strobe.val();
-        if self.wr_fire.val() & self.wr_ok.val() {
+        if self.w_pend.q.val() & self.wr_ok.val() {
             for i in 0..N_STORED {
-                if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
+                if self.w_idx.q.val() == self.stored_idx[i].val() {
                     self.regs_q.d.next = (self.regs_q.q.val() & !(self.word_mask.val() << self.stored_offset[i].val()))
                         | (self.value_wide.val() << self.stored_offset[i].val());
                     self.strobe_q.d.next = self.stored_strobe[i].val();
@@ -325,6 +433,10 @@ impl Logic for Csr {
             self.rdata.d.next = self.zero_word.val();
             self.strobe_q.d.next = self.zero_strobe.val();
             self.regs_q.d.next = self.regs_reset.val();
+            self.sweep.d.next = true;
+            self.sweep_idx.d.next = self.zero_idx.val();
+            self.w_pend.d.next = false;
+            self.r_pend.d.next = false;
         }
         self.s_axil_awready.next = self.wr_fire.val();
         self.s_axil_wready.next = self.wr_fire.val();
