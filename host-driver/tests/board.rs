@@ -1,4 +1,4 @@
-//! The whole engine on a simulated board (`ferroce_sim::board`): the host
+//! The whole engine (the ECPIX-5's `ecp5-85` build) on a simulated board (`ferroce_sim::board`): the host
 //! bridge, board memory and frame stores of the board tops around it, the
 //! MAC as LiteEth's at 1 Gb/s, the port looped back through a cable that
 //! loses frames and corrupts others. The driver reaches it only through

@@ -26,21 +26,22 @@ use crate::Result;
 /// Which engine the simulated board carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoardEngine {
-    /// The whole engine (`ferroce_engine`).
+    /// The whole engine in the ECPIX-5's build (`ecp5-85`), as its
+    /// bitstream carries it.
     Engine,
-    /// The stand-in of today's bitstreams: the register file and a MAC
-    /// loopback.
+    /// The stand-in (`cargo xtask bitstream --engine stand-in`): the
+    /// register file and a MAC loopback.
     StandIn,
 }
 
 /// The board core's model with `engine`, built once per process.
 pub fn model(engine: BoardEngine) -> Result<Arc<ModelLib>> {
-    use ferroce_hdl::board::core::{BoardCore, EngineBoardCore};
+    use ferroce_hdl::board::core::{BoardCore, Ecp5_85BoardCore};
     const W: usize = SIM_RAM_BITS;
     const A: usize = STORE_BITS;
     match engine {
-        BoardEngine::Engine => ModelLib::of_block("board_engine", || {
-            ferroce_hdl::emit::verilog_of(|| EngineBoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT))
+        BoardEngine::Engine => ModelLib::of_block("board_engine_ecp5_85", || {
+            ferroce_hdl::emit::verilog_of(|| Ecp5_85BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT))
         }),
         BoardEngine::StandIn => ModelLib::of_block("board_stand_in", || {
             ferroce_hdl::emit::verilog_of(|| BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT))

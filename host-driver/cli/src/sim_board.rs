@@ -10,9 +10,10 @@ use ferroce_sim::board::{BoardEngine, Cable, SimBoard, RAM_BYTES};
 /// The engine on the simulated board.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum EngineArg {
-    /// The whole engine.
+    /// The whole engine, in the ECPIX-5's build (`ecp5-85`: 8 connections x
+    /// 8 paths x 8 streams).
     Engine,
-    /// The stand-in of today's bitstreams (register file, MAC loopback).
+    /// The stand-in (register file, MAC loopback).
     StandIn,
 }
 

@@ -67,7 +67,10 @@ fn info_regs_stats_and_a_verified_loopback_through_a_boards_uart() {
     assert!(ok, "{err}");
     let v = json(&out);
     assert_eq!(v["blocks"].as_array().expect("blocks").len(), regs::BLOCKS.len());
-    assert_eq!(v["parameters"]["max_paths"], 16);
+    // The board carries the ECPIX-5's build.
+    let build = ferroce_proto::config::EngineConfig::ECP5_85;
+    assert_eq!(v["parameters"]["max_paths"], build.paths() as u64);
+    assert_eq!(v["parameters"]["max_conns"], build.conns() as u64);
 
     let (ok, out, err) = b.run("regs", &["control.ack_every", "9"]);
     assert!(ok && out.contains("control.ack_every = 0x00000009 (9)"), "{out}{err}");
