@@ -9,7 +9,7 @@
 //! Named presets ([`PRESETS`]):
 //! * `corundum`: 64 connections x 16 paths x 8 streams at 250 MHz, the size
 //!   for a Corundum NIC (and the default build);
-//! * `ecp5-85`: 8 x 8 x 8 at 75 MHz, for the ECPIX-5 (LFE5UM5G-85F);
+//! * `ecp5-85`: 8 x 8 x 8 at 25 MHz, for the ECPIX-5 (LFE5UM5G-85F);
 //! * `ecp5-25`: 2 x 4 x 2 at 50 MHz, for the Colorlight 5A-75B (LFE5U-25F).
 //!
 //! Sizes are powers of two (a key is {connection, path} or {connection,
@@ -59,7 +59,8 @@ impl EngineConfig {
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
-    /// streams at 75 MHz, 64 packets in flight per path (a path's bitmaps
+    /// streams at 25 MHz (the clock its logic closes timing at on that
+    /// device, docs/boards.md), 64 packets in flight per path (a path's bitmaps
     /// and send log are a quarter of the full window's; at 4.8 Gb/s and
     /// 4 KiB packets 64 packets are 440 us of one path's traffic).
     pub const ECP5_85: EngineConfig = EngineConfig {
@@ -68,7 +69,7 @@ impl EngineConfig {
         path_bits: 3,
         stream_bits: 3,
         in_flight_per_path: 64,
-        clock_ps: 13_333,
+        clock_ps: 40_000,
         ..EngineConfig::CORUNDUM
     };
 

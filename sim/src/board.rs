@@ -5,10 +5,11 @@
 //! * the host's end of the serial line, bit by bit at
 //!   [`TEST_BIT_CYCLES`] cycles per bit, 8N1 ([`SimBoard::send`],
 //!   [`SimBoard::take`]);
-//! * the MAC as LiteEth's core behaves at 1 Gb/s with a 75 MHz system clock
-//!   ([`Mac`]): the send side takes 64-bit beats into a 32-beat FIFO that
+//! * the MAC as LiteEth's core behaves at 1 Gb/s with the ECPIX-5's system
+//!   clock ([`Mac`]): the send side takes 64-bit beats into a 32-beat FIFO that
 //!   drains at the line rate with the preamble and inter-frame gap, pads
-//!   frames to 60 bytes; the receive side delivers a beat every 5 cycles
+//!   frames to 60 bytes; the receive side delivers a beat every
+//!   [`BEAT_CYCLES`] cycles
 //!   and cannot wait, `last_be` one-hot, `error` on a bad frame's last beat,
 //!   and counts those in `mac_crc_errors`;
 //! * the cable: a loopback plug (each frame comes back as sent), losing or
@@ -146,8 +147,9 @@ pub struct Mac {
     pub keep_sent: bool,
 }
 
-/// Cycles of a 64-bit beat at 1 Gb/s with a 75 MHz clock (4.8, rounded up).
-const BEAT_CYCLES: u64 = 5;
+/// Cycles of a 64-bit beat (64 ns at 1 Gb/s) at the ECPIX-5's system clock
+/// (the `ecp5-85` build's), rounded up.
+pub const BEAT_CYCLES: u64 = 64_000_u64.div_ceil(ferroce_proto::config::EngineConfig::ECP5_85.clock_ps as u64);
 /// Preamble, FCS and inter-frame gap: 24 bytes, 3 beats.
 const GAP_BEATS: u64 = 3;
 /// LiteEth's send FIFO (its clock-domain crossing), beats.

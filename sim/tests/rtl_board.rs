@@ -466,14 +466,14 @@ impl Board {
     }
 
     /// A frame into the MAC receive side, as LiteEth delivers it at line
-    /// rate (1 Gb/s: a 64-bit beat every 5 cycles at 75 MHz; it cannot
-    /// wait), `last_be` one-hot, `error` set on the last beat for a bad
+    /// rate (1 Gb/s: a 64-bit beat every `BEAT_CYCLES` cycles at the
+    /// board's clock; it cannot wait), `last_be` one-hot, `error` set on the last beat for a bad
     /// frame.
     fn receive(&mut self, f: &[u8], bad: bool) {
         for (data, keep, last) in beats(f) {
             let last_be = if last { (keep + 1) >> 1 } else { 0 };
             self.mac_in.push_back(Some((data, last_be, last, if last && bad { 0x80 } else { 0 })));
-            self.mac_in.extend([None; 4]);
+            self.mac_in.extend(std::iter::repeat_n(None, ferroce_sim::board::BEAT_CYCLES as usize - 1));
         }
     }
 

@@ -203,7 +203,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     let nextpnr = tools::ensure(&tools::NEXTPNR, log)?;
 
     // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
-    // at 75 MHz area, not depth, is short); the stand-in keeps the default.
+    // area is short on the boards); the stand-in keeps the default.
     let script = match engine {
         Engine::Preset => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -json top.json; tee -o top.stat stat",
         Engine::StandIn => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat",

@@ -342,8 +342,8 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
 /// decoders and range masks several times the LUT4s (measured on
 /// `decode256` alone: 2 052 LUT4, 1 024 PFUMX and 768 L6MUX21 by default,
 /// 292 LUT4 with `-nowidelut`; `retx` 20 732 against 16 672 LUT4). The
-/// boards run the engine at 75 MHz, where area, not depth, is short (the
-/// board builds, which hold the stand-in so far, keep the default).
+/// boards run the engine at 25 and 50 MHz, where area, not depth, is short
+/// (the stand-in's board builds keep the default).
 pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
 synth_ecp5 -top top -nowidelut -json engine.json
 tee -o engine.stat stat

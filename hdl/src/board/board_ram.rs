@@ -14,7 +14,7 @@
 //!   at a time, taken at a beat per cycle.
 //! * `s_dma_rd_cmd_*` (byte address, length) to `m_dma_rd_*` (the bytes
 //!   from lane 0, `tlast` on the last beat); one beat every two cycles
-//!   (2.4 Gb/s at 75 MHz). A read of length 0 returns nothing.
+//!   (0.8 Gb/s at 25 MHz). A read of length 0 returns nothing.
 //! * `bus_*`: 32-bit words at word addresses (byte address / 4), held
 //!   until `bus_ready`, which comes one cycle after a write is offered
 //!   and two after a read. A bus write takes the write port over a DMA beat

@@ -18,8 +18,8 @@
 //!
 //! Storage is rust-hdl's `RAM` (block RAM, registered read). A beat is read
 //! when the output register is free or being emptied, and lands there one
-//! cycle later: one beat every two cycles, 2.4 Gb/s at 75 MHz, over twice
-//! Gigabit Ethernet. Reads only touch committed beats and writes only
+//! cycle later: one beat every two cycles, 32 bits a cycle (0.8 Gb/s at
+//! the ECPIX-5's 25 MHz, 1.6 Gb/s at the Colorlight's 50 MHz). Reads only touch committed beats and writes only
 //! beyond them, so a read never meets a write to the same address.
 
 use rust_hdl::prelude::*;

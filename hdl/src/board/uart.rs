@@ -1,6 +1,6 @@
 //! `uart_rx`, `uart_tx`: 8N1 serial lines (8 data bits, least significant
 //! first, no parity, one stop bit) at `bit_cycles` clock cycles per bit,
-//! fixed when built (651 at 75 MHz for 115 200 baud).
+//! fixed when built (217 at 25 MHz for 115 200 baud).
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `uart_rx`: `rx` (the line, synchronised here through two registers),

@@ -30,7 +30,7 @@
 //! The time base counts nanoseconds: `NS_PER_CYCLE` per clock cycle and a
 //! carry from a picosecond remainder (`PS_REMAINDER` per cycle), so a
 //! build's clock period (`EngineConfig::clock_ps`, 4 000 ps for Corundum,
-//! 13 333 ps for a 75 MHz board) keeps the same time in nanoseconds.
+//! 40 000 ps for the ECPIX-5's 25 MHz) keeps the same time in nanoseconds.
 //!
 //! State: the large tables live in the two paths' block RAM; what this
 //! level keeps per connection (its pacing time, rate and flags, the
@@ -60,10 +60,11 @@ use crate::engine::rto_timer::{RtoTimer, MAX_KEY_BITS};
 use super::rx_path::RxPath;
 use super::tx_path::TxPath;
 
-/// Whole nanoseconds per clock cycle (4 at 250 MHz, 13 at 75 MHz).
+/// Whole nanoseconds per clock cycle (4 at 250 MHz, 40 at 25 MHz).
 pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
 
-/// Picoseconds per clock cycle beyond `NS_PER_CYCLE` (333 at 75 MHz).
+/// Picoseconds per clock cycle beyond `NS_PER_CYCLE` (333 at 75 MHz, 0 at
+/// the builds' clocks today).
 pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 
 /// The line rate of the MAC interface at this clock: 64 bits per cycle.
@@ -571,16 +572,28 @@ pub struct Engine {
     ra_warm: DFF<bool>,
     ra_since: DFF<Bits<32>>,
     ra_age: [Signal<Local, Bits<32>>; CONNS],
-    ra_count: [Signal<Local, Bits<8>>; CONNS],
-    ra_recent: [Signal<Local, bool>; CONNS],
-    ra_active: Signal<Local, Bits<8>>,
+    ra_count: [Signal<Local, Bits<9>>; CONNS],
+    ra_rec1: [Signal<Local, bool>; CONNS],
+    ra_cnt1: [Signal<Local, bool>; CONNS],
+    ra_recw: [Signal<Local, Bits<CONNS>>; CONNS],
+    ra_cntw: [Signal<Local, Bits<CONNS>>; CONNS],
+    // per connection, registered: heard within ACTIVE_NS; counted active
+    ra_rec: DFF<Bits<CONNS>>,
+    ra_cnt: DFF<Bits<CONNS>>,
+    ra_div: DFF<Bits<9>>,
     ra_any_recent: Signal<Local, bool>,
     ra_sweep_last: Signal<Local, Bits<32>>,
-    ra_div: Signal<Local, Bits<8>>,
-    // long division of the line rate by the active count
-    dv_shift: [Signal<Local, Bits<8>>; 32],
-    dv_rem: [Signal<Local, Bits<8>>; 32],
-    dv_quo: [Signal<Local, Bits<32>>; 32],
+    // the line rate over the active count by long division, one quotient
+    // bit per cycle: dividend shifted out of dv_num, remainder, quotient,
+    // step (0 loads the operands, 1..=32 divide), the last quotient
+    dv_num: DFF<Bits<32>>,
+    dv_den: DFF<Bits<9>>,
+    dv_rem: DFF<Bits<9>>,
+    dv_quo: DFF<Bits<32>>,
+    dv_step: DFF<Bits<6>>,
+    dv_shift: Signal<Local, Bits<9>>,
+    dv_next: Signal<Local, Bits<32>>,
+    hint_q: DFF<Bits<32>>,
     hint: Signal<Local, Bits<32>>,
     unused_ok: Signal<Local, bool>,
     // ---- constants ----
@@ -748,6 +761,14 @@ pub struct Engine {
     zero_wide_hi: Constant<Bits<{ WIDE_KEY_BITS - PATH_KEY_BITS }>>,
     #[constant(0u64)]
     zero6: Constant<Bits<6>>,
+    #[constant(1u64)]
+    one6: Constant<Bits<6>>,
+    #[constant(32u64)]
+    last_step: Constant<Bits<6>>,
+    #[constant(0u64)]
+    zero9: Constant<Bits<9>>,
+    #[constant(1u64)]
+    one9: Constant<Bits<9>>,
     #[constant(0u64)]
     zero7: Constant<Bits<7>>,
     #[constant(0u64)]
@@ -840,7 +861,16 @@ impl Logic for Engine {
             ra_i,
             ra_has,
             ra_warm,
-            ra_since
+            ra_since,
+            ra_rec,
+            ra_cnt,
+            ra_div,
+            dv_num,
+            dv_den,
+            dv_rem,
+            dv_quo,
+            dv_step,
+            hint_q
         );
         for i in 0..CONNS {
             self.e_streams[i].clock.next = self.clock.val();
@@ -1170,61 +1200,85 @@ impl Logic for Engine {
         }
         // The receiver's rate hint (the model's Endpoint::rate_hint): the
         // line rate over the connections active at this receiver (see below).
-        self.ra_age[0].next = self.now_ns.val() - self.ra_last[0].q.val();
-        self.ra_recent[0].next = self.ra_heard.q.val().get_bit(0) & (self.ra_age[0].val() <= self.active_ns.val());
-        self.ra_count[0].next = self.zero8.val();
-        if self.ra_heard.q.val().get_bit(0)
-            & ((self.ra_age[0].val() <= self.active_ns.val())
-                | ((self.ra_age[0].val() <= self.forget_ns.val()) & (self.ra_part[0].q.val() != self.zero8.val())))
-        {
-            self.ra_count[0].next = self.one8.val();
+        // Each connection's state is compared with the clock into two
+        // registered flag words; the count, the divisor and the quotient
+        // follow in registers, so the hint trails the flags by the
+        // division's 33 cycles (well inside ACTIVE_NS).
+        for i in 0..CONNS {
+            self.ra_age[i].next = self.now_ns.val() - self.ra_last[i].q.val();
+        }
+        for i in 0..CONNS {
+            self.ra_rec1[i].next = self.ra_heard.q.val().get_bit(i) & (self.ra_age[i].val() <= self.active_ns.val());
+            self.ra_cnt1[i].next = self.ra_heard.q.val().get_bit(i)
+                & ((self.ra_age[i].val() <= self.active_ns.val())
+                    | ((self.ra_age[i].val() <= self.forget_ns.val()) & (self.ra_part[i].q.val() != self.zero8.val())));
+        }
+        self.ra_recw[0].next = self.zero_conns.val();
+        self.ra_cntw[0].next = self.zero_conns.val();
+        if self.ra_rec1[0].val() {
+            self.ra_recw[0].next = self.conn_bit[0].val();
+        }
+        if self.ra_cnt1[0].val() {
+            self.ra_cntw[0].next = self.conn_bit[0].val();
         }
         for i in 1..CONNS {
-            self.ra_age[i].next = self.now_ns.val() - self.ra_last[i].q.val();
-            self.ra_recent[i].next = self.ra_recent[i - 1].val()
-                | (self.ra_heard.q.val().get_bit(i) & (self.ra_age[i].val() <= self.active_ns.val()));
-            self.ra_count[i].next = self.ra_count[i - 1].val();
-            if self.ra_heard.q.val().get_bit(i)
-                & ((self.ra_age[i].val() <= self.active_ns.val())
-                    | ((self.ra_age[i].val() <= self.forget_ns.val()) & (self.ra_part[i].q.val() != self.zero8.val())))
-            {
-                self.ra_count[i].next = self.ra_count[i - 1].val() + self.one8.val();
+            self.ra_recw[i].next = self.ra_recw[i - 1].val();
+            if self.ra_rec1[i].val() {
+                self.ra_recw[i].next = self.ra_recw[i - 1].val() | self.conn_bit[i].val();
+            }
+            self.ra_cntw[i].next = self.ra_cntw[i - 1].val();
+            if self.ra_cnt1[i].val() {
+                self.ra_cntw[i].next = self.ra_cntw[i - 1].val() | self.conn_bit[i].val();
             }
         }
         for i in LAST_CONN..CONNS {
-            self.ra_active.next = self.ra_count[i].val();
-            self.ra_any_recent.next = self.ra_recent[i].val();
+            self.ra_rec.d.next = self.ra_recw[i].val();
+            self.ra_cnt.d.next = self.ra_cntw[i].val();
         }
-        self.ra_div.next = self.ra_active.val();
-        if self.ra_active.val() == self.zero8.val() {
-            self.ra_div.next = self.one8.val();
+        self.ra_any_recent.next = self.ra_rec.q.val().any();
+        self.ra_count[0].next = self.zero9.val();
+        if self.ra_cnt.q.val().get_bit(0) {
+            self.ra_count[0].next = self.one9.val();
         }
-        // hint = line / active by long division, one quotient bit per step.
-        self.dv_shift[0].next = self.zero8.val();
-        if self.cfg_line.val().get_bit(31) {
-            self.dv_shift[0].next = self.one8.val();
-        }
-        self.dv_rem[0].next = self.dv_shift[0].val();
-        self.dv_quo[0].next = self.zero32.val();
-        if self.dv_shift[0].val() >= self.ra_div.val() {
-            self.dv_rem[0].next = self.dv_shift[0].val() - self.ra_div.val();
-            self.dv_quo[0].next = self.one32.val();
-        }
-        for i in 1..32 {
-            self.dv_shift[i].next = self.dv_rem[i - 1].val() << 1;
-            if self.cfg_line.val().get_bit(31 - i) {
-                self.dv_shift[i].next = (self.dv_rem[i - 1].val() << 1) | self.one8.val();
+        for i in 1..CONNS {
+            self.ra_count[i].next = self.ra_count[i - 1].val();
+            if self.ra_cnt.q.val().get_bit(i) {
+                self.ra_count[i].next = self.ra_count[i - 1].val() + self.one9.val();
             }
-            self.dv_rem[i].next = self.dv_shift[i].val();
-            self.dv_quo[i].next = self.dv_quo[i - 1].val() << 1;
-            if self.dv_shift[i].val() >= self.ra_div.val() {
-                self.dv_rem[i].next = self.dv_shift[i].val() - self.ra_div.val();
-                self.dv_quo[i].next = (self.dv_quo[i - 1].val() << 1) | self.one32.val();
+        }
+        for i in LAST_CONN..CONNS {
+            self.ra_div.d.next = self.ra_count[i].val();
+            if self.ra_count[i].val() == self.zero9.val() {
+                self.ra_div.d.next = self.one9.val();
             }
+        }
+        // hint = line / active: restoring division, one quotient bit a cycle.
+        self.dv_shift.next = self.dv_rem.q.val() << 1;
+        if self.dv_num.q.val().get_bit(31) {
+            self.dv_shift.next = (self.dv_rem.q.val() << 1) | self.one9.val();
+        }
+        self.dv_step.d.next = self.dv_step.q.val() + self.one6.val();
+        self.dv_num.d.next = self.dv_num.q.val() << 1;
+        self.dv_rem.d.next = self.dv_shift.val();
+        self.dv_next.next = self.dv_quo.q.val() << 1;
+        if self.dv_shift.val() >= self.dv_den.q.val() {
+            self.dv_rem.d.next = self.dv_shift.val() - self.dv_den.q.val();
+            self.dv_next.next = (self.dv_quo.q.val() << 1) | self.one32.val();
+        }
+        self.dv_quo.d.next = self.dv_next.val();
+        if self.dv_step.q.val() == self.zero6.val() {
+            self.dv_num.d.next = self.cfg_line.val();
+            self.dv_den.d.next = self.ra_div.q.val();
+            self.dv_rem.d.next = self.zero9.val();
+            self.dv_quo.d.next = self.zero32.val();
+        }
+        if self.dv_step.q.val() == self.last_step.val() {
+            self.hint_q.d.next = self.dv_next.val();
+            self.dv_step.d.next = self.zero6.val();
         }
         self.hint.next = self.zero32.val();
         if self.ra_warm.q.val() {
-            self.hint.next = self.dv_quo[31].val();
+            self.hint.next = self.hint_q.q.val();
         }
 
         // ---- the receive path ----
@@ -1949,7 +2003,6 @@ impl Logic for Engine {
             & (self.rto_wide.val().any()
                 | self.arm_wb.val().any()
                 | self.rto_wb.val().any()
-                | self.dv_rem[31].val().any()
                 | self.paths_m1.val().any()
                 | self.streams_m1.val().any()
                 | self.fbq.count.val().any()
@@ -2022,6 +2075,11 @@ impl Logic for Engine {
             self.ra_has.d.next = false;
             self.ra_warm.d.next = false;
             self.ra_since.d.next = self.zero32.val();
+            self.ra_rec.d.next = self.zero_conns.val();
+            self.ra_cnt.d.next = self.zero_conns.val();
+            self.ra_div.d.next = self.one9.val();
+            self.dv_step.d.next = self.zero6.val();
+            self.hint_q.d.next = self.zero32.val();
             self.cst.d.next = self.C_IDLE.val();
             self.conn_status.d.next = self.status_done.val();
             self.mr_status.d.next = self.status_done.val();

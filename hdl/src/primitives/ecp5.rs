@@ -29,6 +29,11 @@ impl Pll {
         Pll::with(100, 4, 3, 8)
     }
 
+    /// 100 MHz (the ECPIX-5's oscillator) to 25 MHz: VCO 600 MHz.
+    pub fn from_100_to_25() -> Pll {
+        Pll::with(100, 4, 1, 24)
+    }
+
     /// 25 MHz (the Colorlight 5A-75B's oscillator) to 75 MHz: VCO 600 MHz.
     pub fn from_25_to_75() -> Pll {
         Pll::with(25, 1, 3, 8)

@@ -34,8 +34,8 @@
 //!   `in_write` (WRITE or WRITE with immediate), `in_rkey`,
 //!   `in_remote_addr`, `in_offset`, `in_payload_len`, `in_msg_len`: the
 //!   fields stay as they are through the next cycle.
-//! * One cycle later (combinational from the read registers and the held
-//!   fields): `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
+//! * One cycle later (combinational from the read registers, the packet's
+//!   address sums registered in the first cycle and the held fields): `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
 //!   the region check of both the whole message and this packet; SENDs:
 //!   true) and `out_addr` (`remote_addr + offset`).
 
@@ -153,9 +153,12 @@ pub struct RxCheck {
     payload65: Signal<Local, Bits<65>>,
     len65: Signal<Local, Bits<65>>,
     base65: Signal<Local, Bits<65>>,
-    msg_end: Signal<Local, Bits<65>>,
-    pkt_addr: Signal<Local, Bits<65>>,
-    pkt_end: Signal<Local, Bits<65>>,
+    // The packet's sums, from its fields in the first cycle (registered:
+    // the second cycle only adds the region's base and length).
+    msg_end: DFF<Bits<65>>,
+    pkt_addr: DFF<Bits<65>>,
+    pkt_end: DFF<Bits<65>>,
+    pkt_addr_c: Signal<Local, Bits<65>>,
     region_end: Signal<Local, Bits<65>>,
     in_region_msg: Signal<Local, bool>,
     in_region_pkt: Signal<Local, bool>,
@@ -184,7 +187,7 @@ impl Logic for RxCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy, sweep, valid, known, found
+            self, clock, busy, sweep, valid, known, found, msg_end, pkt_addr, pkt_end
         );
         for i in 0..MRS {
             self.mr_valid[i].clock.next = self.clock.val();
@@ -246,24 +249,25 @@ impl Logic for RxCheck {
         self.msg_len65.next = self.x_msg_len.val().into();
         self.payload65.next = self.x_payload.val().into();
         self.len65.next = self.x_len.val().into();
-        self.msg_end.next = self.remote65.val() + self.msg_len65.val();
-        self.pkt_addr.next = self.remote65.val() + self.offset65.val();
-        self.pkt_end.next = self.pkt_addr.val() + self.payload65.val();
+        self.msg_end.d.next = self.remote65.val() + self.msg_len65.val();
+        self.pkt_addr_c.next = self.remote65.val() + self.offset65.val();
+        self.pkt_addr.d.next = self.pkt_addr_c.val();
+        self.pkt_end.d.next = self.pkt_addr_c.val() + self.payload65.val();
         self.region_end.next = self.base65.val() + self.len65.val();
         self.in_region_msg.next = (self.remote65.val() >= self.base65.val())
-            & (self.msg_end.val() <= self.region_end.val())
-            & !self.msg_end.val().get_bit(64);
-        self.in_region_pkt.next = !self.pkt_addr.val().get_bit(64)
-            & (self.pkt_addr.val() >= self.base65.val())
-            & (self.pkt_end.val() <= self.region_end.val())
-            & !self.pkt_end.val().get_bit(64);
+            & (self.msg_end.q.val() <= self.region_end.val())
+            & !self.msg_end.q.val().get_bit(64);
+        self.in_region_pkt.next = !self.pkt_addr.q.val().get_bit(64)
+            & (self.pkt_addr.q.val() >= self.base65.val())
+            & (self.pkt_end.q.val() <= self.region_end.val())
+            & !self.pkt_end.q.val().get_bit(64);
         self.out_access_ok.next = !self.in_write.val()
             | (self.found.q.val()
                 & self.mr_ram.read_data.val().remote_write
                 & (self.mr_ram.read_data.val().conn == self.in_conn.val())
                 & self.in_region_msg.val()
                 & self.in_region_pkt.val());
-        self.out_addr.next = self.pkt_addr.val().get_bits::<64>(0);
+        self.out_addr.next = self.pkt_addr.q.val().get_bits::<64>(0);
 
         // Table writes.
         self.conn_ram.write_address.next = self.conn_wr_index.val();
