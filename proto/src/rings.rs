@@ -41,6 +41,19 @@ impl RingField {
     }
 }
 
+impl RingField {
+    /// Bits of the field.
+    pub const fn bits(self) -> usize {
+        self.bytes * 8
+    }
+
+    /// Bit offset of the field in its entry read as one little-endian
+    /// number (as the engine holds an entry: 64-bit words, word 0 lowest).
+    pub const fn bit_at(self) -> u64 {
+        self.offset as u64 * 8
+    }
+}
+
 /// A ring's entry layout.
 #[derive(Debug, Clone, Copy)]
 pub struct RingEntry {
@@ -49,6 +62,22 @@ pub struct RingEntry {
     pub doc: &'static str,
     /// In offset order; bytes not covered are zero.
     pub fields: &'static [RingField],
+}
+
+impl RingEntry {
+    /// Bytes from the entry's start to the end of its last field.
+    pub const fn used(&self) -> usize {
+        let mut end = 0;
+        let mut i = 0;
+        while i < self.fields.len() {
+            let e = self.fields[i].offset + self.fields[i].bytes;
+            if e > end {
+                end = e;
+            }
+            i += 1;
+        }
+        end
+    }
 }
 
 /// Fields of a send-queue entry (a work request).

@@ -46,6 +46,7 @@ use rust_hdl::prelude::*;
 use ferroce_proto::params::{
     PACER_OP_LOAD, PACER_OP_SEND, PACER_OP_SET, PACER_TIME_BITS, REPATH_AFTER_RTOS, RETIRE_AFTER_RTOS, SACK_WINDOW,
 };
+use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
 
 use crate::blocks::fifo::{RamFifo, RegFifo};
@@ -280,6 +281,49 @@ pub struct CwndWord {
     pub high: Bits<7>,
 }
 
+/// 64-bit words of a work request the engine keeps: through its last
+/// field (`proto::rings::WQE`).
+const WQE_WORDS: usize = rings::WQE.used().div_ceil(8);
+/// 64-bit words of a receive buffer's entry the engine keeps.
+const RQE_WORDS: usize = rings::RQE.used().div_ceil(8);
+const _: () = assert!(WQE_WORDS == 5 && RQE_WORDS == 3, "WqeWords and RqeWords have a field per word");
+/// Widths of the ring fields the engine reads.
+const RQE_ADDR_BITS: usize = rqe::ADDR.bits();
+const RQE_CONN_BITS: usize = rqe::CONN.bits();
+const RQE_ID_BITS: usize = rqe::ID.bits();
+const RQE_LEN_BITS: usize = rqe::LEN.bits();
+const RQE_STREAM_BITS: usize = rqe::STREAM.bits();
+const WQE_CONN_BITS: usize = wqe::CONN.bits();
+const WQE_ID_BITS: usize = wqe::ID.bits();
+const WQE_IMM_BITS: usize = wqe::IMM.bits();
+const WQE_LEN_BITS: usize = wqe::LEN.bits();
+const WQE_LOCAL_BITS: usize = wqe::LOCAL.bits();
+const WQE_OP_BITS: usize = wqe::OP.bits();
+const WQE_REMOTE_BITS: usize = wqe::REMOTE.bits();
+const WQE_RKEY_BITS: usize = wqe::RKEY.bits();
+const WQE_STREAM_BITS: usize = wqe::STREAM.bits();
+/// Beats of a completion (the whole entry is written).
+const CQE_BEATS: usize = rings::CQE_BYTES / 8;
+
+/// The work request's words as the engine keeps them, word 0 lowest: the
+/// entry read as one little-endian number, sliced by `proto::rings::wqe`.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct WqeWords {
+    pub w0: Bits<64>,
+    pub w1: Bits<64>,
+    pub w2: Bits<64>,
+    pub w3: Bits<64>,
+    pub w4: Bits<64>,
+}
+
+/// The receive buffer's entry's words, word 0 lowest.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RqeWords {
+    pub w0: Bits<64>,
+    pub w1: Bits<64>,
+    pub w2: Bits<64>,
+}
+
 /// 64 bits as their two 32-bit halves.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct Wide64 {
@@ -453,22 +497,28 @@ pub struct Engine {
     cq_prod: DFF<Bits<32>>,
     sqf: DFF<Bits<2>>,
     rqf: DFF<Bits<2>>,
-    // the work request's first five words and the receive buffer's three
-    wqe: [DFF<Bits<64>>; 5],
+    // the work request's words through its last field, the receive
+    // buffer's likewise, and both as one number each, sliced by the rings'
+    // field tables
+    wqe: [DFF<Bits<64>>; WQE_WORDS],
     wqe_beat: DFF<Bits<3>>,
-    rqe: [DFF<Bits<64>>; 3],
+    rqe: [DFF<Bits<64>>; RQE_WORDS],
     rqe_beat: DFF<Bits<2>>,
-    w_len: Signal<Local, Bits<32>>,
+    wqe_words: Signal<Local, WqeWords>,
+    wqe_all: Signal<Local, Bits<{ WQE_WORDS * 64 }>>,
+    rqe_words: Signal<Local, RqeWords>,
+    rqe_all: Signal<Local, Bits<{ RQE_WORDS * 64 }>>,
+    w_len: Signal<Local, Bits<WQE_LEN_BITS>>,
     wk: Signal<Local, StreamKey>,
-    w_op: Signal<Local, Bits<8>>,
-    w_stream: Signal<Local, Bits<8>>,
-    w_conn: Signal<Local, Bits<16>>,
+    w_op: Signal<Local, Bits<WQE_OP_BITS>>,
+    w_stream: Signal<Local, Bits<WQE_STREAM_BITS>>,
+    w_conn: Signal<Local, Bits<WQE_CONN_BITS>>,
     w_streams: Signal<Local, Bits<4>>,
     w_ok: Signal<Local, bool>,
-    r_len: Signal<Local, Bits<32>>,
+    r_len: Signal<Local, Bits<RQE_LEN_BITS>>,
     rk: Signal<Local, StreamKey>,
-    r_conn: Signal<Local, Bits<16>>,
-    r_stream: Signal<Local, Bits<8>>,
+    r_conn: Signal<Local, Bits<RQE_CONN_BITS>>,
+    r_stream: Signal<Local, Bits<RQE_STREAM_BITS>>,
     r_streams: Signal<Local, Bits<4>>,
     r_ok: Signal<Local, bool>,
     // ---- DMA reads ----
@@ -608,9 +658,9 @@ pub struct Engine {
     #[constant(STREAM_BITS as u64)]
     stream_in_key: Constant<Bits<{ index_bits(STREAM_KEY_BITS) }>>,
     #[constants(|i: usize| i as u64)]
-    beat_no: [Constant<Bits<3>>; 5],
+    beat_no: [Constant<Bits<3>>; WQE_WORDS],
     #[constants(|i: usize| i as u64)]
-    beat_no2: [Constant<Bits<2>>; 3],
+    beat_no2: [Constant<Bits<2>>; RQE_WORDS],
     #[constant(strobe_of("control", "port_seed"))]
     strobe_seed: Constant<Bits<STROBE_INDEX_BITS>>,
     #[constant(strobe_of("conn_table", "cmd"))]
@@ -720,14 +770,44 @@ pub struct Engine {
     repath_after: Constant<Bits<8>>,
     #[constant(u64::from(RETIRE_AFTER_RTOS))]
     retire_after: Constant<Bits<8>>,
-    // sizes of ring entries (bytes, as a shift) and DMA lengths
-    #[constant(64u64)]
+    // sizes of ring entries (DMA lengths) and their fields' bit places
+    #[constant(rings::WQE_BYTES as u64)]
     wqe_len: Constant<Bits<16>>,
-    #[constant(32u64)]
-    entry_len: Constant<Bits<16>>,
+    #[constant(rings::RQE_BYTES as u64)]
+    rqe_len: Constant<Bits<16>>,
+    #[constant(rings::CQE_BYTES as u64)]
+    cqe_len: Constant<Bits<16>>,
+    #[constant(wqe::OP.bit_at())]
+    wqe_op_at: Constant<Bits<9>>,
+    #[constant(wqe::STREAM.bit_at())]
+    wqe_stream_at: Constant<Bits<9>>,
+    #[constant(wqe::CONN.bit_at())]
+    wqe_conn_at: Constant<Bits<9>>,
+    #[constant(wqe::LEN.bit_at())]
+    wqe_len_at: Constant<Bits<9>>,
+    #[constant(wqe::LOCAL.bit_at())]
+    wqe_local_at: Constant<Bits<9>>,
+    #[constant(wqe::REMOTE.bit_at())]
+    wqe_remote_at: Constant<Bits<9>>,
+    #[constant(wqe::RKEY.bit_at())]
+    wqe_rkey_at: Constant<Bits<9>>,
+    #[constant(wqe::IMM.bit_at())]
+    wqe_imm_at: Constant<Bits<9>>,
+    #[constant(wqe::ID.bit_at())]
+    wqe_id_at: Constant<Bits<9>>,
+    #[constant(rqe::CONN.bit_at())]
+    rqe_conn_at: Constant<Bits<8>>,
+    #[constant(rqe::STREAM.bit_at())]
+    rqe_stream_at: Constant<Bits<8>>,
+    #[constant(rqe::LEN.bit_at())]
+    rqe_len_at: Constant<Bits<8>>,
+    #[constant(rqe::ADDR.bit_at())]
+    rqe_addr_at: Constant<Bits<8>>,
+    #[constant(rqe::ID.bit_at())]
+    rqe_id_at: Constant<Bits<8>>,
     #[constant(7u64)]
     rd_max: Constant<Bits<4>>,
-    #[constant(3u64)]
+    #[constant(CQE_BEATS as u64 - 1)]
     last_beat: Constant<Bits<2>>,
     #[constant(0xffu64)]
     all_keep: Constant<Bits<8>>,
@@ -884,13 +964,15 @@ impl Logic for Engine {
             self.ra_part[i].clock.next = self.clock.val();
             self.ra_part[i].d.next = self.ra_part[i].q.val();
         }
-        for i in 0..5 {
+        for i in 0..WQE_WORDS {
             self.wqe[i].clock.next = self.clock.val();
             self.wqe[i].d.next = self.wqe[i].q.val();
         }
-        for i in 0..3 {
+        for i in 0..RQE_WORDS {
             self.rqe[i].clock.next = self.clock.val();
             self.rqe[i].d.next = self.rqe[i].q.val();
+        }
+        for i in 0..3 {
             self.cqe[i].clock.next = self.clock.val();
             self.cqe[i].d.next = self.cqe[i].q.val();
         }
@@ -1022,14 +1104,24 @@ impl Logic for Engine {
         // ---- ring entries ----
         // Work request, 64 bytes: {id[63:0] @32, imm @28, rkey @24, remote
         // @16, local @8, len @4, conn[15:0] @2, stream @1, op @0}.
-        self.w_op.next = self.wqe[0].q.val().get_bits::<8>(0);
-        self.w_stream.next = self.wqe[0].q.val().get_bits::<8>(8);
-        self.w_conn.next = self.wqe[0].q.val().get_bits::<16>(16);
-        self.w_len.next = self.wqe[0].q.val().get_bits::<32>(32);
+        self.wqe_words.next.w0 = self.wqe[0].q.val();
+        self.wqe_words.next.w1 = self.wqe[1].q.val();
+        self.wqe_words.next.w2 = self.wqe[2].q.val();
+        self.wqe_words.next.w3 = self.wqe[3].q.val();
+        self.wqe_words.next.w4 = self.wqe[4].q.val();
+        self.wqe_all.next = self.wqe_words.val().into();
+        self.rqe_words.next.w0 = self.rqe[0].q.val();
+        self.rqe_words.next.w1 = self.rqe[1].q.val();
+        self.rqe_words.next.w2 = self.rqe[2].q.val();
+        self.rqe_all.next = self.rqe_words.val().into();
+        self.w_op.next = self.wqe_all.val().get_bits::<WQE_OP_BITS>(self.wqe_op_at.val().index());
+        self.w_stream.next = self.wqe_all.val().get_bits::<WQE_STREAM_BITS>(self.wqe_stream_at.val().index());
+        self.w_conn.next = self.wqe_all.val().get_bits::<WQE_CONN_BITS>(self.wqe_conn_at.val().index());
+        self.w_len.next = self.wqe_all.val().get_bits::<WQE_LEN_BITS>(self.wqe_len_at.val().index());
         // Receive buffer, 32 bytes: {id @16, addr @8, len @4, stream @2, conn @0}.
-        self.r_conn.next = self.rqe[0].q.val().get_bits::<16>(0);
-        self.r_stream.next = self.rqe[0].q.val().get_bits::<8>(16);
-        self.r_len.next = self.rqe[0].q.val().get_bits::<32>(32);
+        self.r_conn.next = self.rqe_all.val().get_bits::<RQE_CONN_BITS>(self.rqe_conn_at.val().index());
+        self.r_stream.next = self.rqe_all.val().get_bits::<RQE_STREAM_BITS>(self.rqe_stream_at.val().index());
+        self.r_len.next = self.rqe_all.val().get_bits::<RQE_LEN_BITS>(self.rqe_len_at.val().index());
         self.w_streams.next = self.e_streams[0].q.val();
         self.r_streams.next = self.e_streams[0].q.val();
         self.fb_conn.next = self.rxp.m_fb_key.val().get_bits::<CONN_KEY_BITS>(self.conn_in_key.val().index());
@@ -1106,7 +1198,7 @@ impl Logic for Engine {
             self.m_dma_rd_cmd_len.next = self.wqe_len.val();
         } else {
             self.m_dma_rd_cmd_addr.next = self.rq_base.val() + self.rq_offset.val();
-            self.m_dma_rd_cmd_len.next = self.entry_len.val();
+            self.m_dma_rd_cmd_len.next = self.rqe_len.val();
         }
         self.rd_who.push.next = self.rd_cmd_valid.val() & self.m_dma_rd_cmd_ready.val();
         if self.grant_tx.val() {
@@ -1150,7 +1242,7 @@ impl Logic for Engine {
             self.m_dma_wr_cmd_len.next = self.rxp.m_dma_cmd_len.val();
         } else {
             self.m_dma_wr_cmd_addr.next = self.cq_base.val() + self.cq_offset.val();
-            self.m_dma_wr_cmd_len.next = self.entry_len.val();
+            self.m_dma_wr_cmd_len.next = self.cqe_len.val();
         }
         self.cqe_word.next = self.zero64.val();
         if self.cqe_beat.q.val() == self.zero2.val() {
@@ -1310,9 +1402,9 @@ impl Logic for Engine {
         self.rk.next.conn = self.r_conn.val().get_bits::<CONN_KEY_BITS>(0);
         self.rk.next.stream = self.r_stream.val().get_bits::<STREAM_BITS>(0);
         self.rxp.post_key.next = self.rk.val().into();
-        self.rxp.post_addr.next = self.rqe[1].q.val();
+        self.rxp.post_addr.next = self.rqe_all.val().get_bits::<RQE_ADDR_BITS>(self.rqe_addr_at.val().index());
         self.rxp.post_len.next = self.r_len.val();
-        self.rxp.post_id.next = self.rqe[2].q.val().get_bits::<32>(0);
+        self.rxp.post_id.next = self.rqe_all.val().get_bits::<RQE_ID_BITS>(self.rqe_id_at.val().index());
         self.rxp.timer_valid.next = self.ack_first.any.val();
         self.rxp.timer_key.next = self.ack_at.val();
         self.rxp.s_axis_tdata.next = self.s_mac_rx_tdata.val();
@@ -1384,11 +1476,12 @@ impl Logic for Engine {
         self.txp.wr_key.next = self.wk.val().into();
         self.txp.wr_op.next = self.w_op.val().get_bits::<2>(0);
         self.txp.wr_len.next = self.w_len.val();
-        self.txp.wr_local.next = self.wqe[1].q.val();
-        self.txp.wr_remote.next = self.wqe[2].q.val();
-        self.txp.wr_rkey.next = self.wqe[3].q.val().get_bits::<32>(0);
-        self.txp.wr_imm.next = self.wqe[3].q.val().get_bits::<32>(32);
-        self.txp.wr_id.next = self.wqe[4].q.val().get_bits::<32>(0);
+        self.txp.wr_local.next = self.wqe_all.val().get_bits::<WQE_LOCAL_BITS>(self.wqe_local_at.val().index());
+        self.txp.wr_remote.next =
+            self.wqe_all.val().get_bits::<WQE_REMOTE_BITS>(self.wqe_remote_at.val().index());
+        self.txp.wr_rkey.next = self.wqe_all.val().get_bits::<WQE_RKEY_BITS>(self.wqe_rkey_at.val().index());
+        self.txp.wr_imm.next = self.wqe_all.val().get_bits::<WQE_IMM_BITS>(self.wqe_imm_at.val().index());
+        self.txp.wr_id.next = self.wqe_all.val().get_bits::<WQE_ID_BITS>(self.wqe_id_at.val().index());
         self.txp.fb_valid.next = self.fbq.valid.val();
         self.txp.fb_nak.next = self.fb_out.val().nak;
         self.txp.fb_key.next = self.fb_out.val().key;
@@ -1847,7 +1940,7 @@ impl Logic for Engine {
                 self.sqf.d.next = self.F_IDLE.val();
             }
         }
-        for i in 0..5 {
+        for i in 0..WQE_WORDS {
             if (self.sqf.q.val() == self.F_DATA.val())
                 & self.s_dma_rd_tvalid.val()
                 & self.rd_any.val()
@@ -1892,7 +1985,7 @@ impl Logic for Engine {
                 self.rqf.d.next = self.F_IDLE.val();
             }
         }
-        for i in 0..3 {
+        for i in 0..RQE_WORDS {
             if (self.rqf.q.val() == self.F_DATA.val())
                 & self.s_dma_rd_tvalid.val()
                 & self.rd_any.val()
@@ -1950,7 +2043,7 @@ impl Logic for Engine {
             self.cpl_seq_len.next.lo = self.zero32.val();
             self.cpl_seq_len.next.hi = self.w_len.val();
             self.cpl_imm_id.next.lo = self.zero32.val();
-            self.cpl_imm_id.next.hi = self.wqe[4].q.val().get_bits::<32>(0);
+            self.cpl_imm_id.next.hi = self.wqe_all.val().get_bits::<WQE_ID_BITS>(self.wqe_id_at.val().index());
         }
         self.head.next.zero = self.zero16.val();
         self.head.next.status_high = self.zero6.val();
@@ -2126,5 +2219,40 @@ mod tests {
             .expect("the engine builds");
         let model = [c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos].map(|x| x as usize);
         assert_eq!(settings, model, "window cap, RTOs before a new port, RTOs before retirement");
+    }
+
+    /// The completion the engine writes, word by word (`CplHead`, then two
+    /// `Wide64`), places each field where `proto::rings::cqe` says: (bit
+    /// offset in the entry, bits), a field split in two parts counted whole.
+    #[test]
+    fn the_completion_words_follow_the_ring_table() {
+        use ferroce_proto::rings::cqe;
+        let h = super::CplHead::default();
+        let w = super::Wide64::default();
+        let field = |f: ferroce_proto::rings::RingField| (f.bit_at() as u32, f.bits());
+        let head = [
+            (cqe::KIND, (h.get_my_offset_kind(), h.get_my_width_kind())),
+            (cqe::STATUS, (h.get_my_offset_status(), h.get_my_width_status() + h.get_my_width_status_high())),
+            (cqe::STREAM, (h.get_my_offset_stream(), h.get_my_width_stream() + h.get_my_width_stream_high())),
+            (cqe::FLAGS, (h.get_my_offset_flags(), h.get_my_width_flags())),
+            (cqe::CONN, (h.get_my_offset_conn(), h.get_my_width_conn() + h.get_my_width_conn_high())),
+        ];
+        for (f, at) in head {
+            assert_eq!(field(f), at, "completion field {}", f.name);
+        }
+        assert_eq!(h.get_my_offset_status_high(), h.get_my_offset_status() + h.get_my_width_status() as u32);
+        assert_eq!(h.get_my_offset_stream_high(), h.get_my_offset_stream() + h.get_my_width_stream() as u32);
+        assert_eq!(h.get_my_offset_conn_high(), h.get_my_offset_conn() + h.get_my_width_conn() as u32);
+        // Word 1: (msg_seq, len); word 2: (imm, id).
+        let words = [(cqe::MSG_SEQ, 64, true), (cqe::LEN, 64, false), (cqe::IMM, 128, true), (cqe::ID, 128, false)];
+        for (f, base, lo) in words {
+            let at = if lo {
+                (base + w.get_my_offset_lo(), w.get_my_width_lo())
+            } else {
+                (base + w.get_my_offset_hi(), w.get_my_width_hi())
+            };
+            assert_eq!(field(f), at, "completion field {}", f.name);
+        }
+        assert_eq!(super::CQE_BEATS * 64, ferroce_proto::rings::CQE_BYTES * 8);
     }
 }
