@@ -527,6 +527,8 @@ pub struct TxBuild {
     lo_shift: Signal<Local, Bits<6>>,
     cdata: Signal<Local, Bits<64>>,
     crc_stage: [Signal<Local, Bits<32>>; 9],
+    /// The stage after this cycle's bytes.
+    crc_sel: Signal<Local, Bits<32>>,
     crc_x: [Signal<Local, Bits<8>>; 8],
     crc_lin: [Signal<Local, Bits<32>>; 8],
     in_z: Signal<Local, Z64to128>,
@@ -785,8 +787,12 @@ impl Logic for TxBuild {
         self.lo_shift.next = self.lo_bits.val().into();
         self.cdata.next = self.in_data.val() >> self.lo_shift.val();
         // A byte at a time: the register shifted by 8, then the columns of
-        // the bits of (register ^ byte) XORed in.
+        // the bits of (register ^ byte) XORed in. The eight steps are
+        // taken whatever the count (each stage a function of the register
+        // and the bytes alone, which synthesis flattens into XOR trees) and
+        // the count picks a stage at the end.
         self.crc_stage[0].next = self.crc.q.val();
+        self.crc_sel.next = self.crc_stage[0].val();
         for k in 0..8 {
             self.crc_x[k].next = self.crc_stage[k].val().get_bits::<8>(0)
                 ^ self.cdata.val().get_bits::<8>(self.byte_at[k].val().index());
@@ -796,10 +802,9 @@ impl Logic for TxBuild {
                     self.crc_lin[k].next = self.crc_lin[k].val() ^ self.crc_column[j].val();
                 }
             }
-            if self.ncrc.val() >= self.crc_bytes[k].val() {
-                self.crc_stage[k + 1].next = self.crc_lin[k].val();
-            } else {
-                self.crc_stage[k + 1].next = self.crc_stage[k].val();
+            self.crc_stage[k + 1].next = self.crc_lin[k].val();
+            if self.ncrc.val() == self.crc_bytes[k].val() {
+                self.crc_sel.next = self.crc_stage[k + 1].val();
             }
         }
 
@@ -820,7 +825,7 @@ impl Logic for TxBuild {
             self.pend.d.next = self.pend_after.val() | self.in_placed.val();
             self.cnt.d.next = self.cnt_after.val() + self.in_n5.val();
             self.pos.d.next = self.pos_end.val();
-            self.crc.d.next = self.crc_stage[8].val();
+            self.crc.d.next = self.crc_sel.val();
         } else {
             self.pend.d.next = self.pend_after.val();
             self.cnt.d.next = self.cnt_after.val();
