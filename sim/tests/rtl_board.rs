@@ -222,6 +222,52 @@ fn frame_store_sends_each_frame_in_one_go_under_back_pressure() {
     assert!(refused > 1000, "the store filled and refused beats {refused} times");
 }
 
+/// The output gives a beat every cycle to a sink that always takes it (the
+/// read lands in a second register while the output is held): frames
+/// stored while the sink waited come out back to back, each beat the
+/// cycle after the one before, and whole.
+#[test]
+fn frame_store_gives_a_beat_a_cycle_to_a_sink_that_always_takes() {
+    let mut d = store(false);
+    let mut rng = Rng::new(23);
+    let frames = random_frames(&mut rng, 6, 1500);
+    let all: Vec<(u64, u64, bool)> = frames.iter().flat_map(|f| beats(f)).collect();
+    // Everything in while the sink waits.
+    d.set("m_axis_tready", 0);
+    for b in &all {
+        d.set("s_axis_tvalid", 1);
+        d.set("s_axis_tdata", b.0);
+        d.set("s_axis_tkeep", b.1);
+        d.set("s_axis_tlast", b.2 as u64);
+        d.set("s_axis_tuser", 0);
+        d.sim.eval();
+        assert_eq!(d.get("s_axis_tready"), 1, "the store has room for six frames");
+        d.sim.tick();
+    }
+    d.set("s_axis_tvalid", 0);
+    // Then a sink that always takes: count the cycles from the first beat.
+    let mut sink = Sink::default();
+    let (mut taken, mut first, mut cycles) = (0usize, None, 0u64);
+    while taken < all.len() {
+        cycles += 1;
+        assert!(cycles < 10 * all.len() as u64, "{taken} of {} beats out", all.len());
+        d.set("m_axis_tready", 1);
+        d.sim.eval();
+        if d.get("m_axis_tvalid") == 1 {
+            first.get_or_insert(cycles);
+            taken += 1;
+        }
+        sink.watch(&mut d, "m_axis_", true);
+        d.sim.tick();
+    }
+    let span = cycles + 1 - first.expect("a first beat");
+    assert_eq!(span, all.len() as u64, "{} beats out in {span} cycles", all.len());
+    for (n, (f, bad)) in sink.frames.iter().enumerate() {
+        assert!(f == &frames[n] && !bad, "frame {n} differs");
+    }
+    assert_eq!(sink.frames.len(), frames.len());
+}
+
 /// The bridge's side of a bus (board memory or board core): one access at
 /// a time, held until `bus_ready`.
 #[derive(Default)]
@@ -375,6 +421,32 @@ fn board_ram_places_dma_bytes_at_any_alignment() {
         assert!(got == mem[addr..addr + len], "DMA read of {len} bytes at {addr:#x}");
     }
     assert!(checked > 1000, "{checked} bus reads checked");
+    // Phase 3: a reader that always takes gets a beat every cycle.
+    d.set("m_dma_rd_tready", 1);
+    d.set("bus_valid", 0);
+    for (addr, len) in [(0x40usize, 1024usize), (0x1003, 3000)] {
+        let (mut got, mut commanded, mut at) = (Vec::new(), false, Vec::new());
+        for cycle in 0..4 * len {
+            d.set("s_dma_rd_cmd_valid", !commanded as u64);
+            d.set("s_dma_rd_cmd_addr", addr as u64);
+            d.set("s_dma_rd_cmd_len", len as u64);
+            d.sim.eval();
+            commanded |= d.get("s_dma_rd_cmd_ready") == 1;
+            let beat = (d.get("m_dma_rd_tvalid") == 1)
+                .then(|| (d.get("m_dma_rd_tdata"), d.get("m_dma_rd_tkeep"), d.get("m_dma_rd_tlast")));
+            d.sim.tick();
+            if let Some(b) = beat {
+                unpack(b.0, b.1, &mut got);
+                at.push(cycle);
+                if b.2 == 1 {
+                    break;
+                }
+            }
+        }
+        assert!(got == mem[addr..addr + len], "DMA read of {len} bytes at {addr:#x}");
+        let span = at.last().expect("beats") + 1 - at[0];
+        assert_eq!(span, at.len(), "{} beats over {span} cycles", at.len());
+    }
 }
 
 /// The host's end of the board's serial line, `TEST_BIT_CYCLES` cycles per

@@ -13,8 +13,9 @@
 //!   from lane 0, `tkeep` contiguous, `tlast` on the last beat); one write
 //!   at a time, taken at a beat per cycle.
 //! * `s_dma_rd_cmd_*` (byte address, length) to `m_dma_rd_*` (the bytes
-//!   from lane 0, `tlast` on the last beat); one beat every two cycles
-//!   (0.8 Gb/s at 25 MHz). A read of length 0 returns nothing.
+//!   from lane 0, `tlast` on the last beat); a beat a cycle to a reader
+//!   that always takes (1.6 Gb/s at 25 MHz). A read of length 0 returns
+//!   nothing.
 //! * `bus_*`: 32-bit words at word addresses (byte address / 4), held
 //!   until `bus_ready`, which comes one cycle after a write is offered
 //!   and two after a read. A bus write takes the write port over a DMA beat
@@ -98,6 +99,11 @@ pub struct BoardRam<const W: usize> {
     out_keep: DFF<Bits<8>>,
     out_last: DFF<bool>,
     out_valid: DFF<bool>,
+    /// A beat that landed while the output was held.
+    skid_data: DFF<Bits<64>>,
+    skid_keep: DFF<Bits<8>>,
+    skid_last: DFF<bool>,
+    skid_valid: DFF<bool>,
     // The bus: a read issued last cycle, the answer, the acknowledge.
     b_pending: DFF<bool>,
     b_high: DFF<bool>,
@@ -113,6 +119,8 @@ pub struct BoardRam<const W: usize> {
     w_below: Signal<Local, Bits<8>>,
     r_below: Signal<Local, Bits<8>>,
     r_issue: Signal<Local, bool>,
+    /// The output is held this cycle.
+    out_stays: Signal<Local, bool>,
     r_keep_now: Signal<Local, Bits<8>>,
     raw: Signal<Local, LaneBytes>,
     raw64: Signal<Local, Bits<64>>,
@@ -153,7 +161,7 @@ impl<const W: usize> Logic for BoardRam<W> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, w_active, w_word, w_off, r_active, r_word, r_off, r_left, r_pending, r_keep, r_last, out_data,
-            out_keep, out_last, out_valid, b_pending, b_high, b_data, b_ack
+            out_keep, out_last, out_valid, skid_data, skid_keep, skid_last, skid_valid, b_pending, b_high, b_data, b_ack
         );
         for i in 0..LANES {
             self.lane[i].read_clock.next = self.clock.val();
@@ -206,7 +214,10 @@ impl<const W: usize> Logic for BoardRam<W> {
             }
         }
 
-        // DMA read: read a beat's lanes, rotate them back a cycle later.
+        // DMA read: read a beat's lanes, rotate them back a cycle later into
+        // the output register, or into the skid register while the output
+        // is held; read whenever at most one beat would then be held or on
+        // its way (a beat a cycle to a reader that always takes).
         self.s_dma_rd_cmd_ready.next = !self.r_active.q.val();
         if self.s_dma_rd_cmd_valid.val() & !self.r_active.q.val() {
             self.r_active.d.next = self.s_dma_rd_cmd_len.val().any();
@@ -214,8 +225,11 @@ impl<const W: usize> Logic for BoardRam<W> {
             self.r_off.d.next = self.s_dma_rd_cmd_addr.val().get_bits::<3>(0);
             self.r_left.d.next = self.s_dma_rd_cmd_len.val();
         }
-        self.r_issue.next =
-            self.r_active.q.val() & !self.r_pending.q.val() & (!self.out_valid.q.val() | self.m_dma_rd_tready.val());
+        self.out_stays.next = self.out_valid.q.val() & !self.m_dma_rd_tready.val();
+        self.r_issue.next = self.r_active.q.val()
+            & !((self.out_stays.val() & self.skid_valid.q.val())
+                | (self.out_stays.val() & self.r_pending.q.val())
+                | (self.skid_valid.q.val() & self.r_pending.q.val()));
         if self.r_left.q.val() < self.eight.val() {
             self.r_keep_now.next = (self.one8.val() << self.r_left.q.val().get_bits::<3>(0)) - self.one8.val();
         } else {
@@ -262,14 +276,32 @@ impl<const W: usize> Logic for BoardRam<W> {
                     (self.raw64.val() >> self.rot_left[i].val()) | (self.raw64.val() << self.rot_right[i].val());
             }
         }
-        if self.m_dma_rd_tready.val() {
-            self.out_valid.d.next = false;
-        }
-        if self.r_pending.q.val() {
+        if self.out_stays.val() {
+            if self.r_pending.q.val() {
+                self.skid_data.d.next = self.r_rot.val();
+                self.skid_keep.d.next = self.r_keep.q.val();
+                self.skid_last.d.next = self.r_last.q.val();
+                self.skid_valid.d.next = true;
+            }
+        } else if self.skid_valid.q.val() {
+            // (the skid register is full only behind a full output)
             self.out_valid.d.next = true;
-            self.out_data.d.next = self.r_rot.val();
-            self.out_keep.d.next = self.r_keep.q.val();
-            self.out_last.d.next = self.r_last.q.val();
+            self.out_data.d.next = self.skid_data.q.val();
+            self.out_keep.d.next = self.skid_keep.q.val();
+            self.out_last.d.next = self.skid_last.q.val();
+            self.skid_valid.d.next = self.r_pending.q.val();
+            if self.r_pending.q.val() {
+                self.skid_data.d.next = self.r_rot.val();
+                self.skid_keep.d.next = self.r_keep.q.val();
+                self.skid_last.d.next = self.r_last.q.val();
+            }
+        } else {
+            self.out_valid.d.next = self.r_pending.q.val();
+            if self.r_pending.q.val() {
+                self.out_data.d.next = self.r_rot.val();
+                self.out_keep.d.next = self.r_keep.q.val();
+                self.out_last.d.next = self.r_last.q.val();
+            }
         }
         self.m_dma_rd_tdata.next = self.out_data.q.val();
         self.m_dma_rd_tkeep.next = self.out_keep.q.val();
@@ -309,6 +341,7 @@ impl<const W: usize> Logic for BoardRam<W> {
             self.r_active.d.next = false;
             self.r_pending.d.next = false;
             self.out_valid.d.next = false;
+            self.skid_valid.d.next = false;
             self.b_pending.d.next = false;
             self.b_ack.d.next = false;
         }

@@ -395,8 +395,8 @@ pub const fn timeout_100ms(mhz: u64) -> u32 {
 /// The ECPIX-5's system clock, MHz: the `ecp5-85` engine's longest paths
 /// (the send and receive windows' read-modify-write, the frame builders'
 /// CRC) close timing there, not at 75 MHz (docs/boards.md). 64 bits at
-/// 25 MHz are 1.6 times the line rate; the board memory's DMA reads and
-/// the frame stores' output, a beat every two cycles, are 0.8 times it.
+/// 25 MHz are 1.6 times the line rate, as are the frame stores' and the
+/// board memory's beat a cycle.
 pub const ECPIX5_SYS_MHZ: u64 = 25;
 /// The Colorlight 5A-75B's system clock, MHz: its LFE5U-25F (speed grade
 /// 6) does not close the system side at 75 MHz (docs/boards.md); 64 bits at

@@ -16,10 +16,12 @@
 //! `m_axis_*` out (64-bit AXI-Stream with `tkeep`, `tlast`, and `tuser`
 //! carried per beat), `dropped` (frames dropped since reset, wrapping).
 //!
-//! Storage is rust-hdl's `RAM` (block RAM, registered read). A beat is read
-//! when the output register is free or being emptied, and lands there one
-//! cycle later: one beat every two cycles, 32 bits a cycle (0.8 Gb/s at
-//! the ECPIX-5's 25 MHz, 1.6 Gb/s at the Colorlight's 50 MHz). Reads only touch committed beats and writes only
+//! Storage is rust-hdl's `RAM` (block RAM, registered read). A beat read
+//! lands one cycle later in the output register, or in a second (skid)
+//! register when the output is not taken that cycle; a beat is read
+//! whenever at most one would then be held or on its way, so the output
+//! gives a beat every cycle to a sink that always takes (1.6 Gb/s at the
+//! ECPIX-5's 25 MHz). Reads only touch committed beats and writes only
 //! beyond them, so a read never meets a write to the same address.
 
 use rust_hdl::prelude::*;
@@ -67,12 +69,17 @@ pub struct FrameStore<const A: usize, const P: usize> {
     pending: DFF<bool>,
     out_q: DFF<StoreBeat>,
     out_valid: DFF<bool>,
+    /// A beat that landed while `out_q` was held.
+    skid: DFF<StoreBeat>,
+    skid_valid: DFF<bool>,
     drops: DFF<Bits<32>>,
 
     used: Signal<Local, Bits<P>>,
     full: Signal<Local, bool>,
     beat_in: Signal<Local, bool>,
     issue: Signal<Local, bool>,
+    /// `out_q` still full after this cycle.
+    out_stays: Signal<Local, bool>,
     wbeat: Signal<Local, StoreBeat>,
 
     /// Drop (true) or back-pressure (false) when full.
@@ -113,7 +120,7 @@ impl<const A: usize, const P: usize> FrameStore<A, P> {
 impl<const A: usize, const P: usize> Logic for FrameStore<A, P> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr, wcur, rd, wdrop, pending, out_q, out_valid, drops);
+        dff_setup!(self, clock, wr, wcur, rd, wdrop, pending, out_q, out_valid, skid, skid_valid, drops);
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
 
@@ -151,21 +158,37 @@ impl<const A: usize, const P: usize> Logic for FrameStore<A, P> {
             }
         }
 
-        // Read side.
+        // Read side: read when, after this cycle, at most one beat is held
+        // (output, skid) or on its way (pending).
+        self.out_stays.next = self.out_valid.q.val() & !self.m_axis_tready.val();
         self.issue.next = (self.rd.q.val() != self.wr.q.val())
-            & !self.pending.q.val()
-            & (!self.out_valid.q.val() | self.m_axis_tready.val());
+            & !((self.out_stays.val() & self.skid_valid.q.val())
+                | (self.out_stays.val() & self.pending.q.val())
+                | (self.skid_valid.q.val() & self.pending.q.val()));
         self.ram.read_address.next = self.rd.q.val().get_bits::<A>(0);
-        if self.m_axis_tready.val() {
-            self.out_valid.d.next = false;
-        }
         self.pending.d.next = self.issue.val();
         if self.issue.val() {
             self.rd.d.next = self.rd.q.val() + self.one_ptr.val();
         }
-        if self.pending.q.val() {
-            self.out_q.d.next = self.ram.read_data.val();
+        if self.out_stays.val() {
+            // The output is held: a landing beat waits in the skid register.
+            if self.pending.q.val() {
+                self.skid.d.next = self.ram.read_data.val();
+                self.skid_valid.d.next = true;
+            }
+        } else if self.skid_valid.q.val() {
+            // (the skid register is full only behind a full output)
+            self.out_q.d.next = self.skid.q.val();
             self.out_valid.d.next = true;
+            self.skid_valid.d.next = self.pending.q.val();
+            if self.pending.q.val() {
+                self.skid.d.next = self.ram.read_data.val();
+            }
+        } else {
+            self.out_valid.d.next = self.pending.q.val();
+            if self.pending.q.val() {
+                self.out_q.d.next = self.ram.read_data.val();
+            }
         }
         self.m_axis_tdata.next = self.out_q.q.val().data;
         self.m_axis_tkeep.next = self.out_q.q.val().keep;
@@ -181,6 +204,7 @@ impl<const A: usize, const P: usize> Logic for FrameStore<A, P> {
             self.wdrop.d.next = false;
             self.pending.d.next = false;
             self.out_valid.d.next = false;
+            self.skid_valid.d.next = false;
             self.drops.d.next = self.zero32.val();
         }
     }
