@@ -121,3 +121,85 @@ fn the_uart_backend_explains_a_missing_device_and_a_silent_line() {
     let (ok, _, err) = cli(&["info", "--backend", "uart", "--device", &path, "--baud", "12345"]);
     assert!(!ok && err.contains("12345 baud is not a standard speed"), "{err}");
 }
+
+/// A TCP port free on this host when asked.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("a local port").local_addr().expect("its address").port()
+}
+
+/// A process stopped when dropped.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// LiteX's own host tools, from the pinned litex package (a client nobody
+/// here wrote), against the simulated board: `litex_server` opens the
+/// board's serial line as it opens a LiteX SoC's UARTBone, and a script
+/// using LiteX's `RemoteClient` reads the engine's registers, writes one and
+/// reads it back, and writes and reads back board memory, through it.
+#[test]
+fn litex_server_and_remote_client_reach_the_simulated_board() {
+    use ferroce_proto::board::{RAM_BASE, STATUS_RAM_BYTES};
+    let probe = ferroce_sim::tools::ensure(&ferroce_sim::tools::LITEETH, &mut |l| eprintln!("{l}")).expect("LiteX");
+    // The probe is <packages>/liteeth/__init__.py.
+    let packages = probe.parent().and_then(|p| p.parent()).expect("the packages' folder").to_path_buf();
+    let b = SimBoard::start(&["--engine", "stand-in"]);
+    let port = free_port();
+    let _server = Stopped(
+        Command::new("python3")
+            .env("PYTHONPATH", &packages)
+            .args(["-m", "litex.tools.litex_server", "--uart", "--uart-port", &b.pty, "--uart-baudrate", "115200"])
+            .args(["--bind-ip", "127.0.0.1", "--bind-port", &port.to_string()])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("litex_server starts"),
+    );
+    let t0 = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(t0.elapsed().as_secs() < 60, "litex_server did not listen on {port} within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let mtu = regs::control::MTU;
+    let ack_every = regs::control::ACK_EVERY;
+    let script = format!(
+        r#"
+import time
+from litex import RemoteClient
+wb = RemoteClient(host="127.0.0.1", port={port})
+wb.open()
+print("mtu", wb.read({mtu}))
+wb.write({ack}, 9)
+print("ack_every", wb.read({ack}))
+print("ram_bytes", wb.read({ram_bytes}))
+words = [0x01234567, 0x89abcdef, 0xdeadbeef, 0x00c0ffee]
+for i, w in enumerate(words):
+    wb.write({ram} + 0x100 + 4 * i, w)
+print("ram", " ".join(str(wb.read({ram} + 0x100 + 4 * i)) for i in range(len(words))))
+wb.close()
+"#,
+        mtu = mtu.offset(),
+        ack = ack_every.offset(),
+        ram_bytes = STATUS_RAM_BYTES,
+        ram = RAM_BASE,
+    );
+    let out = Command::new("python3")
+        .env("PYTHONPATH", &packages)
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs the client");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "RemoteClient failed: {}{}", text, String::from_utf8_lossy(&out.stderr));
+    let line = |key: &str| -> Vec<u64> {
+        let l = text.lines().find(|l| l.split(' ').next() == Some(key)).unwrap_or_else(|| panic!("no {key} in {text}"));
+        l.split(' ').skip(1).map(|v| v.parse().expect("a number")).collect()
+    };
+    assert_eq!(line("mtu"), [mtu.register().reset as u64], "control.mtu reads its reset value");
+    assert_eq!(line("ack_every"), [9], "control.ack_every reads back what was written");
+    assert_eq!(line("ram_bytes"), [ferroce_sim::board::RAM_BYTES], "the board's memory size");
+    assert_eq!(line("ram"), [0x01234567, 0x89abcdef, 0xdeadbeef, 0x00c0ffee], "board memory reads back");
+}
