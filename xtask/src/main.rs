@@ -13,6 +13,7 @@ mod mutants;
 mod plot;
 mod storage;
 mod synth;
+mod timing;
 mod tools;
 
 use std::path::PathBuf;
@@ -65,6 +66,19 @@ enum Command {
     Liteeth {
         #[arg(long, value_enum)]
         board: bitstream::Board,
+    },
+    /// Estimate a synthesised netlist's longest register-to-register paths
+    ///
+    /// Reads yosys's JSON after synth_ecp5 (a board build's target/fpga/<board>/top.json, or synth-engine's
+    /// target/engine-synth/<preset>/engine.json) and ranks the slowest paths by a simple delay model (LUT4, carry,
+    /// block RAM, routing by fanout; see xtask/src/timing.rs): seconds instead of place and route's hours, to find
+    /// what to pipeline. An estimate, not a sign-off.
+    Timing {
+        /// The netlist (yosys JSON).
+        json: PathBuf,
+        /// How many (start, end) register pairs to list.
+        #[arg(long, default_value_t = 30)]
+        count: usize,
     },
     /// Build a board's bitstream: LiteEth, the board top, synth_ecp5, nextpnr-ecp5, ecppack
     ///
@@ -234,6 +248,7 @@ fn main() -> anyhow::Result<()> {
         },
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board, engine } => bitstream::run(board, engine),
+        Command::Timing { json, count } => timing::run(&json, count),
         Command::Synth { block } => synth::run(block),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),

@@ -32,15 +32,15 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "rx_check",
         what: "bound: a message may end one byte past its region",
-        from: "(msg_end <= region_end)",
-        to: "(msg_end <= region_end + 65'd1)",
+        from: "(msg_end$q <= region_end)",
+        to: "(msg_end$q <= region_end + 65'd1)",
         tests: RX_CHECK,
     },
     Mutant {
         block: "rx_check",
         what: "bound: a packet may end one byte past its region",
-        from: "(pkt_end <= region_end)",
-        to: "(pkt_end <= region_end + 65'd1)",
+        from: "(pkt_end$q <= region_end)",
+        to: "(pkt_end$q <= region_end + 65'd1)",
         tests: RX_CHECK,
     },
     Mutant {
@@ -74,8 +74,8 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "rx_check",
         what: "dropped condition: a message end that wraps past 2^64",
-        from: "(msg_end <= region_end) & ~msg_end[32'h40]",
-        to: "(msg_end <= region_end)",
+        from: "(msg_end$q <= region_end) & ~msg_end$q[32'h40]",
+        to: "(msg_end$q <= region_end)",
         tests: RX_CHECK,
     },
     Mutant {

@@ -2091,9 +2091,11 @@ impl Logic for Engine {
 
         // Outputs of the blocks this level does not use (registers read
         // through other names, counters not in the map, readiness the paths
-        // already account for).
+        // already account for), and the ring entries' bytes no field covers.
         self.unused_ok.next = false
             & (self.rto_wide.val().any()
+                | self.wqe_all.val().any()
+                | self.rqe_all.val().any()
                 | self.arm_wb.val().any()
                 | self.rto_wb.val().any()
                 | self.paths_m1.val().any()
