@@ -1295,7 +1295,9 @@ impl Logic for Engine {
         // Each connection's state is compared with the clock into two
         // registered flag words; the count, the divisor and the quotient
         // follow in registers, so the hint trails the flags by the
-        // division's 33 cycles (well inside ACTIVE_NS).
+        // division: a change of the flags reaches the hint within 68 cycles
+        // (two registers, the division under way and its own 33; well
+        // inside ACTIVE_NS).
         for i in 0..CONNS {
             self.ra_age[i].next = self.now_ns.val() - self.ra_last[i].q.val();
         }
