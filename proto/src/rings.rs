@@ -39,9 +39,7 @@ impl RingField {
             *x = (v >> (8 * i)) as u8;
         }
     }
-}
 
-impl RingField {
     /// Bits of the field.
     pub const fn bits(self) -> usize {
         self.bytes * 8
