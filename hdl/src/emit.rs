@@ -91,6 +91,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
                 crate::board::frame_store::FrameStore::<{ board::STORE_BITS }, { board::STORE_BITS + 1 }>::dropping(),
             ),
         ),
+        ("etherbone", verilog(crate::board::etherbone::Etherbone::default())),
         ("mac_adapt", verilog(crate::board::mac_adapt::MacAdapt::default())),
         ("stand_in", verilog(crate::board::stand_in::StandIn::default())),
         ("uart_rx", verilog(crate::board::uart::UartRx::new(board::TEST_BIT_CYCLES))),

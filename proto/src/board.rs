@@ -9,6 +9,8 @@
 //!   sees the same bytes from address 0 up; addresses wrap at its size);
 //! * [`STATUS_BASE`]: board counters and facts, read only.
 
+pub mod etherbone;
+
 /// Board memory, as the bridge sees it.
 pub const RAM_BASE: u32 = 0x1000_0000;
 /// Board counters and facts, as the bridge sees them.

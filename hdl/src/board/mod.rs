@@ -10,6 +10,8 @@
 //! * [`uart`], [`uartbone`], [`axil_master`]: the host bridge, LiteX's
 //!   UARTBone protocol to a bus reaching the engine's registers (AXI-Lite)
 //!   and the board memory;
+//! * [`etherbone`]: the second host bridge, LiteX's Etherbone over UDP on
+//!   the Ethernet port (and ARP answers), onto the same bus;
 //! * [`stand_in`]: a block with the engine's ports that fits any ECP5 (the
 //!   register file, a MAC loopback), until the engine's presets do;
 //! * [`core`]: the system-clock side of a board top, with the engine as a
@@ -18,6 +20,7 @@
 pub mod axil_master;
 pub mod board_ram;
 pub mod core;
+pub mod etherbone;
 pub mod frame_store;
 pub mod mac_adapt;
 pub mod stand_in;
