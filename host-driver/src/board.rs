@@ -1,16 +1,18 @@
 //! An engine on an open FPGA board (ECPIX-5, Colorlight 5A-75B; see
-//! `docs/boards.md`), reached through the board's host bridge: LiteX's
-//! UARTBone protocol over a byte link ([`ByteLink`]: a serial port, a
-//! pseudo-terminal, or a simulated board in-process). The bridge's bus
-//! holds the engine's registers, the board memory the engine reaches by
-//! DMA, and the board's counters (`ferroce_proto::board`).
+//! `docs/boards.md`), reached through one of the board's host bridges
+//! ([`Bridge`]): LiteX's UARTBone protocol over a byte link ([`ByteLink`]:
+//! a serial port, a pseudo-terminal, or a simulated board in-process), or
+//! LiteX's Etherbone over UDP ([`Etherbone`] on [`Datagrams`]: a socket, or
+//! a simulated board's cable). The bridge's bus holds the engine's
+//! registers, the board memory the engine reaches by DMA, and the board's
+//! counters (`ferroce_proto::board`).
 //!
 //! [`BoardDevice`] is a [`Device`]: the driver, `ferroce info/regs/stats`
 //! and the loopback run work on it as on a NIC.
 
 use std::time::Duration;
 
-use ferroce_proto::board::{uartbone, RAM_BASE, STATUS_RAM_BYTES};
+use ferroce_proto::board::{etherbone as eb, uartbone, RAM_BASE, STATUS_RAM_BYTES};
 use ferroce_proto::regs::REGION_BYTES;
 
 use crate::driver::Device;
@@ -42,6 +44,34 @@ impl<L: ByteLink + ?Sized> ByteLink for Box<L> {
     }
 }
 
+/// A host bridge: 32-bit words at byte addresses on the board's bus.
+pub trait Bridge {
+    /// Read `out.len()` words from byte address `addr` up.
+    fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()>;
+    /// Write `data` from byte address `addr` up.
+    fn write(&mut self, addr: u32, data: &[u32]) -> Result<()>;
+    /// Let the board work a while.
+    fn idle(&mut self) -> Result<()>;
+
+    fn read32(&mut self, addr: u32) -> Result<u32> {
+        let mut w = [0u32];
+        self.read(addr, &mut w)?;
+        Ok(w[0])
+    }
+}
+
+impl<B: Bridge + ?Sized> Bridge for Box<B> {
+    fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
+        (**self).read(addr, out)
+    }
+    fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
+        (**self).write(addr, data)
+    }
+    fn idle(&mut self) -> Result<()> {
+        (**self).idle()
+    }
+}
+
 /// LiteX's UARTBone client: 32-bit words at byte addresses on the bridge's
 /// bus, in commands of at most [`uartbone::MAX_WORDS`] words.
 #[derive(Debug)]
@@ -53,9 +83,10 @@ impl<L: ByteLink> UartBone<L> {
     pub fn new(link: L) -> Self {
         UartBone { link }
     }
+}
 
-    /// Read `out.len()` words from byte address `addr` up.
-    pub fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
+impl<L: ByteLink> Bridge for UartBone<L> {
+    fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
         for (k, chunk) in out.chunks_mut(uartbone::MAX_WORDS).enumerate() {
             let at = addr.wrapping_add((4 * k * uartbone::MAX_WORDS) as u32);
             self.link.send(&uartbone::command(uartbone::READ, at, chunk.len(), &[]))?;
@@ -75,9 +106,9 @@ impl<L: ByteLink> UartBone<L> {
         Ok(())
     }
 
-    /// Write `data` from byte address `addr` up (UARTBone does not answer
-    /// writes: a later read is the proof they landed).
-    pub fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
+    /// (UARTBone does not answer writes: a later read is the proof they
+    /// landed.)
+    fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
         for (k, chunk) in data.chunks(uartbone::MAX_WORDS).enumerate() {
             let at = addr.wrapping_add((4 * k * uartbone::MAX_WORDS) as u32);
             self.link.send(&uartbone::command(uartbone::WRITE, at, chunk.len(), chunk))?;
@@ -85,26 +116,192 @@ impl<L: ByteLink> UartBone<L> {
         Ok(())
     }
 
-    pub fn read32(&mut self, addr: u32) -> Result<u32> {
-        let mut w = [0u32];
-        self.read(addr, &mut w)?;
-        Ok(w[0])
+    fn idle(&mut self) -> Result<()> {
+        self.link.idle()
+    }
+}
+
+/// UDP datagrams both ways with a board's Etherbone bridge.
+pub trait Datagrams {
+    /// Send one datagram's payload to the board.
+    fn send(&mut self, payload: &[u8]) -> Result<()>;
+    /// The next datagram's payload from the board, or None when none came
+    /// within the link's wait.
+    fn recv(&mut self) -> Result<Option<Vec<u8>>>;
+    /// Let the board work a while.
+    fn idle(&mut self) -> Result<()> {
+        std::thread::sleep(Duration::from_millis(1));
+        Ok(())
+    }
+}
+
+/// A board's Etherbone bridge at an address, through a UDP socket.
+#[derive(Debug)]
+pub struct Udp {
+    socket: std::net::UdpSocket,
+    pub board: std::net::SocketAddr,
+}
+
+impl Udp {
+    /// `board` is `IP` (port [`eb::PORT`]) or `IP:PORT`; each wait for an
+    /// answer lasts at most `wait`.
+    pub fn open(board: &str, wait: Duration) -> Result<Udp> {
+        let addr: std::net::SocketAddr = match board.parse::<std::net::IpAddr>() {
+            Ok(ip) => (ip, eb::PORT).into(),
+            Err(_) => board.parse().map_err(|_| {
+                Error::BadRequest(format!("{board:?} is not an IP address or IP:port (e.g. 192.168.1.50)"))
+            })?,
+        };
+        let local: std::net::SocketAddr =
+            if addr.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { (std::net::Ipv6Addr::UNSPECIFIED, 0).into() };
+        let io = |e: std::io::Error| Error::System(format!("UDP socket to {addr}: {e}"));
+        let socket = std::net::UdpSocket::bind(local).map_err(io)?;
+        socket.connect(addr).map_err(io)?;
+        socket.set_read_timeout(Some(wait)).map_err(io)?;
+        Ok(Udp { socket, board: addr })
+    }
+}
+
+impl Datagrams for Udp {
+    fn send(&mut self, payload: &[u8]) -> Result<()> {
+        self.socket.send(payload).map_err(|e| Error::System(format!("UDP to {}: {e}", self.board)))?;
+        Ok(())
+    }
+
+    fn recv(&mut self) -> Result<Option<Vec<u8>>> {
+        let mut buf = vec![0u8; 4096];
+        match self.socket.recv(&mut buf) {
+            Ok(n) => {
+                buf.truncate(n);
+                Ok(Some(buf))
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => Ok(None),
+            // A port-unreachable answer to an earlier datagram: nobody there yet.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(None),
+            Err(e) => Err(Error::System(format!("UDP from {}: {e}", self.board))),
+        }
+    }
+}
+
+/// LiteX's Etherbone client over [`Datagrams`]: reads as records of at
+/// most [`eb::MAX_WORDS`] reads; writes as a record of at most as many
+/// writes followed, in the same packet, by one read, so that every packet
+/// is answered and a lost one is sent again (writing the same words again
+/// is harmless for memory and for the engine's registers, whose writes
+/// set values). Each packet is tried [`Etherbone::TRIES`] times.
+#[derive(Debug)]
+pub struct Etherbone<T> {
+    pub net: T,
+    /// `base_ret` of the next packet: answers to older ones are ignored.
+    tag: u32,
+    /// Packets sent again after no answer came.
+    pub resent: u64,
+}
+
+impl<T: Datagrams> Etherbone<T> {
+    /// Tries per packet.
+    pub const TRIES: usize = 5;
+
+    pub fn new(net: T) -> Self {
+        Etherbone { net, tag: 0x4645_0000, resent: 0 }
+    }
+
+    /// Whether a board answers a probe.
+    pub fn probe(&mut self) -> Result<bool> {
+        for _ in 0..Self::TRIES {
+            self.net.send(&eb::probe())?;
+            while let Some(a) = self.net.recv()? {
+                if eb::parse_reply(&a) == Ok(eb::Reply::Probe) {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Send `packet` (whose answer has one record, to `self.tag`) until
+    /// its answer comes: that record's words.
+    fn exchange(&mut self, packet: &[u8], what: &str) -> Result<Vec<u32>> {
+        for attempt in 0..Self::TRIES {
+            if attempt > 0 {
+                self.resent += 1;
+            }
+            self.net.send(packet)?;
+            while let Some(a) = self.net.recv()? {
+                if let Ok(eb::Reply::Reads(records)) = eb::parse_reply(&a) {
+                    if let [(tag, words)] = &records[..] {
+                        if *tag == self.tag {
+                            self.tag = self.tag.wrapping_add(1);
+                            return Ok(words.clone());
+                        }
+                    }
+                }
+            }
+        }
+        Err(Error::Timeout(format!(
+            "no Etherbone answer to {what} after {} tries; is the board running the ferroce bitstream, \
+             at that address, on this network?",
+            Self::TRIES
+        )))
+    }
+}
+
+impl<T: Datagrams> Bridge for Etherbone<T> {
+    fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
+        for (k, chunk) in out.chunks_mut(eb::MAX_WORDS).enumerate() {
+            let at = addr.wrapping_add((4 * k * eb::MAX_WORDS) as u32);
+            let addrs: Vec<u32> = (0..chunk.len() as u32).map(|i| at.wrapping_add(4 * i)).collect();
+            let words = self.exchange(&eb::reads(self.tag, &addrs), &format!("a read of {} words at {at:#x}", chunk.len()))?;
+            if words.len() != chunk.len() {
+                return Err(Error::System(format!("{} words answered for {} read", words.len(), chunk.len())));
+            }
+            chunk.copy_from_slice(&words);
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
+        for (k, chunk) in data.chunks(eb::MAX_WORDS).enumerate() {
+            let at = addr.wrapping_add((4 * k * eb::MAX_WORDS) as u32);
+            let mut packet = eb::writes(at, chunk);
+            // The confirming read, a record of its own (after the header).
+            packet.extend(&eb::reads(self.tag, &[STATUS_RAM_BYTES])[8..]);
+            self.exchange(&packet, &format!("a write of {} words at {at:#x}", chunk.len()))?;
+        }
+        Ok(())
+    }
+
+    fn idle(&mut self) -> Result<()> {
+        self.net.idle()
     }
 }
 
 /// An engine on a board: its registers at bus address 0, its DMA memory
 /// (the board memory) at [`RAM_BASE`].
 #[derive(Debug)]
-pub struct BoardDevice<L> {
-    pub bone: UartBone<L>,
+pub struct BoardDevice<B> {
+    pub bone: B,
     ram_bytes: u64,
 }
 
-impl<L: ByteLink> BoardDevice<L> {
-    /// Open the board behind `link`: reads how much board memory it has
-    /// (which also proves that something speaks UARTBone there).
+impl<L: ByteLink> BoardDevice<UartBone<L>> {
+    /// Open the board behind `link`, through UARTBone.
     pub fn open(link: L) -> Result<Self> {
-        let mut bone = UartBone::new(link);
+        BoardDevice::with_bridge(UartBone::new(link))
+    }
+}
+
+impl<T: Datagrams> BoardDevice<Etherbone<T>> {
+    /// Open the board behind `net`, through Etherbone.
+    pub fn open_etherbone(net: T) -> Result<Self> {
+        BoardDevice::with_bridge(Etherbone::new(net))
+    }
+}
+
+impl<B: Bridge> BoardDevice<B> {
+    /// Open the board behind `bone`: reads how much board memory it has
+    /// (which also proves that a ferroce board answers there).
+    pub fn with_bridge(mut bone: B) -> Result<Self> {
         let ram_bytes = bone.read32(STATUS_RAM_BYTES)? as u64;
         if ram_bytes == 0 || !ram_bytes.is_power_of_two() || ram_bytes > (1 << 27) {
             return Err(Error::System(format!(
@@ -130,7 +327,7 @@ impl<L: ByteLink> BoardDevice<L> {
     }
 }
 
-impl<L: ByteLink> RegisterAccess for BoardDevice<L> {
+impl<B: Bridge> RegisterAccess for BoardDevice<B> {
     fn read32(&mut self, offset: u32) -> Result<u32> {
         check_register(offset)?;
         self.bone.read32(offset)
@@ -157,7 +354,7 @@ fn span(addr: u64, len: usize) -> (u64, usize) {
     (start, ((end - start) / 4) as usize)
 }
 
-impl<L: ByteLink> Device for BoardDevice<L> {
+impl<B: Bridge> Device for BoardDevice<B> {
     fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
         self.check_range(addr, data.len())?;
         if data.is_empty() {
@@ -196,7 +393,7 @@ impl<L: ByteLink> Device for BoardDevice<L> {
     }
 
     fn idle(&mut self) -> Result<()> {
-        self.bone.link.idle()
+        self.bone.idle()
     }
 }
 

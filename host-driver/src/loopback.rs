@@ -13,7 +13,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
 
-use crate::board::{BoardDevice, ByteLink};
+use crate::board::{BoardDevice, Bridge};
 use crate::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use crate::sim::SimLoopback;
 use crate::vfio::HwDevice;
@@ -396,11 +396,11 @@ pub const BOARD_RINGS: [u32; 3] = [4, 4, 6];
 /// plug, or a simulated board's cable). The duration is wall-clock time in
 /// cycles of the engine's nominal clock, dominated by the bridge. Returns
 /// the report and the board.
-pub fn run_board<L: ByteLink>(
-    dev: BoardDevice<L>,
+pub fn run_board<B: Bridge>(
+    dev: BoardDevice<B>,
     o: &Opts,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(Report, BoardDevice<L>)> {
+) -> Result<(Report, BoardDevice<B>)> {
     validate(o)?;
     let total = o.size as u64 * o.count as u64;
     let l = Layout::packed(0, BOARD_RINGS, total);
@@ -418,7 +418,7 @@ pub fn run_board<L: ByteLink>(
     }
     let t = std::time::Instant::now();
     let ns_per_cycle = ferroce_hdl::engine::NS_PER_CYCLE as u128;
-    let clock = move |_: &BoardDevice<L>| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
+    let clock = move |_: &BoardDevice<B>| (t.elapsed().as_nanos() / ns_per_cycle) as u64;
     // A minute, and a second more per KiB: the bridge, not the engine, sets the pace.
     let limit = ((60 + total / 1024) * 1_000_000_000) / ns_per_cycle as u64;
     run(dev, Layout { limit, ..l }, o, LOCAL, &clock, progress)

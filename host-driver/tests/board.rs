@@ -4,7 +4,7 @@
 //! loses frames and corrupts others. The driver reaches it only through
 //! the UARTBone bridge, in-process.
 
-use ferroce_driver::board::BoardDevice;
+use ferroce_driver::board::{BoardDevice, Bridge};
 use ferroce_driver::discover::Engine;
 use ferroce_driver::loopback::{run_board, Op, Opts};
 use ferroce_driver::sim_board::SimBoardLink;

@@ -23,6 +23,9 @@ pub const STATUS_AXIL_ERRORS: u32 = STATUS_BASE + 4;
 pub const STATUS_CRC_ERRORS: u32 = STATUS_BASE + 8;
 /// Board fact: bytes of board memory.
 pub const STATUS_RAM_BYTES: u32 = STATUS_BASE + 12;
+/// Board counter: Etherbone requests for the board that were not served
+/// (one was being served, or it was malformed).
+pub const STATUS_EB_DROPPED: u32 = STATUS_BASE + 16;
 
 /// UARTBone command bytes (LiteX 2024.12, `litex/soc/cores/uart.py`,
 /// `Stream2Wishbone`; host side `litex/tools/remote/comm_uart.py`). A

@@ -13,7 +13,13 @@
 //!   and cannot wait, `last_be` one-hot, `error` on a bad frame's last beat,
 //!   and counts those in `mac_crc_errors`;
 //! * the cable: a loopback plug (each frame comes back as sent), losing or
-//!   corrupting frames at given rates.
+//!   corrupting frames at given rates, with a host on it: frames to
+//!   [`HOST_MAC`] go to the host ([`SimBoard::take_host`]) instead, and the
+//!   host's frames come in beside the looped ones ([`SimBoard::inject`]),
+//!   as Etherbone's requests and answers do; a frame the board sends to its
+//!   own Etherbone address (the stand-in echoes every frame it gets) is not
+//!   looped, as a switch does not send a frame back out of the port that
+//!   address is on, and is counted in [`Mac::filtered`].
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -49,6 +55,11 @@ pub fn model(engine: BoardEngine) -> Result<Arc<ModelLib>> {
         }),
     }
 }
+
+/// The host on the simulated board's cable (a locally administered MAC).
+pub const HOST_MAC: [u8; 6] = [0x02, 0x00, 0x00, 0x00, 0x00, 0xfe];
+/// The host's IPv4 address, on the boards' default network.
+pub const HOST_IP: [u8; 4] = [192, 168, 1, 100];
 
 /// Bytes of the simulated board's memory.
 pub const RAM_BYTES: u64 = 8 << SIM_RAM_BITS;
@@ -145,6 +156,10 @@ pub struct Mac {
     pub sent: Vec<Vec<u8>>,
     /// Keep the frames sent in [`Mac::sent`].
     pub keep_sent: bool,
+    /// Frames sent to the host, not taken yet.
+    pub to_host: VecDeque<Vec<u8>>,
+    /// Frames sent to the board's own Etherbone address, not looped.
+    pub filtered: u64,
 }
 
 /// Cycles of a 64-bit beat (64 ns at 1 Gb/s) at the ECPIX-5's system clock
@@ -174,10 +189,12 @@ impl Mac {
             tx_errors: 0,
             sent: Vec::new(),
             keep_sent: false,
+            to_host: VecDeque::new(),
+            filtered: 0,
         }
     }
 
-    /// A frame onto the cable and back into the receive side.
+    /// A frame onto the cable: to the host, or back into the receive side.
     fn wire(&mut self, mut f: Vec<u8>) {
         if f.len() < MIN_FRAME {
             f.resize(MIN_FRAME, 0);
@@ -186,6 +203,20 @@ impl Mac {
         if self.keep_sent {
             self.sent.push(f.clone());
         }
+        if f[..6] == HOST_MAC {
+            self.to_host.push_back(f);
+            return;
+        }
+        if f[..6] == ferroce_proto::board::etherbone::BOARD_MAC {
+            self.filtered += 1;
+            return;
+        }
+        self.arrive(f);
+    }
+
+    /// A frame into the receive side, through the cable's losses and
+    /// corruption.
+    fn arrive(&mut self, f: Vec<u8>) {
         if self.rng.chance(self.cable.loss) {
             self.lost += 1;
             return;
@@ -291,6 +322,17 @@ impl SimBoard {
     /// Bytes from the host onto the board's serial input.
     pub fn send(&mut self, bytes: &[u8]) {
         self.line.send(bytes);
+    }
+
+    /// A frame from the host on the cable (no FCS; padded as a MAC pads).
+    pub fn inject(&mut self, mut frame: Vec<u8>) {
+        frame.resize(frame.len().max(MIN_FRAME), 0);
+        self.mac.arrive(frame);
+    }
+
+    /// Frames the board sent to the host since the last call.
+    pub fn take_host(&mut self) -> Vec<Vec<u8>> {
+        self.mac.to_host.drain(..).collect()
     }
 
     /// Bytes the board has sent on its serial output since the last call.

@@ -33,7 +33,7 @@ equivalence_test!(seg_log: SegLog<{ PATH_KEY_BITS + 8 }>; wr_valid, wr_addr, wr_
 // Verilator tests record their first cycles and replay them into
 // rust-hdl's simulator (`equivalence::check_replay`, every output before
 // and after every edge): csr, frame_fifo, retx, rx_check, rx_msgs,
-// rx_parse, rx_place, sack, segmenter, tx_build and rx_path, each in
+// rx_parse, rx_place, sack, segmenter, tx_build, rx_path and etherbone, each in
 // `sim/tests/rtl_<block>.rs`.
 use ferroce_hdl::engine::{pacer::Pacer, rate_div::RateDiv, rto_timer::RtoTimer};
 use ferroce_hdl::rx::ack_gen::AckGen;

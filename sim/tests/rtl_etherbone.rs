@@ -5,13 +5,21 @@
 //! random delays; answers leave under random back-pressure. Checked: the
 //! bus sees exactly the writes and reads asked for, in order; answers and
 //! ARP replies are byte for byte the frames a host expects; everything
-//! not for the board is ignored; what cannot be served is counted.
+//! not for the board is ignored; what cannot be served is counted. The
+//! last test's first cycles are replayed into rust-hdl's simulator of the
+//! same block, every output compared.
 
 use std::collections::HashMap;
 
 use ferroce_proto::board::etherbone::{self as eb, Reply, BOARD_IP, BOARD_MAC, PORT};
 use ferroce_proto::rng::Rng;
 use ferroce_sim::verilator::{ModelLib, Port, Sim};
+
+ferroce_sim::equivalence_inputs!(etherbone_inputs: ferroce_hdl::board::etherbone::Etherbone;
+    reset, mac, ip, rx_tdata, rx_tkeep, rx_tvalid, rx_tlast, rx_tuser, m_tready, bus_ready, bus_rdata);
+
+/// Cycles of the first test replayed into rust-hdl's simulator.
+const REPLAYED: u64 = 20_000;
 
 const HOST_MAC: [u8; 6] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55];
 const HOST_IP: [u8; 4] = [192, 168, 1, 100];
@@ -305,6 +313,7 @@ fn arp_requests_for_the_board_are_answered_and_other_frames_ignored() {
 
 #[test]
 fn what_cannot_be_served_is_counted_and_not_answered() {
+    ferroce_sim::verilator::record_next("etherbone", REPLAYED);
     let mut b = Bridge::new(4);
     // A bad frame, a datagram longer than its frame, a payload not in whole
     // words, a bad magic: dropped, counted, nothing on the bus.
@@ -349,4 +358,7 @@ fn what_cannot_be_served_is_counted_and_not_answered() {
     b.request(&eb::probe());
     b.settle();
     assert_eq!(b.out, vec![answer(&[0x4e, 0x6f, 0x12, 0x44, 0, 0, 0, 0])]);
+    drop(b);
+    let rec = ferroce_sim::verilator::take_recording("etherbone").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<etherbone_inputs>("etherbone", &rec, &[]);
 }

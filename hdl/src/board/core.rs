@@ -12,7 +12,14 @@
 //!   DMA at address 0 up; addresses wrap at its size);
 //! * [`STATUS_BASE`]: board counters, read only: + 0 frames the receive
 //!   store dropped, + 4 AXI-Lite accesses answered with an error, + 8
-//!   frames the MAC dropped for a bad FCS, + 12 bytes of board memory.
+//!   frames the MAC dropped for a bad FCS, + 12 bytes of board memory,
+//!   + 16 Etherbone requests dropped.
+//!
+//! Two bridges share the bus, a request at a time: UARTBone on the UART
+//! and Etherbone on the Ethernet port ([`etherbone`](super::etherbone),
+//! which watches the received frames beside the receive store and puts its
+//! answers, a whole frame at a time, into the send store with the engine's
+//! frames).
 //!
 //! (The map is `ferroce_proto::board`'s, shared with the driver.)
 //!
@@ -34,7 +41,8 @@
 use rust_hdl::prelude::*;
 
 pub use ferroce_proto::board::{
-    RAM_BASE, STATUS_AXIL_ERRORS, STATUS_BASE, STATUS_CRC_ERRORS, STATUS_RAM_BYTES, STATUS_RX_DROPPED,
+    RAM_BASE, STATUS_AXIL_ERRORS, STATUS_BASE, STATUS_CRC_ERRORS, STATUS_EB_DROPPED, STATUS_RAM_BYTES,
+    STATUS_RX_DROPPED,
 };
 
 /// Defines `$name<W, A, P>`: the board core around engine type `$engine`,
@@ -74,13 +82,38 @@ macro_rules! board_core {
             rx_store: $crate::board::frame_store::FrameStore<A, P>,
             tx_store: $crate::board::frame_store::FrameStore<A, P>,
             adapt: $crate::board::mac_adapt::MacAdapt,
+            eb: $crate::board::etherbone::Etherbone,
             engine: $engine,
 
             st_ack: DFF<bool>,
             st_data: DFF<Bits<32>>,
             ram_sel: Signal<Local, bool>,
             st_sel: Signal<Local, bool>,
-            st_word: Signal<Local, Bits<2>>,
+            st_word: Signal<Local, Bits<3>>,
+            /// The bridges' bus: Etherbone's turn (else UARTBone's), held
+            /// from a request until its answer.
+            bus_eb: Signal<Local, bool>,
+            bus_lock: DFF<bool>,
+            bus_was_eb: DFF<bool>,
+            bus_valid: Signal<Local, bool>,
+            bus_we: Signal<Local, bool>,
+            bus_addr: Signal<Local, Bits<32>>,
+            bus_wdata: Signal<Local, Bits<32>>,
+            bus_ready: Signal<Local, bool>,
+            bus_rdata: Signal<Local, Bits<32>>,
+            /// Frames into the send store: Etherbone's answer (else the
+            /// engine's), chosen per frame, taking turns when both wait.
+            tx_eb: Signal<Local, bool>,
+            tx_lock: DFF<bool>,
+            tx_was_eb: DFF<bool>,
+            tx_valid: Signal<Local, bool>,
+            tx_last: Signal<Local, bool>,
+            /// The board's addresses for Etherbone and ARP, wire order
+            /// (`ferroce_proto::board::etherbone`).
+            #[constant($crate::board::core::wire_order(&ferroce_proto::board::etherbone::BOARD_MAC))]
+            board_mac: Constant<Bits<48>>,
+            #[constant($crate::board::core::wire_order(&ferroce_proto::board::etherbone::BOARD_IP))]
+            board_ip: Constant<Bits<32>>,
             /// Bytes of board memory.
             #[constant(8u64 << W)]
             ram_bytes: Constant<Bits<32>>,
@@ -108,7 +141,7 @@ macro_rules! board_core {
         impl<const W: usize, const A: usize, const P: usize> Logic for $name<W, A, P> {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, st_ack, st_data);
+                dff_setup!(self, clock, st_ack, st_data, bus_lock, bus_was_eb, tx_lock, tx_was_eb);
                 self.urx.clock.next = self.clock.val();
                 self.utx.clock.next = self.clock.val();
                 self.bone.clock.next = self.clock.val();
@@ -117,6 +150,7 @@ macro_rules! board_core {
                 self.rx_store.clock.next = self.clock.val();
                 self.tx_store.clock.next = self.clock.val();
                 self.adapt.clock.next = self.clock.val();
+                self.eb.clock.next = self.clock.val();
                 self.engine.clock.next = self.clock.val();
                 self.urx.reset.next = self.reset.val();
                 self.utx.reset.next = self.reset.val();
@@ -126,6 +160,7 @@ macro_rules! board_core {
                 self.rx_store.reset.next = self.reset.val();
                 self.tx_store.reset.next = self.reset.val();
                 self.adapt.reset.next = self.reset.val();
+                self.eb.reset.next = self.reset.val();
                 self.engine.reset.next = self.reset.val();
 
                 // The host bridge: UART bytes to and from UARTBone.
@@ -138,36 +173,59 @@ macro_rules! board_core {
                 self.utx.s_data.next = self.bone.m_data.val();
                 self.bone.m_ready.next = self.utx.s_ready.val();
 
-                // Its bus: board memory, board counters, or engine registers.
-                self.ram_sel.next = self.bone.bus_addr.val().get_bit(26);
-                self.st_sel.next = self.bone.bus_addr.val().get_bit(27) & !self.ram_sel.val();
-                self.ram.bus_valid.next = self.bone.bus_valid.val() & self.ram_sel.val();
-                self.ram.bus_we.next = self.bone.bus_we.val();
-                self.ram.bus_addr.next = self.bone.bus_addr.val();
-                self.ram.bus_wdata.next = self.bone.bus_wdata.val();
-                self.axil.bus_valid.next =
-                    self.bone.bus_valid.val() & !self.ram_sel.val() & !self.st_sel.val();
-                self.axil.bus_we.next = self.bone.bus_we.val();
-                self.axil.bus_addr.next = self.bone.bus_addr.val();
-                self.axil.bus_wdata.next = self.bone.bus_wdata.val();
-                self.st_ack.d.next = self.bone.bus_valid.val() & self.st_sel.val() & !self.st_ack.q.val();
-                self.st_word.next = self.bone.bus_addr.val().get_bits::<2>(0);
+                // The bridges take turns on the bus, a request at a time.
+                if self.bus_lock.q.val() {
+                    self.bus_eb.next = self.bus_was_eb.q.val();
+                } else {
+                    self.bus_eb.next = self.eb.bus_valid.val() & !self.bone.bus_valid.val();
+                }
+                self.bus_valid.next = self.bone.bus_valid.val();
+                self.bus_we.next = self.bone.bus_we.val();
+                self.bus_addr.next = self.bone.bus_addr.val();
+                self.bus_wdata.next = self.bone.bus_wdata.val();
+                if self.bus_eb.val() {
+                    self.bus_valid.next = self.eb.bus_valid.val();
+                    self.bus_we.next = self.eb.bus_we.val();
+                    self.bus_addr.next = self.eb.bus_addr.val();
+                    self.bus_wdata.next = self.eb.bus_wdata.val();
+                }
+
+                // The bus: board memory, board counters, or engine registers.
+                self.ram_sel.next = self.bus_addr.val().get_bit(26);
+                self.st_sel.next = self.bus_addr.val().get_bit(27) & !self.ram_sel.val();
+                self.ram.bus_valid.next = self.bus_valid.val() & self.ram_sel.val();
+                self.ram.bus_we.next = self.bus_we.val();
+                self.ram.bus_addr.next = self.bus_addr.val();
+                self.ram.bus_wdata.next = self.bus_wdata.val();
+                self.axil.bus_valid.next = self.bus_valid.val() & !self.ram_sel.val() & !self.st_sel.val();
+                self.axil.bus_we.next = self.bus_we.val();
+                self.axil.bus_addr.next = self.bus_addr.val();
+                self.axil.bus_wdata.next = self.bus_wdata.val();
+                self.st_ack.d.next = self.bus_valid.val() & self.st_sel.val() & !self.st_ack.q.val();
+                self.st_word.next = self.bus_addr.val().get_bits::<3>(0);
                 match self.st_word.val().index() {
                     0 => self.st_data.d.next = self.rx_store.dropped.val(),
                     1 => self.st_data.d.next = self.axil.errors.val(),
                     2 => self.st_data.d.next = self.mac_crc_errors.val(),
-                    _ => self.st_data.d.next = self.ram_bytes.val(),
+                    3 => self.st_data.d.next = self.ram_bytes.val(),
+                    _ => self.st_data.d.next = self.eb.dropped.val(),
                 }
                 if self.ram_sel.val() {
-                    self.bone.bus_ready.next = self.ram.bus_ready.val();
-                    self.bone.bus_rdata.next = self.ram.bus_rdata.val();
+                    self.bus_ready.next = self.ram.bus_ready.val();
+                    self.bus_rdata.next = self.ram.bus_rdata.val();
                 } else if self.st_sel.val() {
-                    self.bone.bus_ready.next = self.st_ack.q.val();
-                    self.bone.bus_rdata.next = self.st_data.q.val();
+                    self.bus_ready.next = self.st_ack.q.val();
+                    self.bus_rdata.next = self.st_data.q.val();
                 } else {
-                    self.bone.bus_ready.next = self.axil.bus_ready.val();
-                    self.bone.bus_rdata.next = self.axil.bus_rdata.val();
+                    self.bus_ready.next = self.axil.bus_ready.val();
+                    self.bus_rdata.next = self.axil.bus_rdata.val();
                 }
+                self.bone.bus_ready.next = self.bus_ready.val() & !self.bus_eb.val();
+                self.bone.bus_rdata.next = self.bus_rdata.val();
+                self.eb.bus_ready.next = self.bus_ready.val() & self.bus_eb.val();
+                self.eb.bus_rdata.next = self.bus_rdata.val();
+                self.bus_lock.d.next = self.bus_valid.val() & !self.bus_ready.val();
+                self.bus_was_eb.d.next = self.bus_eb.val();
 
                 // Engine registers.
                 self.engine.s_axil_awaddr.next = self.axil.m_axil_awaddr.val();
@@ -200,6 +258,14 @@ macro_rules! board_core {
                 self.rx_store.s_axis_tvalid.next = self.adapt.m_rx_axis_tvalid.val();
                 self.rx_store.s_axis_tlast.next = self.adapt.m_rx_axis_tlast.val();
                 self.rx_store.s_axis_tuser.next = self.adapt.m_rx_axis_tuser.val();
+                // Etherbone watches the same beats (it never holds them).
+                self.eb.mac.next = self.board_mac.val();
+                self.eb.ip.next = self.board_ip.val();
+                self.eb.rx_tdata.next = self.adapt.m_rx_axis_tdata.val();
+                self.eb.rx_tkeep.next = self.adapt.m_rx_axis_tkeep.val();
+                self.eb.rx_tvalid.next = self.adapt.m_rx_axis_tvalid.val();
+                self.eb.rx_tlast.next = self.adapt.m_rx_axis_tlast.val();
+                self.eb.rx_tuser.next = self.adapt.m_rx_axis_tuser.val();
                 self.engine.s_mac_rx_tdata.next = self.rx_store.m_axis_tdata.val();
                 self.engine.s_mac_rx_tkeep.next = self.rx_store.m_axis_tkeep.val();
                 self.engine.s_mac_rx_tvalid.next = self.rx_store.m_axis_tvalid.val();
@@ -207,13 +273,35 @@ macro_rules! board_core {
                 self.engine.s_mac_rx_tlast.next = self.rx_store.m_axis_tlast.val();
                 self.engine.s_mac_rx_tuser.next = self.rx_store.m_axis_tuser.val();
 
-                // MAC send: the engine, the store of whole frames, adaptation.
+                // MAC send: the engine's frames and Etherbone's answers, a whole
+                // frame at a time, into the store of whole frames (the MAC must
+                // get each frame without a gap), then adaptation.
+                if self.tx_lock.q.val() {
+                    self.tx_eb.next = self.tx_was_eb.q.val();
+                } else {
+                    self.tx_eb.next = self.eb.m_tvalid.val()
+                        & (!self.engine.m_mac_tx_tvalid.val() | !self.tx_was_eb.q.val());
+                }
                 self.tx_store.s_axis_tdata.next = self.engine.m_mac_tx_tdata.val();
                 self.tx_store.s_axis_tkeep.next = self.engine.m_mac_tx_tkeep.val();
-                self.tx_store.s_axis_tvalid.next = self.engine.m_mac_tx_tvalid.val();
-                self.engine.m_mac_tx_tready.next = self.tx_store.s_axis_tready.val();
-                self.tx_store.s_axis_tlast.next = self.engine.m_mac_tx_tlast.val();
+                self.tx_valid.next = self.engine.m_mac_tx_tvalid.val();
+                self.tx_last.next = self.engine.m_mac_tx_tlast.val();
+                if self.tx_eb.val() {
+                    self.tx_store.s_axis_tdata.next = self.eb.m_tdata.val();
+                    self.tx_store.s_axis_tkeep.next = self.eb.m_tkeep.val();
+                    self.tx_valid.next = self.eb.m_tvalid.val();
+                    self.tx_last.next = self.eb.m_tlast.val();
+                }
+                self.tx_store.s_axis_tvalid.next = self.tx_valid.val();
+                self.tx_store.s_axis_tlast.next = self.tx_last.val();
+                self.engine.m_mac_tx_tready.next = self.tx_store.s_axis_tready.val() & !self.tx_eb.val();
+                self.eb.m_tready.next = self.tx_store.s_axis_tready.val() & self.tx_eb.val();
                 self.tx_store.s_axis_tuser.next = false;
+                self.tx_lock.d.next = self.tx_lock.q.val();
+                if self.tx_valid.val() {
+                    self.tx_lock.d.next = !(self.tx_store.s_axis_tready.val() & self.tx_last.val());
+                    self.tx_was_eb.d.next = self.tx_eb.val();
+                }
                 self.adapt.s_tx_axis_tdata.next = self.tx_store.m_axis_tdata.val();
                 self.adapt.s_tx_axis_tkeep.next = self.tx_store.m_axis_tkeep.val();
                 self.adapt.s_tx_axis_tvalid.next = self.tx_store.m_axis_tvalid.val();
@@ -253,6 +341,8 @@ macro_rules! board_core {
 
                 if self.reset.val() {
                     self.st_ack.d.next = false;
+                    self.bus_lock.d.next = false;
+                    self.tx_lock.d.next = false;
                 }
             }
         }
@@ -381,6 +471,17 @@ board_core!(
     Ecp5_25BoardTop,
     crate::presets::ecp5_25::top::Engine
 );
+
+/// Bytes as a number in wire order: the first byte in bits 7:0.
+pub const fn wire_order(bytes: &[u8]) -> u64 {
+    let mut v = 0u64;
+    let mut i = bytes.len();
+    while i > 0 {
+        i -= 1;
+        v = v << 8 | bytes[i] as u64;
+    }
+    v
+}
 
 /// UART bit time at 115 200 baud with a `mhz` system clock, cycles.
 pub const fn bit_cycles(mhz: u64) -> u16 {

@@ -116,7 +116,7 @@ fn opts(a: &Args) -> Opts {
         dma_stall: a.dma_stall,
         preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
-            Backend::Uart => BOARD_LINE_MBPS,
+            Backend::Uart | Backend::Etherbone => BOARD_LINE_MBPS,
             // The simulated build's MAC interface.
             _ => ferroce_proto::config::preset(&a.preset).map_or(Opts::default().line_rate_mbps, |c| c.line_mbps()),
         }),
@@ -134,7 +134,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if !a.target.json {
         let on = match a.target.backend {
             Backend::Sim => format!("the simulated engine, {:.1} % loss", a.loss * 100.0),
-            Backend::Uart => "the board (its port looped back)".into(),
+            Backend::Uart | Backend::Etherbone => "the board (its port looped back)".into(),
             _ => "the NIC (its port looped back)".into(),
         };
         eprintln!(
@@ -155,7 +155,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut progress = |done: u64, _total: u64| bar.set_position(done);
     let r = match a.target.backend {
         Backend::Sim => loopback::run_sim(&o, &mut progress),
-        Backend::Uart => loopback::run_board(crate::board(&a.target)?, &o, &mut progress).map(|(r, _)| r),
+        Backend::Uart | Backend::Etherbone => loopback::run_board(crate::board(&a.target)?, &o, &mut progress).map(|(r, _)| r),
         _ => {
             // A NIC: its port must be looped back. DMA memory through VFIO,
             // or one huge page addressed physically.

@@ -8,7 +8,7 @@ mod sim_board;
 mod stats;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ferroce_driver::board::BoardDevice;
+use ferroce_driver::board::{BoardDevice, Bridge, Etherbone, UartBone, Udp};
 use ferroce_driver::discover::{check_corundum_app, Engine};
 use ferroce_driver::os::RealOs;
 use ferroce_driver::pci::{self, Bar, Mqnic};
@@ -22,7 +22,7 @@ use ferroce_driver::RegisterAccess;
 #[command(
     name = "ferroce",
     version,
-    about = "ferroce: talk to a ferroce engine, as Verilog in Verilator (--backend sim, the default), on a Corundum NIC (--backend pci, mqnic or vfio) or on an open FPGA board (--backend uart)"
+    about = "ferroce: talk to a ferroce engine, as Verilog in Verilator (--backend sim, the default), on a Corundum NIC (--backend pci, mqnic or vfio) or on an open FPGA board (--backend uart or etherbone)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -45,6 +45,11 @@ pub enum Backend {
     /// the serial port (/dev/ttyUSBn), or the pseudo-terminal of
     /// `ferroce sim-board`.
     Uart,
+    /// An open FPGA board through its Ethernet bridge (LiteX's Etherbone
+    /// over UDP, port 1234): --device is the board's IP address (the
+    /// bitstreams answer at 192.168.1.50), or IP:PORT, e.g. the address
+    /// `ferroce sim-board --udp` serves on.
+    Etherbone,
 }
 
 /// Options shared by the commands that talk to an engine.
@@ -54,18 +59,21 @@ pub struct Target {
     #[arg(long, value_enum, default_value = "sim")]
     backend: Backend,
     /// PCI device (bus:device.function) with --backend pci, character
-    /// device (/dev/mqnicN) with --backend mqnic (default: the only one), or
-    /// serial port (/dev/ttyUSBn) with --backend uart.
+    /// device (/dev/mqnicN) with --backend mqnic (default: the only one),
+    /// serial port (/dev/ttyUSBn) with --backend uart, or the board's IP
+    /// address (or IP:PORT) with --backend etherbone.
     #[arg(long)]
     device: Option<String>,
     /// The serial line's speed with --backend uart (the board bitstreams'
     /// bridge runs at 115 200 baud).
     #[arg(long, default_value_t = 115_200)]
     baud: u32,
-    /// Longest wait for the board's answer with --backend uart, seconds,
-    /// beyond the time the line takes for what was sent before.
-    #[arg(long, default_value_t = 5.0)]
-    uart_timeout: f64,
+    /// Longest wait for the board's answer, seconds: with --backend uart
+    /// beyond the time the line takes for what was sent before; with
+    /// --backend etherbone over all tries of a packet (a lost one is sent
+    /// again, five tries in all).
+    #[arg(long, alias = "uart-timeout", default_value_t = 5.0)]
+    timeout: f64,
     /// Folder of device nodes (for testing against a fake tree).
     #[arg(long, default_value = "/dev", hide = true)]
     dev_dir: std::path::PathBuf,
@@ -112,7 +120,7 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
     let corundum = "Corundum device (PCI 1234:1001)";
     Ok(match t.backend {
         Backend::Sim => anyhow::bail!("the simulator has no NIC registers"),
-        Backend::Uart => anyhow::bail!("a board is no NIC"),
+        Backend::Uart | Backend::Etherbone => anyhow::bail!("a board is no NIC"),
         Backend::Pci => {
             let dev = match &t.device {
                 Some(bdf) => pci::open(&t.sysfs, bdf)?,
@@ -144,16 +152,31 @@ pub fn hw_regs(t: &Target, os: &mut RealOs) -> anyhow::Result<(Bar, Option<Vfio>
     })
 }
 
-/// The board on `--device`, through its UART bridge.
-pub fn board(t: &Target) -> anyhow::Result<BoardDevice<Serial>> {
-    let Some(path) = &t.device else {
-        anyhow::bail!("--backend uart needs --device: the board's serial port, e.g. /dev/ttyUSB1");
-    };
-    if !(t.uart_timeout > 0.0 && t.uart_timeout < 3600.0) {
-        anyhow::bail!("--uart-timeout must be in (0, 3600) seconds (got {})", t.uart_timeout);
+/// The board on `--device`, through its UART or its Etherbone bridge.
+pub fn board(t: &Target) -> anyhow::Result<BoardDevice<Box<dyn Bridge>>> {
+    if !(t.timeout > 0.0 && t.timeout < 3600.0) {
+        anyhow::bail!("--timeout must be in (0, 3600) seconds (got {})", t.timeout);
     }
-    let serial = Serial::open(path.as_ref(), t.baud, std::time::Duration::from_secs_f64(t.uart_timeout))?;
-    Ok(BoardDevice::open(serial)?)
+    let wait = std::time::Duration::from_secs_f64(t.timeout);
+    let bridge: Box<dyn Bridge> = match t.backend {
+        Backend::Etherbone => {
+            let Some(addr) = &t.device else {
+                anyhow::bail!(
+                    "--backend etherbone needs --device: the board's IP address, e.g. 192.168.1.50 (the \
+                     bitstreams' address)"
+                );
+            };
+            let tries = Etherbone::<Udp>::TRIES as u32;
+            Box::new(Etherbone::new(Udp::open(addr, wait / tries)?))
+        }
+        _ => {
+            let Some(path) = &t.device else {
+                anyhow::bail!("--backend uart needs --device: the board's serial port, e.g. /dev/ttyUSB1");
+            };
+            Box::new(UartBone::new(Serial::open(path.as_ref(), t.baud, wait)?))
+        }
+    };
+    Ok(BoardDevice::with_bridge(bridge)?)
 }
 
 /// Open the engine's register region and find its blocks.
@@ -161,7 +184,7 @@ pub fn connect(t: &Target) -> anyhow::Result<(Box<dyn RegisterAccess>, Engine)> 
     let mut bus: Box<dyn RegisterAccess> = match t.backend {
         // The whole engine in Verilator (its counters and tables are live).
         Backend::Sim => Box::new(SimLoopback::new(ferroce_sim::memory::Memory::default(), &Wire::default(), 1)?),
-        Backend::Uart => Box::new(board(t)?),
+        Backend::Uart | Backend::Etherbone => Box::new(board(t)?),
         _ => Box::new(hw_regs(t, &mut RealOs::default())?.0),
     };
     let engine = Engine::discover(bus.as_mut(), 0)?;

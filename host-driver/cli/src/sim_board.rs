@@ -1,4 +1,5 @@
-//! `ferroce sim-board`: a simulated board on a pseudo-terminal.
+//! `ferroce sim-board`: a simulated board on a pseudo-terminal and,
+//! optionally, a UDP socket.
 
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
@@ -17,13 +18,16 @@ pub enum EngineArg {
     StandIn,
 }
 
-/// Serve a simulated board on a pseudo-terminal.
+/// Serve a simulated board on a pseudo-terminal (and a UDP socket).
 #[derive(Debug, clap::Args)]
-#[command(after_help = "The board top's system side (UART bridge speaking LiteX's UARTBone, board memory, \
-frame stores, engine) runs in Verilator, its Ethernet port looped back through a cable model; the model is built \
-on first use (a few minutes for the whole engine, then cached under target/verilator). The first line on stdout is \
-the pseudo-terminal to open as the board's serial port, e.g. `ferroce info --backend uart --device /dev/pts/3`, or \
-LiteX's `litex_server --uart --uart-port /dev/pts/3`. The board runs until the process is stopped.")]
+#[command(after_help = "The board top's system side (UART bridge speaking LiteX's UARTBone, Ethernet bridge \
+speaking LiteX's Etherbone, board memory, frame stores, engine) runs in Verilator, its Ethernet port looped back \
+through a cable model with a host on it; the model is built on first use (a few minutes for the whole engine, \
+then cached under target/verilator). The first line on stdout is the pseudo-terminal to open as the board's serial \
+port, e.g. `ferroce info --backend uart --device /dev/pts/3`, or LiteX's `litex_server --uart --uart-port \
+/dev/pts/3`. With --udp 127.0.0.1:1234, datagrams to that address reach the board's Etherbone bridge as frames \
+from the host on its cable: `ferroce info --backend etherbone --device 127.0.0.1:1234`. The board runs until the \
+process is stopped.")]
 pub struct Args {
     /// The engine on the board.
     #[arg(long, value_enum, default_value = "engine")]
@@ -37,6 +41,10 @@ pub struct Args {
     /// Seed of the cable's losses.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also serve the board's Etherbone bridge on this UDP address
+    /// (IP:PORT).
+    #[arg(long, value_name = "IP:PORT")]
+    udp: Option<std::net::SocketAddr>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
@@ -50,16 +58,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         EngineArg::StandIn => BoardEngine::StandIn,
     };
     eprintln!("sim-board: building the board model ({engine:?}; the first time takes minutes) ...");
+    let udp = match a.udp {
+        Some(addr) => Some(
+            std::net::UdpSocket::bind(addr).map_err(|e| anyhow::anyhow!("--udp {addr}: cannot bind it: {e}"))?,
+        ),
+        None => None,
+    };
     let mut board = SimBoard::new(engine, Cable { loss: a.loss, corrupt: a.corrupt, seed: a.seed })?;
     let mut pty = Pty::open()?;
     println!("{}", pty.path().display());
     std::io::stdout().flush()?;
+    let on_udp = match &udp {
+        Some(u) => format!(" and {} (Etherbone)", u.local_addr()?),
+        None => String::new(),
+    };
     eprintln!(
-        "sim-board: {engine:?} with {} KiB of board memory on {} (UARTBone); stop with Ctrl-C",
+        "sim-board: {engine:?} with {} KiB of board memory on {} (UARTBone){on_udp}; stop with Ctrl-C",
         RAM_BYTES >> 10,
         pty.path().display()
     );
     static NEVER: AtomicBool = AtomicBool::new(false);
-    ferroce_driver::sim_board::serve(&mut board, &mut pty, &NEVER)?;
+    ferroce_driver::sim_board::serve(&mut board, Some(&mut pty), udp.as_ref(), &NEVER)?;
     Ok(())
 }
