@@ -140,6 +140,9 @@ pub struct ClockFmax {
 pub struct BuildReport {
     pub board: String,
     pub engine: String,
+    /// The tree the build was of (`git describe --always --dirty`).
+    #[serde(default)]
+    pub commit: String,
     pub lut4: u64,
     pub ccu2c: u64,
     pub lut4_equivalent: u64,
@@ -242,6 +245,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     Ok(BuildReport {
         board: board.key().into(),
         engine: engine.name(board).into(),
+        commit: crate::block_speed::commit(),
         lut4: cells.lut4,
         ccu2c: cells.ccu2c,
         lut4_equivalent: cells.lut4_equivalent(),
@@ -324,16 +328,18 @@ fn table(all: &[BuildReport]) -> String {
          (seed 1; a build whose timing is not met fails), packing with ecppack. The engine in a build is the \
          board's preset (`ecp5-85` on the ECPIX-5, `ecp5-25` on the Colorlight 5A-75B; synthesised with \
          `-nowidelut`) or, with `--engine stand-in`, the stand-in (`hdl/src/board/stand_in.rs`: register file and \
-         MAC loopback); around it: the LiteEth RGMII PHY and 64-bit MAC, the frame stores, the board memory and the UARTBone bridge. Wall times on the project's shared 2-core machine.\n\n",
+         MAC loopback); around it: the LiteEth RGMII PHY and 64-bit MAC, the frame stores, the board memory and the host bridges (UARTBone; Etherbone from d272bce on). Wall times on the \
+         project's shared 2-core machine.\n\n",
     );
-    s.push_str("| board | engine | timing | LUT4 (+ CCU2C = LUT4 eq.) | FF | DP16KD | synth s | P&R s | pack s |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| board | engine | tree | timing | LUT4 (+ CCU2C = LUT4 eq.) | FF | DP16KD | synth s | P&R s | pack s |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     for r in all {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} (+ {} = {}) | {} | {} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} (+ {} = {}) | {} | {} | {:.0} | {:.0} | {:.0} |",
             r.board,
             r.engine,
+            if r.commit.is_empty() { "–" } else { &r.commit },
             if r.timing_met { "met" } else { "**not met**: no bitstream" },
             r.lut4,
             r.ccu2c,
