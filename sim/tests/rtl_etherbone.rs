@@ -46,7 +46,7 @@ struct Bridge {
     hold: f64,
 }
 
-const PORTS: [&str; 18] = [
+const PORTS: [&str; 20] = [
     "reset",
     "mac",
     "ip",
@@ -65,6 +65,8 @@ const PORTS: [&str; 18] = [
     "bus_addr",
     "bus_wdata",
     "bus_ready",
+    "bus_rdata",
+    "dropped",
 ];
 
 impl Bridge {
@@ -75,9 +77,7 @@ impl Bridge {
         .expect("the etherbone model builds");
         let mut s = Sim::new(&lib);
         s.clock("clock");
-        let mut p: HashMap<&'static str, Port> = PORTS.iter().map(|n| (*n, s.port(n))).collect();
-        p.insert("bus_rdata", s.port("bus_rdata"));
-        p.insert("dropped", s.port("dropped"));
+        let p: HashMap<&'static str, Port> = PORTS.iter().map(|n| (*n, s.port(n))).collect();
         s.set(p["mac"], wire(&BOARD_MAC));
         s.set(p["ip"], wire(&BOARD_IP));
         s.set(p["reset"], 1);
