@@ -44,6 +44,12 @@ impl<L: ByteLink + ?Sized> ByteLink for Box<L> {
     }
 }
 
+/// Byte address of the `k`th command of `per` words from `addr` up (both
+/// bridges split long transfers so).
+fn chunk_base(addr: u32, k: usize, per: usize) -> u32 {
+    addr.wrapping_add((4 * k * per) as u32)
+}
+
 /// A host bridge: 32-bit words at byte addresses on the board's bus.
 pub trait Bridge {
     /// Read `out.len()` words from byte address `addr` up.
@@ -88,7 +94,7 @@ impl<L: ByteLink> UartBone<L> {
 impl<L: ByteLink> Bridge for UartBone<L> {
     fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
         for (k, chunk) in out.chunks_mut(uartbone::MAX_WORDS).enumerate() {
-            let at = addr.wrapping_add((4 * k * uartbone::MAX_WORDS) as u32);
+            let at = chunk_base(addr, k, uartbone::MAX_WORDS);
             self.link.send(&uartbone::command(uartbone::READ, at, chunk.len(), &[]))?;
             let mut bytes = vec![0u8; 4 * chunk.len()];
             self.link.recv(&mut bytes).map_err(|e| match e {
@@ -110,7 +116,7 @@ impl<L: ByteLink> Bridge for UartBone<L> {
     /// landed.)
     fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
         for (k, chunk) in data.chunks(uartbone::MAX_WORDS).enumerate() {
-            let at = addr.wrapping_add((4 * k * uartbone::MAX_WORDS) as u32);
+            let at = chunk_base(addr, k, uartbone::MAX_WORDS);
             self.link.send(&uartbone::command(uartbone::WRITE, at, chunk.len(), chunk))?;
         }
         Ok(())
@@ -249,7 +255,7 @@ impl<T: Datagrams> Etherbone<T> {
 impl<T: Datagrams> Bridge for Etherbone<T> {
     fn read(&mut self, addr: u32, out: &mut [u32]) -> Result<()> {
         for (k, chunk) in out.chunks_mut(eb::MAX_WORDS).enumerate() {
-            let at = addr.wrapping_add((4 * k * eb::MAX_WORDS) as u32);
+            let at = chunk_base(addr, k, eb::MAX_WORDS);
             let addrs: Vec<u32> = (0..chunk.len() as u32).map(|i| at.wrapping_add(4 * i)).collect();
             let words = self.exchange(&eb::reads(self.tag, &addrs), &format!("a read of {} words at {at:#x}", chunk.len()))?;
             if words.len() != chunk.len() {
@@ -262,7 +268,7 @@ impl<T: Datagrams> Bridge for Etherbone<T> {
 
     fn write(&mut self, addr: u32, data: &[u32]) -> Result<()> {
         for (k, chunk) in data.chunks(eb::MAX_WORDS).enumerate() {
-            let at = addr.wrapping_add((4 * k * eb::MAX_WORDS) as u32);
+            let at = chunk_base(addr, k, eb::MAX_WORDS);
             let mut packet = eb::writes(at, chunk);
             // The confirming read, a record of its own (after the header).
             packet.extend(&eb::reads(self.tag, &[STATUS_RAM_BYTES])[8..]);
