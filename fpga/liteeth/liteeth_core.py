@@ -8,10 +8,16 @@ clock, width conversion) and emits them as one module. The board top (rust-hdl,
 `hdl/src/board/`) instantiates it.
 
 The MAC core is composed as `LiteEthMACCore` composes it (liteeth/mac/core.py,
-LiteEth 2024.12, with the datapath in the PHY's clock domain), with one
-difference: the send side has registers on its ready path (LiteX's
-`stream.Buffer` with `pipe_ready`) between the last-byte handling, the padding
-inserter and the CRC inserter. In `LiteEthMACCore` the ready signal runs
+LiteEth 2024.12, with the datapath in the PHY's clock domain), with two
+differences. On the receive side the last-byte stage (`LiteEthMACRXLastBE`,
+which sets `last_be` from the 8-bit PHY's `last`) comes before the preamble
+and CRC checkers instead of after them: the CRC checker flags a bad FCS only
+on a beat whose `last_be` is set, so in `LiteEthMACCore`'s order with an
+8-bit PHY frames with a bad FCS pass unflagged and uncounted (found by the
+board's pin-level simulation, `xtask/src/board_pins.rs`). On the send side
+there are registers on the ready path (LiteX's `stream.Buffer` with
+`pipe_ready`) between the last-byte handling, the padding inserter and the CRC
+inserter. In `LiteEthMACCore` the ready signal runs
 combinationally from the CRC inserter back through padding, last-byte
 handling and width conversion into the clock-domain crossing's FIFO read; on
 the Colorlight 5A-75B's LFE5U-25F (speed grade 6) that path limited the
@@ -105,14 +111,18 @@ class MACCore(LiteXModule):
         self.submodules += tx_stages
         self.submodules += stream.Pipeline(self.sink, *tx_stages, phy)
 
-        # Receive: preamble and CRC checks, padding, last byte, width, CDC.
+        # Receive: last byte, preamble and CRC checks, padding, width, CDC.
+        # The last-byte stage comes first: the 8-bit PHY drives only `last`,
+        # and the CRC checker raises its error only on a beat with `last_be`
+        # set (LiteEthMACCRC32: `If(self.be[n], ... self.error.eq(...))`),
+        # so behind it, as in LiteEthMACCore, no bad FCS is ever flagged.
         rx_preamble = rx(preamble.LiteEthMACPreambleChecker(pdw))
         rx_crc = rx(BufferizeEndpoints({"sink": DIR_SINK})(crc.LiteEthMACCRC32Checker(eth_phy_description(pdw))))
         rx_stages = [
+            rx(last_be.LiteEthMACRXLastBE(pdw)),
             rx_preamble,
             rx_crc,
             rx(padding.LiteEthMACPaddingChecker(pdw, eth_min_frame_length - eth_fcs_length)),
-            rx(last_be.LiteEthMACRXLastBE(pdw)),
             rx(stream.StrideConverter(eth_phy_description(pdw), eth_phy_description(dw))),
             stream.ClockDomainCrossing(eth_phy_description(dw), cd_from="eth_rx", cd_to="sys", depth=rx_cdc_depth),
         ]

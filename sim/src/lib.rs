@@ -22,6 +22,7 @@ pub mod fabric;
 pub mod lockstep;
 pub mod memory;
 pub mod pcap;
+pub mod rgmii;
 pub mod scale;
 pub mod scenario;
 pub mod tools;

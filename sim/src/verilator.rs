@@ -596,6 +596,16 @@ impl Sim {
         self.settled_low = self.clock.is_some_and(|c| self.get(c) == 0);
     }
 
+    /// Settle combinational logic at `time` (in the caller's unit, rising
+    /// from call to call), and write the waveform there when tracing: for
+    /// models run on several clocks without [`Sim::tick`].
+    pub fn eval_at(&mut self, time: u64) {
+        self.eval();
+        self.time = time;
+        // SAFETY: the handle is live until Drop.
+        unsafe { (self.dump)(self.handle, time) };
+    }
+
     /// Use `name` as the clock for [`Sim::tick`].
     pub fn clock(&mut self, name: &str) {
         self.clock = Some(self.port(name));

@@ -85,7 +85,7 @@ impl Board {
     }
 
     /// The board top's Verilog (module `top`) around `engine`.
-    fn top(self, engine: Engine) -> String {
+    pub(crate) fn top(self, engine: Engine) -> String {
         use ferroce_hdl::board::core as c;
         use ferroce_hdl::emit::verilog;
         match (self, engine) {

@@ -5,6 +5,7 @@ mod bench_rtl;
 mod bench_scale;
 mod bitstream;
 mod block_speed;
+mod board_pins;
 mod corundum;
 mod diff;
 mod docs;

@@ -92,3 +92,8 @@ pll_i (.RST(1'b0), .STDBY(1'b0), .CLKI(clk_in), .CLKOP(clk_out), .CLKFB(clk_out)
         })
     }
 }
+
+/// Simulation models of the ECP5 primitives the board builds use (this
+/// PLL; LiteEth's IDDRX1F, ODDRX1F, DELAYG and FD1S3BX), for Verilator
+/// runs of a whole board top. Synthesis maps the primitives itself.
+pub const SIM_MODELS: &str = include_str!("ecp5_sim.v");
