@@ -36,8 +36,9 @@ RGMII side: rgmii_rx_clk, rgmii_rx_ctl, rgmii_rx_data[3:0], rgmii_tx_clk,
   rgmii_tx_ctl, rgmii_tx_data[3:0], rgmii_rst_n. MDIO is not driven (the PHYs of
   both boards come up advertising gigabit from their straps).
 
-Parameters: fpga/liteeth/params.json, one entry per board (data width, system
-clock, RGMII delays). Usage: liteeth_core.py --board NAME --out FILE.v
+Parameters: the "liteeth" entry of fpga/boards/BOARD/board.json (data width,
+RGMII delays, send-side buffering) and its "device".
+Usage: liteeth_core.py --board BOARD --out FILE.v
 
 LiteEth, LiteX and Migen are BSD-2-Clause (notices: fpga/liteeth/NOTICE); the
 generated file is prefixed with them.
@@ -166,9 +167,10 @@ def main():
     ap.add_argument("--board", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    with open(os.path.join(HERE, "params.json")) as f:
-        p = json.load(f)[args.board]
-    platform = LatticePlatform(p["device"], _IO, toolchain="trellis")
+    with open(os.path.join(HERE, "..", "boards", args.board, "board.json")) as f:
+        board = json.load(f)
+    p = board["liteeth"]
+    platform = LatticePlatform(board["device"], _IO, toolchain="trellis")
     core = Core(platform, p)
     ports = core.ports | platform.constraint_manager.get_io_signals()
     verilog = str(platform.get_verilog(core, ios=ports, name="liteeth_core"))

