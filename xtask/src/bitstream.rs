@@ -71,6 +71,8 @@ pub fn run_liteeth(board: Board) -> anyhow::Result<()> {
 /// read by `fpga/liteeth/liteeth_core.py`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct BoardFile {
+    /// The board's name, as its maker gives it.
+    #[allow(dead_code)]
     pub name: String,
     /// The FPGA's part number.
     pub device: String,
@@ -107,12 +109,13 @@ impl Board {
     /// The board top's Verilog (module `top`) around `engine`.
     pub(crate) fn top(self, engine: Engine) -> String {
         use ferroce_hdl::board::core as c;
-        use ferroce_hdl::emit::verilog;
+        use ferroce_hdl::emit::verilog_of;
+        // On a thread with a stack deep enough for the engine.
         match (self, engine) {
-            (Board::Ecpix5, Engine::Preset) => verilog(c::ecpix5()),
-            (Board::Ecpix5, Engine::StandIn) => verilog(c::ecpix5_stand_in()),
-            (Board::Colorlight5a75b, Engine::Preset) => verilog(c::colorlight_5a75b()),
-            (Board::Colorlight5a75b, Engine::StandIn) => verilog(c::colorlight_5a75b_stand_in()),
+            (Board::Ecpix5, Engine::Preset) => verilog_of(c::ecpix5),
+            (Board::Ecpix5, Engine::StandIn) => verilog_of(c::ecpix5_stand_in),
+            (Board::Colorlight5a75b, Engine::Preset) => verilog_of(c::colorlight_5a75b),
+            (Board::Colorlight5a75b, Engine::StandIn) => verilog_of(c::colorlight_5a75b_stand_in),
         }
     }
 
@@ -139,7 +142,7 @@ pub enum Engine {
 
 impl Engine {
     /// Its name in the records.
-    fn name(self, board: Board) -> &'static str {
+    pub(crate) fn name(self, board: Board) -> &'static str {
         match self {
             Engine::Preset => board.preset(),
             Engine::StandIn => "stand_in",

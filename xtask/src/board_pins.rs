@@ -14,18 +14,21 @@ use crate::bitstream::{self, Board, Engine};
 pub fn model(board: Board, engine: Engine) -> anyhow::Result<Arc<ModelLib>> {
     let eth = std::fs::read_to_string(bitstream::liteeth(board)?)?;
     let verilog = [board.top(engine), eth, ferroce_hdl::primitives::ecp5::SIM_MODELS.to_string()].join("\n");
-    Ok(ModelLib::build(&format!("{}-pins", board.key()), &verilog)?)
+    Ok(ModelLib::build(&format!("{}-{}-pins", board.key(), engine.name(board)), &verilog)?)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::VecDeque;
     use std::sync::OnceLock;
 
     use ferroce_driver::board::{BoardDevice, Bridge, Datagrams};
+    use ferroce_driver::discover::Engine as Blocks;
     use ferroce_driver::driver::Device;
+    use ferroce_driver::loopback::{run_board, Op, Opts};
     use ferroce_driver::RegisterAccess;
     use ferroce_proto::board::etherbone as eb;
-    use ferroce_proto::board::{STATUS_CRC_ERRORS, STATUS_EB_DROPPED, STATUS_RX_DROPPED};
+    use ferroce_proto::board::{STATUS_AXIL_ERRORS, STATUS_CRC_ERRORS, STATUS_EB_DROPPED, STATUS_RX_DROPPED};
     use ferroce_proto::rng::Rng;
     use ferroce_proto::wire::crc::crc32;
     use ferroce_sim::rgmii::{encode, RgmiiBoard, SentFrame, GAP_BYTES};
@@ -49,7 +52,11 @@ mod tests {
     }
 
     fn started() -> RgmiiBoard {
-        let mut b = RgmiiBoard::new(&lib(), CLK_IN_MHZ);
+        started_on(&lib())
+    }
+
+    fn started_on(lib: &Arc<ModelLib>) -> RgmiiBoard {
+        let mut b = RgmiiBoard::new(lib, CLK_IN_MHZ);
         b.run_ps(START_PS);
         b
     }
@@ -77,27 +84,102 @@ mod tests {
         None
     }
 
-    /// The host on the board's cable, for the driver's Etherbone client.
-    struct Cable(RgmiiBoard);
+    /// A loopback plug on the board's port that loses some frames and
+    /// changes a byte of others (keeping their FCS, which no longer
+    /// matches), as `ferroce_sim::board::Cable` does at the MAC.
+    struct Plug {
+        rng: Rng,
+        loss: f64,
+        corrupt: f64,
+        /// Frames that reached the plug, lost, changed.
+        looped: u64,
+        lost: u64,
+        corrupted: u64,
+    }
+
+    /// The board's cable: the host's frames go in; frames to the host come
+    /// out to it; with a plug, every other frame goes back in through the
+    /// plug, except frames to the board's own Etherbone address (which a
+    /// switch would not send back out of the port they came from: the
+    /// stand-in echoes every frame). Every frame the board sends must be
+    /// well formed on the pins.
+    struct Cable {
+        b: RgmiiBoard,
+        host: VecDeque<Vec<u8>>,
+        plug: Option<Plug>,
+        /// Frames the host sent.
+        sent: u64,
+    }
+
+    impl Cable {
+        fn new(b: RgmiiBoard) -> Cable {
+            Cable { b, host: VecDeque::new(), plug: None, sent: 0 }
+        }
+
+        /// Run `ps` picoseconds, sorting the frames the board sends.
+        fn run(&mut self, ps: u64) {
+            let end = self.b.now_ps() + ps;
+            while self.b.now_ps() < end {
+                self.b.run_ps((end - self.b.now_ps()).min(1_000_000));
+                while let Some(f) = self.b.take() {
+                    well_formed(&f);
+                    self.sort(f.bytes);
+                }
+            }
+        }
+
+        fn sort(&mut self, f: Vec<u8>) {
+            if f[..6] == HOST_MAC {
+                self.host.push_back(f);
+                return;
+            }
+            let Some(p) = &mut self.plug else { return };
+            if f[..6] == eb::BOARD_MAC {
+                return;
+            }
+            p.looped += 1;
+            if p.rng.chance(p.loss) {
+                p.lost += 1;
+            } else if p.rng.chance(p.corrupt) {
+                p.corrupted += 1;
+                let mut g = f.clone();
+                g[20] ^= 0x10;
+                self.b.send_raw(encode(&g, crc32(&f)));
+            } else {
+                self.b.send(&f);
+            }
+        }
+    }
 
     impl Datagrams for Cable {
         fn send(&mut self, payload: &[u8]) -> ferroce_driver::Result<()> {
             let f = eb::udp_frame((HOST_MAC, HOST_IP, HOST_PORT), (eb::BOARD_MAC, eb::BOARD_IP, eb::PORT), payload);
-            self.0.send(&f);
+            self.b.send(&f);
+            self.sent += 1;
             Ok(())
         }
 
         fn recv(&mut self) -> ferroce_driver::Result<Option<Vec<u8>>> {
-            let answer = |f: &[u8]| {
-                eb::parse_udp_frame(f).is_some_and(|(from, to, _)| {
-                    from == (eb::BOARD_MAC, eb::BOARD_IP, eb::PORT) && to == (HOST_MAC, HOST_IP, HOST_PORT)
-                })
-            };
-            Ok(wait_for(&mut self.0, answer).map(|f| eb::parse_udp_frame(&f).expect("an answer").2.to_vec()))
+            let end = self.b.now_ps() + WAIT_PS;
+            while self.b.now_ps() < end {
+                while let Some(f) = self.host.pop_front() {
+                    match eb::parse_udp_frame(&f) {
+                        Some((from, to, p))
+                            if from == (eb::BOARD_MAC, eb::BOARD_IP, eb::PORT)
+                                && to == (HOST_MAC, HOST_IP, HOST_PORT) =>
+                        {
+                            return Ok(Some(p.to_vec()));
+                        }
+                        _ => {}
+                    }
+                }
+                self.run(1_000_000);
+            }
+            Ok(None)
         }
 
         fn idle(&mut self) -> ferroce_driver::Result<()> {
-            self.0.run_ps(1_000_000);
+            self.run(1_000_000);
             Ok(())
         }
     }
@@ -124,7 +206,7 @@ mod tests {
     /// written and read back across records, no frame dropped.
     #[test]
     fn the_driver_reaches_the_board_through_its_pins() {
-        let mut d = BoardDevice::open_etherbone(Cable(started())).expect("the board answers Etherbone");
+        let mut d = BoardDevice::open_etherbone(Cable::new(started())).expect("the board answers Etherbone");
         assert!(d.bone.probe().expect("probe"), "a probe is answered");
         let want = ferroce_proto::regs::RegFile::new().read(0).expect("the first register");
         assert_eq!(d.read32(0).expect("register 0"), want);
@@ -183,12 +265,70 @@ mod tests {
         b.run_ps(20_000_000);
         assert_eq!(b.take(), None, "nothing more");
 
-        let mut d = BoardDevice::open_etherbone(Cable(b)).expect("the board answers Etherbone");
+        let mut d = BoardDevice::open_etherbone(Cable::new(b)).expect("the board answers Etherbone");
         assert_eq!(
             d.bone.read32(STATUS_CRC_ERRORS).expect("counter"),
             2,
             "both bad frames counted by LiteEth's FCS check"
         );
         assert_eq!(d.bone.read32(STATUS_RX_DROPPED).expect("counter"), 0);
+    }
+
+    /// The ECPIX-5's bitstream as built (its top around the `ecp5-85`
+    /// engine, LiteEth's core) with a lossy loopback plug on its pins,
+    /// driven by the driver's loopback run over Etherbone: the transfer is
+    /// verified byte for byte; every frame the engine sent reached the
+    /// plug; every frame the plug changed was flagged by LiteEth's FCS
+    /// check, dropped by the engine and counted by both.
+    #[test]
+    fn a_lossy_loopback_through_the_engine_on_the_pins_is_verified_and_bad_frames_are_counted() {
+        let lib = model(Board::Ecpix5, Engine::Preset).expect("the ECPIX-5's top builds in Verilator");
+        let plug = Plug { rng: Rng::new(3), loss: 0.03, corrupt: 0.05, looped: 0, lost: 0, corrupted: 0 };
+        let cable = Cable { plug: Some(plug), ..Cable::new(started_on(&lib)) };
+        let dev = BoardDevice::open_etherbone(cable).expect("the board answers Etherbone");
+        let o = Opts {
+            op: Op::Mixed,
+            size: 2500,
+            count: 12,
+            paths: 4,
+            streams: 2,
+            loss: 0.0,
+            mtu: 512,
+            line_rate_mbps: 1000,
+            ..Opts::default()
+        };
+        let (r, mut dev) = run_board(dev, &o, &mut |_, _| {}).expect("the run completes");
+        assert!(r.verified && r.bytes == 30_000 && r.completions == 12 + 8, "{r:?}");
+        let (looped, lost, corrupted) = {
+            let p = dev.bone.net.plug.as_ref().expect("the plug");
+            (p.looped, p.lost, p.corrupted)
+        };
+        assert!(dev.bone.net.b.tx_clock_ok, "rgmii_clocks_tx follows the receive clock");
+
+        let engine = Blocks::discover(&mut dev, 0).expect("the engine's blocks");
+        let stat = |dev: &mut BoardDevice<_>, name: &str| {
+            dev.read32(engine.offset_of("stats", name).expect("a counter")).expect("read") as u64
+        };
+        let sent = ["tx_data", "tx_retx", "tx_acks", "tx_naks"].map(|n| stat(&mut dev, n));
+        assert_eq!(sent.iter().sum::<u64>(), looped, "frames at the plug: data, repeats, ACKs, NAKs {sent:?}");
+        // The host's Etherbone requests reach the engine too (beside the
+        // bridge), which drops them as not its own: all those sent before
+        // the counter's read, and perhaps the read's own.
+        let before = dev.bone.net.sent;
+        let malformed = stat(&mut dev, "rx_malformed");
+        let after = dev.bone.net.sent;
+        assert!(
+            (corrupted + before..=corrupted + after).contains(&malformed),
+            "{malformed} frames dropped by the parser: {corrupted} flagged bad by LiteEth and {before}..={after} requests"
+        );
+        assert!(sent[1] > 0, "the lost and changed data came again");
+        assert_eq!(dev.bone.read32(STATUS_CRC_ERRORS).expect("read") as u64, corrupted, "LiteEth's FCS count");
+        for (counter, name) in [
+            (STATUS_RX_DROPPED, "receive drops"),
+            (STATUS_AXIL_ERRORS, "refused accesses"),
+            (STATUS_EB_DROPPED, "Etherbone drops"),
+        ] {
+            assert_eq!(dev.bone.read32(counter).expect("counter"), 0, "{name}");
+        }
     }
 }
