@@ -77,8 +77,9 @@ pub struct RgmiiBoard {
     pins: Pins,
     /// The oscillator's half period.
     clk_in_half_ps: u64,
-    /// Now, in ps; the oscillator's and the receive clock's next edges.
+    /// Now, in ps.
     now: u64,
+    /// The oscillator's next edge, ps.
     next_clk_in: u64,
     clk_in: bool,
     /// Byte times queued for the board's receive pins.
@@ -90,6 +91,7 @@ pub struct RgmiiBoard {
     /// The frame being decoded from the send pins (with its preamble).
     decoding: Vec<u8>,
     decoding_error: bool,
+    /// Idle byte times since the last frame; those before the frame being decoded.
     idle: u64,
     gap: u64,
     /// Frames decoded, oldest first.
