@@ -11,6 +11,7 @@ use ferroce_sim::verilator::ModelLib;
 use crate::bitstream::{self, Board, Engine};
 
 /// The model of `board`'s top around `engine`, with LiteEth generated for it.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn model(board: Board, engine: Engine) -> anyhow::Result<Arc<ModelLib>> {
     let eth = std::fs::read_to_string(bitstream::liteeth(board)?)?;
     let verilog = [board.top(engine), eth, ferroce_hdl::primitives::ecp5::SIM_MODELS.to_string()].join("\n");
