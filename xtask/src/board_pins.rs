@@ -304,6 +304,7 @@ mod tests {
             let p = dev.bone.net.plug.as_ref().expect("the plug");
             (p.looped, p.lost, p.corrupted)
         };
+        assert!(lost > 0 && corrupted > 0, "{lost} frames lost, {corrupted} changed of {looped}");
         assert!(dev.bone.net.b.tx_clock_ok, "rgmii_clocks_tx follows the receive clock");
 
         let engine = Blocks::discover(&mut dev, 0).expect("the engine's blocks");
