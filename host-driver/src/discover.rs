@@ -26,7 +26,9 @@ pub fn walk(bus: &mut dyn RegisterAccess, start: u32) -> Result<Vec<Found>> {
             return Err(Error::Chain { offset: at, why: "misaligned block".into() });
         }
         let f = Found { offset: at, type_id: bus.read32(at)?, version: bus.read32(at + 4)? };
-        if f.type_id == 0xffff_ffff {
+        // A device that is gone reads all ones everywhere; a type of all
+        // ones alone is Corundum's firmware-ID block, the first of BAR0.
+        if f.type_id == 0xffff_ffff && f.version == 0xffff_ffff {
             return Err(Error::Chain { offset: at, why: "reads all ones (device disabled or gone?)".into() });
         }
         out.push(f);
@@ -119,6 +121,27 @@ mod tests {
             Err(Error::Version { name: "stats", found: 0x200, .. }) => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Corundum's BAR0 starts with its firmware-ID block, whose type is all
+    /// ones; a device that is gone reads all ones in every register.
+    #[test]
+    fn corundums_firmware_id_block_is_walked_and_a_gone_device_refused() {
+        let mut bar0 = crate::cocotb::Replay::default();
+        for (off, v) in [(0x00, 0xffff_ffff), (0x04, 0x100), (0x08, 0x40), (0x40, CORUNDUM_APP_INFO_TYPE)] {
+            bar0.values.insert(off, v);
+        }
+        for (off, v) in [(0x44, 0x100), (0x48, 0), (0x4c, APP_ID)] {
+            bar0.values.insert(off, v);
+        }
+        assert_eq!(check_corundum_app(&mut bar0).unwrap().offset, 0x40);
+        bar0.values.insert(0x4c, 0x1234_0001);
+        assert!(matches!(check_corundum_app(&mut bar0), Err(Error::AppId { found: 0x1234_0001, .. })));
+        let mut gone = crate::cocotb::Replay::default();
+        for off in [0, 4, 8] {
+            gone.values.insert(off, 0xffff_ffff);
+        }
+        assert!(matches!(walk(&mut gone, 0), Err(Error::Chain { offset: 0, .. })));
     }
 
     #[test]

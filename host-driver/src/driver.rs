@@ -188,6 +188,8 @@ impl<D: Device> Driver<D> {
                 )));
             }
         }
+        // No completion anywhere in the ring yet (see [`Driver::poll`]).
+        dev.write_mem(cq.base, &vec![0u8; CQE_BYTES << cq.log_size])?;
         let map = Engine::discover(&mut dev, 0)?;
         let mut d = Driver {
             dev,
@@ -386,6 +388,13 @@ impl<D: Device> Driver<D> {
     }
 
     /// Completions written since the last call.
+    ///
+    /// The engine's producer index may run ahead of its completion's DMA
+    /// write: behind Corundum's DMA engine the index moves when the entry
+    /// is handed to the DMA, before the host memory holds it. So the driver
+    /// keeps the ring zeroed where no completion is (at bring-up and after
+    /// taking each entry) and takes an entry only once its kind is not
+    /// zero; one not landed yet is taken by a later poll.
     pub fn poll(&mut self) -> Result<Vec<Cqe>> {
         let prod = self.get(queues::CQ_PROD)?;
         let mut out = Vec::new();
@@ -393,7 +402,11 @@ impl<D: Device> Driver<D> {
             let mut b = [0u8; CQE_BYTES];
             let at = self.cq.slot(self.cq.cons, CQE_BYTES);
             self.dev.read_mem(at, &mut b)?;
+            if ferroce_proto::rings::cqe::KIND.get(&b) == 0 {
+                break;
+            }
             out.push(Cqe::decode(&b).map_err(|e| Error::BadCompletion(e.to_string()))?);
+            self.dev.write_mem(at, &[0u8; CQE_BYTES])?;
             self.cq.cons = self.cq.cons.wrapping_add(1);
         }
         if !out.is_empty() {

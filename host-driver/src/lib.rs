@@ -7,6 +7,8 @@
 //! * [`pci`]: PCI devices from sysfs, BARs mapped from `resourceN`.
 //! * [`board`], [`serial`]: an engine on an open FPGA board through its
 //!   host bridge (LiteX's UARTBone over a serial port or a pseudo-terminal).
+//! * [`cocotb`]: the engine inside Corundum's full-NIC cocotb testbench,
+//!   its BARs and host memory served to the driver on a socket.
 //! * [`driver`]: bring-up, connections, memory regions, rings, doorbells and
 //!   completions over any [`driver::Device`].
 //! * `sim` (feature `sim`, on by default): the whole engine in Verilator,
@@ -19,6 +21,7 @@ pub mod access;
 #[cfg(feature = "sim")]
 pub mod bench;
 pub mod board;
+pub mod cocotb;
 pub mod discover;
 pub mod driver;
 #[cfg(feature = "sim")]

@@ -14,6 +14,7 @@ use ferroce_proto::Iova;
 use ferroce_sim::memory::Memory;
 
 use crate::board::{BoardDevice, Bridge};
+use crate::cocotb::Bench;
 use crate::driver::{Config, ConnSpec, Device, Driver, MrSpec, RingSpec};
 use crate::sim::SimLoopback;
 use crate::vfio::HwDevice;
@@ -422,6 +423,112 @@ pub fn run_board<B: Bridge>(
     // A minute, and a second more per KiB: the bridge, not the engine, sets the pace.
     let limit = ((60 + total / 1024) * 1_000_000_000) / ns_per_cycle as u64;
     run(dev, Layout { limit, ..l }, o, LOCAL, &clock, progress)
+}
+
+/// Rings of a run in Corundum's testbench (log2 of the send, receive and
+/// completion rings' entries).
+pub const BENCH_RINGS: [u32; 3] = [5, 5, 7];
+
+/// Run a loopback transfer on the engine inside Corundum's full-NIC
+/// testbench ([`crate::cocotb`]): rings, source and target in the bench's
+/// host memory, the port looped back by the bench. The duration is
+/// simulated time in engine cycles. Returns the report and the bench.
+pub fn run_bench(bench: Bench, o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(Report, Bench)> {
+    validate(o)?;
+    let total = o.size as u64 * o.count as u64;
+    let l = Layout::packed(bench.mem_base, BENCH_RINGS, total);
+    if l.dst + total > bench.mem_base + bench.mem_bytes {
+        return Err(Error::BadRequest(format!(
+            "{} x {} bytes do not fit the testbench's {} bytes of host memory",
+            o.count, o.size, bench.mem_bytes
+        )));
+    }
+    let clock = |b: &Bench| b.cycles();
+    run(bench, l, o, LOCAL, &clock, progress)
+}
+
+/// What [`refused_write`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    /// The WRITE's completion status (1: remote access error).
+    pub status: u8,
+    /// Packets the engine counted as access violations during the WRITE.
+    pub violations: u32,
+    /// NAKs the engine sent during the WRITE.
+    pub naks: u32,
+    /// Bytes of the region that changed.
+    pub changed: usize,
+}
+
+/// A WRITE through a key the target does not hold, on an engine that ran
+/// before: connections 2 and 3 are set up (looped back, as in
+/// [`run`]), a region of `len` zeros opened to connection 3 under `key`,
+/// and connection 2 WRITEs `len` bytes there under `key ^ 1`. Its rings
+/// and buffers are in `mem_base`.. (`Layout::packed`). Returns the
+/// completion's status, what the engine counted and how much of the
+/// region changed (all of it read back).
+pub fn refused_write<D: Device>(
+    dev: D,
+    mem_base: u64,
+    key: u32,
+    len: u32,
+    clock: &dyn Fn(&D) -> u64,
+    limit: u64,
+) -> Result<(Refusal, D)> {
+    let l = Layout::packed(mem_base, BENCH_RINGS, len as u64);
+    let mut dev = dev;
+    dev.write_mem(l.src, &vec![0xa5; len as usize])?;
+    dev.write_mem(l.dst, &vec![0; len as usize])?;
+    let cfg = Config { port_seed: 5, ..Config::new(LOCAL.0, LOCAL.1) };
+    let ring = |base, log_size| RingSpec { base, log_size };
+    let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, l.log_sq), ring(l.rq, l.log_rq), ring(l.cq, l.log_cq))?;
+    for (index, remote) in [(2, 3), (3, 2)] {
+        d.connect(&ConnSpec {
+            index,
+            remote,
+            peer_mac: LOCAL.0,
+            peer_ip: LOCAL.1,
+            paths: 2,
+            streams: 1,
+            initial_rate_mbps: 0,
+        })?;
+    }
+    d.register_mr(&MrSpec { slot: 1, rkey: key, base: l.dst, len: len as u64, remote_write: true, conn: 3 })?;
+    let (v0, n0) = (d.get(stats::RX_ACCESS_VIOLATION)?, d.get(stats::TX_NAKS)?);
+    let w = Wqe {
+        op: WqeOp::Write,
+        stream: 0,
+        conn: 2,
+        len,
+        local: l.src,
+        remote: l.dst,
+        rkey: key ^ 1,
+        imm: 0,
+        id: 0xbad,
+    };
+    if !d.post_send(&w)? {
+        return Err(Error::BadRequest("no room in the send ring".into()));
+    }
+    d.ring_doorbells()?;
+    let start = clock(&d.dev);
+    let cqe = loop {
+        if let Some(c) = d.poll()?.into_iter().find(|c| c.kind == CqeKind::SendDone) {
+            break c;
+        }
+        if clock(&d.dev) - start > limit {
+            return Err(Error::Timeout(format!("the refused WRITE's completion after {limit} cycles")));
+        }
+        d.dev.idle()?;
+    };
+    if cqe.id != w.id {
+        return Err(Error::BadCompletion(format!("completion {cqe:?} for no WRITE posted")));
+    }
+    let violations = d.get(stats::RX_ACCESS_VIOLATION)? - v0;
+    let naks = d.get(stats::TX_NAKS)? - n0;
+    let mut buf = vec![0u8; len as usize];
+    d.dev.read_mem(l.dst, &mut buf)?;
+    let changed = buf.iter().filter(|b| **b != 0).count();
+    Ok((Refusal { status: cqe.status, violations, naks, changed }, d.dev))
 }
 
 /// DMA memory a hardware run needs.

@@ -18,7 +18,7 @@ use ferroce_driver::pci::{self, Bar, Mqnic};
 use ferroce_driver::vfio::{self, DmaMemory, HwDevice, Vfio};
 use ferroce_driver::{Error, RegisterAccess, Result, Twin};
 use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
-use ferroce_proto::rings::{Rqe, Wqe, WqeOp, RQE_BYTES};
+use ferroce_proto::rings::{Rqe, Wqe, WqeOp, CQE_BYTES, RQE_BYTES};
 
 /// The twin's registers with every access logged, 64 KiB of memory at 0 and
 /// a command status that reads busy for `busy_polls` idles.
@@ -27,6 +27,8 @@ struct Logged {
     reads: Vec<u32>,
     writes: Vec<(u32, u32)>,
     mem: Vec<u8>,
+    /// Writes of host memory beyond `mem`: (address, bytes).
+    outside: Vec<(u64, usize)>,
     idles: usize,
     busy_polls: usize,
 }
@@ -44,7 +46,10 @@ impl RegisterAccess for Logged {
 
 impl Device for Logged {
     fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<()> {
-        self.mem[addr as usize..addr as usize + data.len()].copy_from_slice(data);
+        match self.mem.get_mut(addr as usize..addr as usize + data.len()) {
+            Some(m) => m.copy_from_slice(data),
+            None => self.outside.push((addr, data.len())),
+        }
         Ok(())
     }
     fn read_mem(&mut self, addr: u64, buf: &mut [u8]) -> Result<()> {
@@ -68,6 +73,7 @@ fn logged() -> Logged {
         reads: Vec::new(),
         writes: Vec::new(),
         mem: vec![0; 1 << 16],
+        outside: Vec::new(),
         idles: 0,
         busy_polls: 0,
     }
@@ -146,6 +152,7 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     let shown = format!("{d:?}");
     assert!(shown.starts_with("Driver { sq: Ring { spec: RingSpec { base: 4886716416, log_size: 16 }"), "{shown}");
     assert_eq!(d.dev.writes.iter().filter(|w| w.0 == regs::control::CTRL.offset()).count(), 1);
+    assert_eq!(d.dev.outside, [(cq.base, CQE_BYTES << 5)], "the completion ring zeroed, nothing else written");
 }
 
 #[test]

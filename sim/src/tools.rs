@@ -62,8 +62,35 @@ pub const LITEETH: Tool = Tool {
     deps: &["litex==2024.12", "migen==0.10.0", "pyserial==3.5", "packaging==24.2", "pyyaml==6.0.2", "colorama==0.4.6"],
 };
 
+/// cocotb with the packages Corundum's cocotb testbenches use (PCIe, AXI
+/// and Ethernet models, scapy, pytest), at the releases its benches run
+/// with in Verilator (cocotb 1.9 speaks Verilator 5.022 and later). Its
+/// "binary" is the package folder (`bin/cocotb-config` beside it);
+/// `FERROCE_COCOTB` set means python3 already imports cocotb and
+/// `cocotb-config` is on the path.
+pub const COCOTB: Tool = Tool {
+    name: "cocotb",
+    spec: "cocotb==1.9.2",
+    probe: "cocotb/__init__.py",
+    env: "FERROCE_COCOTB",
+    deps: &[
+        "cocotb-bus==0.2.1",
+        "cocotb-test==0.2.4",
+        "cocotbext-axi==0.1.24",
+        "cocotbext-eth==0.1.22",
+        "cocotbext-pcie==0.2.14",
+        "find_libpython==0.5.1",
+        "scapy==2.5.0",
+        "pytest==9.2.0",
+        "iniconfig==2.3.1",
+        "packaging==26.4",
+        "pluggy==1.7.0",
+        "Pygments==2.21.0",
+    ],
+};
+
 /// Every pinned tool.
-pub const ALL: &[Tool] = &[VERILATOR, YOSYS, NEXTPNR, LITEETH];
+pub const ALL: &[Tool] = &[VERILATOR, YOSYS, NEXTPNR, LITEETH, COCOTB];
 
 /// The workspace root (two levels above this crate's manifest).
 pub fn workspace_root() -> PathBuf {

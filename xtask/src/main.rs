@@ -7,6 +7,7 @@ mod bitstream;
 mod block_speed;
 mod board_pins;
 mod corundum;
+mod corundum_test;
 mod diff;
 mod docs;
 mod emit;
@@ -51,6 +52,29 @@ enum Command {
         /// (repeatable), e.g. AU200/fpga_25g/fpga_10g (64-bit MAC side: 10G).
         #[arg(long, value_name = "NAME")]
         board: Vec<String>,
+    },
+    /// ferroce inside Corundum's full-NIC cocotb testbench, in Verilator (about 15 minutes)
+    ///
+    /// Applies the overlay to the checkout (as `corundum` does, with the bench in fpga/app/ferroce/tb/), installs the
+    /// pinned cocotb packages into .tools/, builds mqnic_core_pcie_us with ferroce (64-bit MAC side, two ports on one
+    /// interface) and runs the bench: the NIC brought up by Corundum's Python driver model, then ferroce programmed
+    /// over BAR2 by ferroce's Rust driver through the bench (APP_ID from BAR0's chain, bring-up, a verified loopback of
+    /// WRITE, WRITE with immediate and SEND with the port losing some of ferroce's frames, a WRITE through a wrong key
+    /// refused and counted) while the NIC's own packets go through the same port. The bench's log goes to
+    /// target/corundum-test/bench.log.
+    CorundumTest {
+        /// The Corundum checkout (the repository's top folder); the overlay and the build are written into it.
+        #[arg(long, value_name = "DIR")]
+        corundum_dir: PathBuf,
+        /// Share of ferroce's frames the bench's port drops.
+        #[arg(long, default_value_t = 0.05)]
+        loss: f64,
+        /// NIC packets sent beside ferroce's traffic.
+        #[arg(long, default_value_t = 16)]
+        nic_packets: u32,
+        /// Write the driver's BAR reads during discovery and bring-up to this file (the replay test's capture).
+        #[arg(long, value_name = "FILE")]
+        capture: Option<PathBuf>,
     },
     /// Regenerate the docs made from the field tables and the register map
     ///
@@ -242,6 +266,10 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Tools => tools::run(),
         Command::Corundum { corundum_dir, board } => corundum::run(&corundum_dir, &board),
+        Command::CorundumTest { corundum_dir, loss, nic_packets, capture } => corundum_test::run_cli(
+            &corundum_dir,
+            corundum_test::Settings { loss, nic_packets, capture, ..corundum_test::Settings::default() },
+        ),
         Command::Docs { check } => docs::run(check),
         Command::Emit { no_lint, only, preset } => match preset {
             Some(p) => emit::run_preset(no_lint, &p),
