@@ -222,3 +222,93 @@ pub fn tshark(log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         ))),
     }
 }
+
+/// Icarus Verilog's release series the Corundum application is checked
+/// with (Debian's package, as Corundum's benches use it by default).
+pub const IVERILOG_SERIES: &str = "11.";
+/// Environment variable naming a folder whose `bin/` has an Icarus
+/// `iverilog` and `vvp` to use.
+pub const IVERILOG_ENV: &str = "FERROCE_IVERILOG";
+
+/// A folder whose `bin/` holds `iverilog` and `vvp`: `FERROCE_IVERILOG`,
+/// else Icarus on `PATH`, else Debian's `iverilog` package unpacked into
+/// `.tools/iverilog/` without installing it (`apt-get download` and
+/// `dpkg-deb -x`, with wrappers that point the tools at their libraries).
+/// Checks the release series ([`IVERILOG_SERIES`]).
+pub fn iverilog(log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
+    let check = |dir: PathBuf| -> Result<PathBuf> {
+        let out = Command::new(dir.join("bin/iverilog"))
+            .arg("-V")
+            .output()
+            .map_err(|e| Error::Tool(format!("running {}/bin/iverilog: {e}", dir.display())))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = text.lines().next().unwrap_or("").to_string();
+        if !version.contains(&format!("version {IVERILOG_SERIES}")) {
+            return Err(Error::Tool(format!("{}: {version:?}, not Icarus {IVERILOG_SERIES}x", dir.display())));
+        }
+        Ok(dir)
+    };
+    if let Ok(p) = std::env::var(IVERILOG_ENV) {
+        log(&format!("iverilog: using {p} from {IVERILOG_ENV}"));
+        return check(PathBuf::from(p));
+    }
+    if let Some(bin) = on_path("iverilog") {
+        if let Some(dir) = bin.parent().and_then(Path::parent) {
+            return check(dir.to_path_buf());
+        }
+    }
+    let d = workspace_root().join(".tools/iverilog");
+    if d.join("bin/iverilog").exists() {
+        return check(d);
+    }
+    if on_path("apt-get").is_none() || on_path("dpkg-deb").is_none() {
+        return Err(Error::Tool(format!(
+            "Icarus Verilog is not installed and this machine has no apt-get and dpkg-deb to fetch Debian's: install \
+             Icarus {IVERILOG_SERIES}x or name a folder with bin/iverilog in {IVERILOG_ENV}"
+        )));
+    }
+    log(&format!("iverilog: fetching Debian's iverilog package into {} ...", d.display()));
+    let tmp = d.with_extension(format!("partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| Error::Tool(format!("{}: {e}", tmp.display())))?;
+    let download = || Command::new("apt-get").args(["download", "-q", "iverilog"]).current_dir(&tmp).output();
+    let mut out = download().map_err(|e| Error::Tool(format!("running apt-get: {e}")))?;
+    if !out.status.success() {
+        let _ = Command::new("apt-get").args(["update", "-q"]).output();
+        out = download().map_err(|e| Error::Tool(format!("running apt-get: {e}")))?;
+    }
+    let deb = std::fs::read_dir(&tmp)
+        .ok()
+        .and_then(|r| r.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "deb")));
+    let Some(deb) = deb else {
+        return Err(Error::Tool(format!(
+            "apt-get could not download iverilog: {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("no message")
+        )));
+    };
+    let root = tmp.join("root");
+    let ok = Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&root).status().is_ok_and(|s| s.success());
+    let lib = root.join("usr/lib/x86_64-linux-gnu/ivl");
+    if !ok || !root.join("usr/bin/iverilog").exists() || !lib.is_dir() {
+        return Err(Error::Tool(format!("{} did not unpack to an Icarus with its libraries", deb.display())));
+    }
+    std::fs::create_dir_all(tmp.join("bin")).map_err(|e| Error::Tool(e.to_string()))?;
+    // The wrappers name the libraries where the final folder will have them.
+    let final_root = d.join("root");
+    for (name, flag) in [("iverilog", "-B"), ("vvp", "-M")] {
+        let w = tmp.join("bin").join(name);
+        let script = format!(
+            "#!/bin/sh\nexec '{}' {flag}'{}' \"$@\"\n",
+            final_root.join("usr/bin").join(name).display(),
+            final_root.join("usr/lib/x86_64-linux-gnu/ivl").display()
+        );
+        std::fs::write(&w, script).map_err(|e| Error::Tool(e.to_string()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).map_err(|e| Error::Tool(e.to_string()))?;
+    }
+    if std::fs::rename(&tmp, &d).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    log(&format!("iverilog: unpacked {} into {}", deb.display(), d.display()));
+    check(d)
+}

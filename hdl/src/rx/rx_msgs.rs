@@ -149,6 +149,9 @@ pub struct RxMsgs {
     o_imm: DFF<Bits<32>>,
     o_fail: DFF<Bits<2>>,
     head: Signal<Local, MsgHead>,
+    // its next_seq as a signal of its own (a part of a struct field is a
+    // chained part select in the Verilog, which Icarus refuses)
+    head_next_seq: Signal<Local, Bits<32>>,
     cur: Signal<Local, MsgSlot>,
     /// The packet's slot and the next message's slot, one-hot.
     si_hot: Signal<Local, Bits<SLOTS>>,
@@ -231,6 +234,7 @@ impl Logic for RxMsgs {
 
         // ---- one cycle later: the head and the packet's slot ----
         self.head.next = self.heads.read_data.val();
+        self.head_next_seq.next = self.head.val().next_seq;
         self.cur.next = self.slots.read_data.val();
         self.si_hot.next = self.zero_hot.val();
         self.ni_hot.next = self.zero_hot.val();
@@ -238,14 +242,14 @@ impl Logic for RxMsgs {
             if self.s1_seq.q.val().get_bits::<SLOT_INDEX_BITS>(0) == self.slot_id[i].val() {
                 self.si_hot.next = self.hot[i].val();
             }
-            if self.head.val().next_seq.get_bits::<SLOT_INDEX_BITS>(0) == self.slot_id[i].val() {
+            if self.head_next_seq.val().get_bits::<SLOT_INDEX_BITS>(0) == self.slot_id[i].val() {
                 self.ni_hot.next = self.hot[i].val();
             }
         }
         // The slot read: a pop's second read (the next message's slot)
         // while it is in its first cycle, else the slot of the packet given.
         if self.s1_valid.q.val() & (self.s1_op.q.val() == self.op_pop.val()) {
-            self.rd_addr.next.slot = self.head.val().next_seq.get_bits::<SLOT_INDEX_BITS>(0);
+            self.rd_addr.next.slot = self.head_next_seq.val().get_bits::<SLOT_INDEX_BITS>(0);
             self.rd_addr.next.key = self.s1_key.q.val();
         } else {
             self.rd_addr.next.slot = self.in_seq.val().get_bits::<SLOT_INDEX_BITS>(0);

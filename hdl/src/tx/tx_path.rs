@@ -867,6 +867,14 @@ pub struct TxPath {
     e_len_b: Signal<Local, Bits<32>>,
     rd_off_b: Signal<Local, Bits<64>>,
     slot_front: Signal<Local, Bits<SLOT_BITS>>,
+    // Fields of the stream and path state and of the log entry as signals
+    // of their own: rust-hdl writes a part of a struct field as a chained
+    // part select (`s[10 +: 32][0 +: 4]`), which Icarus Verilog refuses.
+    ss_base: Signal<Local, Bits<32>>,
+    ss_seg: Signal<Local, Bits<COUNT_BITS>>,
+    ss_count: Signal<Local, Bits<COUNT_BITS>>,
+    pd_next_psn: Signal<Local, Bits<24>>,
+    le_seq: Signal<Local, Bits<32>>,
     slot_seg: Signal<Local, Bits<SLOT_BITS>>,
     log_rd: Signal<Local, LogAddr>,
     log_wr: Signal<Local, LogAddr>,
@@ -1220,6 +1228,7 @@ impl Logic for TxPath {
         self.le.next.seq = self.seglog.rd_entry.val().get_bits::<32>(self.le_seq_at.val().index());
         self.le.next.off = self.seglog.rd_entry.val().get_bits::<32>(self.le_off_at.val().index());
         self.le.next.len = self.seglog.rd_entry.val().get_bits::<14>(self.le_len_at.val().index());
+        self.le_seq.next = self.le.val().seq;
         self.e_stm.next = self.le.val().stream;
 
         // ---- taking work, in priority order ----
@@ -1345,6 +1354,10 @@ impl Logic for TxPath {
         if self.cap_stream.val() {
             self.ss_l.next = self.lane_s_at.val();
         }
+        self.ss_base.next = self.ss_l.val().base;
+        self.ss_seg.next = self.ss_l.val().seg;
+        self.ss_count.next = self.ss_l.val().count;
+        self.pd_next_psn.next = self.pd_l.val().next_psn;
         self.ccx_n.next = self.ccx_l.val();
         self.ps_n.next = self.ps_l.val();
         self.pd_n.next = self.pd_l.val();
@@ -1383,9 +1396,8 @@ impl Logic for TxPath {
         self.seg_b.next = self.seg32.val().into();
         self.count_b.next = self.count32.val().into();
         self.a_idx.next = self.a_msg.q.val() - self.ss_l.val().base;
-        self.slot_front.next = self.ss_l.val().base.get_bits::<SLOT_BITS>(0);
-        self.slot_seg.next =
-            self.ss_l.val().base.get_bits::<SLOT_BITS>(0) + self.ss_l.val().seg.get_bits::<SLOT_BITS>(0);
+        self.slot_front.next = self.ss_base.val().get_bits::<SLOT_BITS>(0);
+        self.slot_seg.next = self.ss_base.val().get_bits::<SLOT_BITS>(0) + self.ss_seg.val().get_bits::<SLOT_BITS>(0);
         // The segment the segmentation point gives (its message was read
         // since the stream was chosen).
         self.seg_left.next = self.msg_prog.read_data.val().len - self.ss_l.val().off;
@@ -1593,10 +1605,10 @@ impl Logic for TxPath {
                 self.ma_s.next.slot = self.a_msg.q.val().get_bits::<SLOT_BITS>(0);
             }
             S_CR1 => {
-                self.ma_s.next.slot = self.le.val().seq.get_bits::<SLOT_BITS>(0);
+                self.ma_s.next.slot = self.le_seq.val().get_bits::<SLOT_BITS>(0);
             }
             S_TAKE4 => {
-                self.ma_s.next.slot = self.le.val().seq.get_bits::<SLOT_BITS>(0);
+                self.ma_s.next.slot = self.le_seq.val().get_bits::<SLOT_BITS>(0);
             }
             S_TAKE5 => {
                 self.ma_s.next.slot = self.h_seq.q.val().get_bits::<SLOT_BITS>(0);
@@ -1754,7 +1766,7 @@ impl Logic for TxPath {
             S_WR1 => {
                 if self.wr_valid.val() & self.room.val() {
                     self.wr_ready.next = true;
-                    self.mw_s.next.slot = self.slot_front.val() + self.ss_l.val().count.get_bits::<SLOT_BITS>(0);
+                    self.mw_s.next.slot = self.slot_front.val() + self.ss_count.val().get_bits::<SLOT_BITS>(0);
                     self.desc_we.next = true;
                     self.prog_n.next.acked = self.zero32.val();
                     self.prog_n.next.fail = self.zero2.val();
@@ -1847,7 +1859,7 @@ impl Logic for TxPath {
                     self.newly.d.next = self.retx.out_newly.val();
                     self.a_count.d.next = self.retx.out_count.val();
                     self.a_lost.d.next = self.retx.out_lost.val();
-                    self.start_slot.d.next = self.pd_l.val().next_psn.get_bits::<8>(0) & self.window_slot_mask.val();
+                    self.start_slot.d.next = self.pd_next_psn.val().get_bits::<8>(0) & self.window_slot_mask.val();
                     self.st.d.next = self.S_CREDIT.val();
                 }
             }
