@@ -152,6 +152,8 @@ pub struct RxMsgs {
     // its next_seq as a signal of its own (a part of a struct field is a
     // chained part select in the Verilog, which Icarus refuses)
     head_next_seq: Signal<Local, Bits<32>>,
+    // its bits above the slot index, read nowhere (for lint)
+    unused_seq: Signal<Local, bool>,
     cur: Signal<Local, MsgSlot>,
     /// The packet's slot and the next message's slot, one-hot.
     si_hot: Signal<Local, Bits<SLOTS>>,
@@ -235,6 +237,7 @@ impl Logic for RxMsgs {
         // ---- one cycle later: the head and the packet's slot ----
         self.head.next = self.heads.read_data.val();
         self.head_next_seq.next = self.head.val().next_seq;
+        self.unused_seq.next = false & self.head_next_seq.val().any();
         self.cur.next = self.slots.read_data.val();
         self.si_hot.next = self.zero_hot.val();
         self.ni_hot.next = self.zero_hot.val();

@@ -260,8 +260,33 @@ const IP_WORDS: usize = IPV4.len / 2;
 const WORD_AT_BITS: usize = 10;
 const _: () = assert!(HDR_BE_BITS <= 1 << WORD_AT_BITS);
 
-/// Partial sums of the checksum: none, then after each word.
-const IP_SUMS: usize = IP_WORDS + 1;
+// The checksum sums the ten words as a tree of end-around-carry additions
+// (pairs, then pairs of pairs, then the last pair with the odd one): four
+// additions deep where a chain of ten was (the longest path of the block,
+// docs/corundum.md "Timing at 250 MHz").
+const _: () = assert!(IP_WORDS == 10);
+
+/// One ones'-complement addition of two 16-bit words: a sum below an
+/// addend carried out of bit 15, and the carry comes back in at bit 0.
+#[derive(LogicBlock, Default)]
+pub struct OnesAdd {
+    pub a: Signal<In, Bits<16>>,
+    pub b: Signal<In, Bits<16>>,
+    pub sum: Signal<Out, Bits<16>>,
+    add: Signal<Local, Bits<16>>,
+}
+
+impl Logic for OnesAdd {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.add.next = self.a.val() + self.b.val();
+        if self.add.val() < self.b.val() {
+            self.sum.next = self.add.val() + true;
+        } else {
+            self.sum.next = self.add.val();
+        }
+    }
+}
 
 /// A 64-bit word's bytes: `b0` in the low bits (lane 0).
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -490,8 +515,9 @@ pub struct TxBuild {
     hc0: Signal<Local, FrameHeader>,
     hc0_bits: Signal<Local, Bits<HDR_BE_BITS>>,
     ip_word: [Signal<Local, Bits<16>>; IP_WORDS],
-    ip_add: [Signal<Local, Bits<16>>; IP_WORDS],
-    ip_sum: [Signal<Local, Bits<16>>; IP_SUMS],
+    // The checksum's additions: 0-4 the pairs of words, 5 and 6 pairs of
+    // those, 7 the eight words, 8 all ten.
+    ip_tree: [OnesAdd; 9],
     csum_hdr: Signal<Local, FrameHeader>,
     csum_bits: Signal<Local, Bits<HDR_BE_BITS>>,
     hc_bits: Signal<Local, Bits<HDR_BE_BITS>>,
@@ -658,24 +684,26 @@ impl Logic for TxBuild {
         }
         self.hc0_bits.next = self.hc0.val().into();
 
-        // IPv4 checksum: ones' complement sum (end-around carry) of the
-        // header's words.
-        self.ip_sum[0].next = self.zero16.val();
+        // IPv4 checksum: the ones' complement sum of the header's words, as a
+        // tree of `OnesAdd`.
         for k in 0..IP_WORDS {
             self.ip_word[k].next = self.hc0_bits.val().get_bits::<16>(self.ip_word_at[k].val().index());
-            self.ip_add[k].next = self.ip_sum[k].val() + self.ip_word[k].val();
-            if self.ip_add[k].val() < self.ip_word[k].val() {
-                self.ip_sum[k + 1].next = self.ip_add[k].val() + true;
-            } else {
-                self.ip_sum[k + 1].next = self.ip_add[k].val();
-            }
         }
+        for j in 0..5 {
+            self.ip_tree[j].a.next = self.ip_word[2 * j].val();
+            self.ip_tree[j].b.next = self.ip_word[2 * j + 1].val();
+        }
+        for j in 0..2 {
+            self.ip_tree[5 + j].a.next = self.ip_tree[2 * j].sum.val();
+            self.ip_tree[5 + j].b.next = self.ip_tree[2 * j + 1].sum.val();
+        }
+        self.ip_tree[7].a.next = self.ip_tree[5].sum.val();
+        self.ip_tree[7].b.next = self.ip_tree[6].sum.val();
+        self.ip_tree[8].a.next = self.ip_tree[7].sum.val();
+        self.ip_tree[8].b.next = self.ip_tree[4].sum.val();
         // The checksum into its field (the header has zeros there).
         self.csum_hdr.next = self.no_fields.val();
-        // (the sum after the last word: an index must be a loop variable)
-        for k in IP_WORDS..IP_SUMS {
-            self.csum_hdr.next.ip_checksum = !self.ip_sum[k].val();
-        }
+        self.csum_hdr.next.ip_checksum = !self.ip_tree[8].sum.val();
         self.csum_bits.next = self.csum_hdr.val().into();
         self.hc_bits.next = self.hc0_bits.val() | self.csum_bits.val();
 

@@ -2502,7 +2502,12 @@ impl Logic for TxPath {
                 | self.spray.out_valid.val()
                 | self.spray.port_busy.val()
                 | self.conn_first.at.val().any()
-                | self.rot.val().any());
+                | self.rot.val().any()
+                | self.ss_base.val().any()
+                | self.ss_seg.val().any()
+                | self.ss_count.val().any()
+                | self.pd_next_psn.val().any()
+                | self.le_seq.val().any());
         for j in 0..PATHS {
             self.unused_ok.next = self.unused_ok.val() & self.k_at[j].val().any();
         }
