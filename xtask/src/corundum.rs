@@ -367,38 +367,37 @@ pub(crate) mod tests {
         assert!(run(&d, &["NOPE/fpga".to_string()]).unwrap_err().to_string().contains("TEST/fpga_10g/fpga"));
         assert_eq!(std::fs::read_link(d.join("fpga/mqnic/TEST/fpga_10g/app")).unwrap(), Path::new("../../../app"));
 
-        // Elaborate the block with Corundum's modules (64-bit MAC side, 256-bit PCIe).
-        let bin = ferroce_sim::tools::ensure(&ferroce_sim::tools::VERILATOR, &mut |l| eprintln!("{l}")).unwrap();
+        // Elaborate the block with Corundum's modules (64-bit MAC side,
+        // 256-bit PCIe), in Verilator and in Icarus Verilog (Corundum's
+        // benches run in it by default): the same parameters and sources.
+        let params = [
+            ("APP_ID", "32'h4645524f"),
+            ("AXIS_DATA_WIDTH", "64"),
+            ("AXIL_APP_CTRL_ADDR_WIDTH", "24"),
+            ("RAM_ADDR_WIDTH", "18"),
+            ("DMA_TAG_WIDTH", "14"),
+            ("RAM_SEG_COUNT", "2"),
+            ("RAM_SEG_DATA_WIDTH", "256"),
+        ];
         let pcie = d.join("fpga/lib/pcie/rtl");
+        let mut sources = vec![d.join(files[0]), d.join(files[1])];
+        sources.extend(["dma_psdpram.v", "dma_client_axis_sink.v", "dma_client_axis_source.v"].map(|f| pcie.join(f)));
+        let bin = ferroce_sim::tools::ensure(&ferroce_sim::tools::VERILATOR, &mut |l| eprintln!("{l}")).unwrap();
         let out = std::process::Command::new(&bin)
             .env("VERILATOR_ROOT", ferroce_sim::tools::verilator_root(&bin))
             .args(["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "mqnic_app_block"])
-            .args([
-                "-GAPP_ID=32'h4645524f",
-                "-GAXIS_DATA_WIDTH=64",
-                "-GAXIL_APP_CTRL_ADDR_WIDTH=24",
-                "-GRAM_ADDR_WIDTH=18",
-            ])
-            .args(["-GDMA_TAG_WIDTH=14", "-GRAM_SEG_COUNT=2", "-GRAM_SEG_DATA_WIDTH=256"])
-            .arg(d.join(files[0]))
-            .arg(d.join(files[1]))
-            .args(["dma_psdpram.v", "dma_client_axis_sink.v", "dma_client_axis_source.v"].map(|f| pcie.join(f)))
+            .args(params.map(|(p, v)| format!("-G{p}={v}")))
+            .args(&sources)
             .output()
             .unwrap();
         assert!(out.status.success(), "verilator:\n{}", String::from_utf8_lossy(&out.stderr));
 
-        // The same in Icarus Verilog (Corundum's benches run in it by default).
         let iv = ferroce_sim::tools::iverilog(&mut |l| eprintln!("{l}")).unwrap();
         let out = std::process::Command::new(iv.join("bin/iverilog"))
             .args(["-g2012", "-s", "mqnic_app_block", "-o"])
             .arg(d.join("icarus.vvp"))
-            .args(["-Pmqnic_app_block.APP_ID=32'h4645524f", "-Pmqnic_app_block.AXIS_DATA_WIDTH=64"])
-            .args(["-Pmqnic_app_block.AXIL_APP_CTRL_ADDR_WIDTH=24", "-Pmqnic_app_block.RAM_ADDR_WIDTH=18"])
-            .args(["-Pmqnic_app_block.DMA_TAG_WIDTH=14", "-Pmqnic_app_block.RAM_SEG_COUNT=2"])
-            .arg("-Pmqnic_app_block.RAM_SEG_DATA_WIDTH=256")
-            .arg(d.join(files[0]))
-            .arg(d.join(files[1]))
-            .args(["dma_psdpram.v", "dma_client_axis_sink.v", "dma_client_axis_source.v"].map(|f| pcie.join(f)))
+            .args(params.map(|(p, v)| format!("-Pmqnic_app_block.{p}={v}")))
+            .args(&sources)
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

