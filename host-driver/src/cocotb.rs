@@ -60,10 +60,7 @@ impl Bench {
         let stream = loop {
             match UnixStream::connect(path) {
                 Ok(s) => break s,
-                Err(e) if t.elapsed() < wait => {
-                    let _ = e;
-                    std::thread::sleep(Duration::from_millis(200));
-                }
+                Err(_) if t.elapsed() < wait => std::thread::sleep(Duration::from_millis(200)),
                 Err(e) => {
                     return Err(Error::Timeout(format!("the testbench on {} ({e}) after {wait:?}", path.display())))
                 }

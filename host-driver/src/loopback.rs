@@ -447,6 +447,29 @@ pub fn run_bench(bench: Bench, o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> 
     run(bench, l, o, LOCAL, &clock, progress)
 }
 
+/// Connections `a` and `b` of one engine set up as each other's remote,
+/// both addressing `peer` (where the loop returns their frames from).
+fn connect_pair<D: Device>(
+    d: &mut Driver<D>,
+    [a, b]: [u32; 2],
+    peer: ([u8; 6], [u8; 4]),
+    paths: u32,
+    streams: u32,
+) -> Result<()> {
+    for (index, remote) in [(a, b), (b, a)] {
+        d.connect(&ConnSpec {
+            index,
+            remote,
+            peer_mac: peer.0,
+            peer_ip: peer.1,
+            paths,
+            streams,
+            initial_rate_mbps: 0,
+        })?;
+    }
+    Ok(())
+}
+
 /// What [`refused_write`] saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Refusal {
@@ -482,17 +505,7 @@ pub fn refused_write<D: Device>(
     let cfg = Config { port_seed: 5, ..Config::new(LOCAL.0, LOCAL.1) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, l.log_sq), ring(l.rq, l.log_rq), ring(l.cq, l.log_cq))?;
-    for (index, remote) in [(2, 3), (3, 2)] {
-        d.connect(&ConnSpec {
-            index,
-            remote,
-            peer_mac: LOCAL.0,
-            peer_ip: LOCAL.1,
-            paths: 2,
-            streams: 1,
-            initial_rate_mbps: 0,
-        })?;
-    }
+    connect_pair(&mut d, [2, 3], LOCAL, 2, 1)?;
     d.register_mr(&MrSpec { slot: 1, rkey: key, base: l.dst, len: len as u64, remote_write: true, conn: 3 })?;
     let (v0, n0) = (d.get(stats::RX_ACCESS_VIOLATION)?, d.get(stats::TX_NAKS)?);
     let w = Wqe {
@@ -563,17 +576,7 @@ pub fn run<D: Device>(
     };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(l.sq, l.log_sq), ring(l.rq, l.log_rq), ring(l.cq, l.log_cq))?;
-    for (index, remote) in [(0, 1), (1, 0)] {
-        d.connect(&ConnSpec {
-            index,
-            remote,
-            peer_mac: peer.0,
-            peer_ip: peer.1,
-            paths: o.paths,
-            streams: o.streams,
-            initial_rate_mbps: 0,
-        })?;
-    }
+    connect_pair(&mut d, [0, 1], peer, o.paths, o.streams)?;
     d.register_mr(&MrSpec { slot: 0, rkey: RKEY, base: l.dst, len: total, remote_write: true, conn: 1 })?;
 
     // Message i reads src[i*size..] and lands at dst[i*size..] (WRITE) or in

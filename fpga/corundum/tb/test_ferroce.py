@@ -368,7 +368,7 @@ async def idle_loopback(self):
     return
 
 
-async def nic_traffic(tb, lanes, count, stop):
+async def nic_traffic(tb, count):
     """Ordinary packets through the NIC beside ferroce's traffic, as the
     template's packet tests send them (raw frames of 64 to 9 014 bytes, and
     UDP over IPv4 to other ports with the transmit checksum offloaded):
@@ -377,7 +377,7 @@ async def nic_traffic(tb, lanes, count, stop):
     iface = tb.driver.interfaces[0]
     done = 0
     rng = random.Random(7)
-    while done < count and not stop.is_set():
+    while done < count:
         if done % 2:
             size = rng.choice([64, 256, 1024, 1514, 9014])
             data = bytes([0x02, 0, 0, 0, 0, done & 0xFF]) + bytes([0x02, 0, 0, 0, 1, 0]) + b"\x88\xb5"
@@ -439,15 +439,14 @@ async def run_test_ferroce(dut):
     tb.log.info("Init complete")
 
     tb.log.info("NIC alone: one packet out and back")
-    assert await nic_traffic(tb, lanes, 1, Event()) == 1
+    assert await nic_traffic(tb, 1) == 1
     assert lanes.sent_nic == 1 and lanes.sent_ferroce == 0
 
     path = os.environ.get("FERROCE_BENCH_SOCKET")
     want_nic = int(os.environ.get("FERROCE_BENCH_NIC_PACKETS", "16"))
     if path:
         tb.log.info("ferroce: serving the driver on %s, NIC packets beside it", path)
-        stop = Event()
-        nic = cocotb.start_soon(nic_traffic(tb, lanes, want_nic, stop))
+        nic = cocotb.start_soon(nic_traffic(tb, want_nic))
         failed = await Server(tb, path, int(os.environ.get("FERROCE_BENCH_MEM", str(4 << 20)))).serve(lanes)
         assert not failed, "ferroce's driver reported a failure (see its output)"
         nic_done = await nic
