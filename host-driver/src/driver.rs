@@ -5,6 +5,7 @@
 //! hardware). Every wait has a limit and ends in a typed error.
 
 use ferroce_proto::defaults::DEFAULTS;
+use ferroce_proto::model::Recovery;
 use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
@@ -40,13 +41,17 @@ pub struct Config {
     /// The port's line rate: connections are paced at most at it, and a
     /// receiver divides it among the connections sending to it.
     pub line_rate_mbps: u32,
+    /// Loss-recovery settings (`control.recovery`): only those the RTL
+    /// implements may differ from v0's, bring-up refuses the others.
+    pub recovery: Recovery,
 }
 
 impl Config {
     /// `mac` and `ip` with the settings the registers reset to
     /// ([`DEFAULTS`]: UDP port 17989, 1024-byte packets, an ACK every 4
     /// packets or after 2 us, RTOs of at least 100 us, SEND retries after
-    /// 50 us, port seed 0, a 10 Gb/s port), the model's defaults too.
+    /// 50 us, port seed 0, a 10 Gb/s port, v0's loss recovery), the
+    /// model's defaults too.
     pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
         Config {
             mac,
@@ -59,6 +64,7 @@ impl Config {
             rnr_delay_ns: DEFAULTS.rnr_delay_ns,
             port_seed: DEFAULTS.port_seed,
             line_rate_mbps: DEFAULTS.line_rate_mbps,
+            recovery: DEFAULTS.recovery,
         }
     }
 
@@ -68,7 +74,7 @@ impl Config {
     /// checks they are the same).
     ///
     /// [`Defaults::settings`]: ferroce_proto::defaults::Defaults::settings
-    pub fn settings(&self) -> [(Reg, u32); 11] {
+    pub fn settings(&self) -> [(Reg, u32); 12] {
         let (lo, hi) = mac_words(self.mac);
         [
             (control::MAC_LO, lo),
@@ -82,6 +88,7 @@ impl Config {
             (control::RTO_MIN_NS, self.rto_min_ns),
             (control::RNR_DELAY_NS, self.rnr_delay_ns),
             (control::PORT_SEED, self.port_seed),
+            (control::RECOVERY, self.recovery.word()),
         ]
     }
 }
@@ -177,6 +184,7 @@ impl<D: Device> Driver<D> {
     pub fn bring_up(mut dev: D, cfg: &Config, sq: RingSpec, rq: RingSpec, cq: RingSpec) -> Result<Driver<D>> {
         let settings = cfg.settings();
         // All of them before anything is written.
+        cfg.recovery.register().map_err(|e| Error::BadRequest(format!("loss recovery: {e}")))?;
         for (reg, v) in settings {
             check_value(reg, v)?;
         }
@@ -516,6 +524,27 @@ mod tests {
             let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
             assert!(m.starts_with(&format!("control.{reg}: ")) && m.contains(" is out of range "), "{m}");
             assert_eq!(*writes.borrow(), [], "{reg}: written before the refusal");
+        }
+        // Loss recovery the RTL does not implement yet, or beyond the
+        // register's fields: refused by name, nothing written.
+        use ferroce_proto::model::Recovery;
+        for (what, recovery) in [
+            ("rack, probe, repair_route, conn_window", Recovery::v1()),
+            ("max_backoff 9", Recovery { max_backoff: 9, ..Recovery::v0() }),
+        ] {
+            let (dev, writes) = posted();
+            let c = Config { recovery, ..cfg() };
+            let m = match Driver::bring_up(dev, &c, sq, rq, cq) {
+                Err(Error::BadRequest(m)) => m,
+                other => panic!("{what}: {:?}", other.map(|_| ())),
+            };
+            assert!(m.starts_with("loss recovery: ") && m.contains(what), "{m}");
+            assert_eq!(*writes.borrow(), [], "{what}: written before the refusal");
+        }
+        let (dev, _) = posted();
+        let c = Config { recovery: Recovery::v1_rtl(), ..cfg() };
+        if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &c, sq, rq, cq) {
+            assert!(!m.contains("loss recovery"), "v1's RTL settings are accepted: {m}");
         }
     }
 }

@@ -4,6 +4,7 @@
 //! driver's `Config::new` all take them from [`DEFAULTS`], and
 //! `host-driver/tests/defaults.rs` pins the three equal.
 
+use crate::model::Recovery;
 use crate::regs::{control, Reg};
 
 /// Settings a driver writes at bring-up (`control` block) and the model
@@ -28,13 +29,16 @@ pub struct Defaults {
     pub rnr_delay_ns: u32,
     /// Seed of the source-port generator (0: a fixed seed).
     pub port_seed: u32,
+    /// The loss-recovery settings the RTL implements (`control.recovery`,
+    /// [`Recovery::word`]): v0's.
+    pub recovery: Recovery,
 }
 
 impl Defaults {
     /// Each setting with the `control` register that holds it, as a driver
     /// writes them (every writable `control` register but `ctrl` and the
     /// endpoint's own addresses; a test checks the list is complete).
-    pub const fn settings(&self) -> [(Reg, u32); 8] {
+    pub const fn settings(&self) -> [(Reg, u32); 9] {
         [
             (control::UDP_PORT, self.udp_port as u32),
             (control::LINE_RATE_MBPS, self.line_rate_mbps),
@@ -44,6 +48,7 @@ impl Defaults {
             (control::RTO_MIN_NS, self.rto_min_ns),
             (control::RNR_DELAY_NS, self.rnr_delay_ns),
             (control::PORT_SEED, self.port_seed),
+            (control::RECOVERY, self.recovery.word()),
         ]
     }
 }
@@ -58,4 +63,5 @@ pub const DEFAULTS: Defaults = Defaults {
     rto_min_ns: 100_000,
     rnr_delay_ns: 50_000,
     port_seed: 0,
+    recovery: Recovery::v0(),
 };

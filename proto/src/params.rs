@@ -78,9 +78,6 @@ pub const HEALTH_OP_RTO: usize = 2;
 pub const HEALTH_EPOCH_BITS: usize = 16;
 /// `health`: width of the run of timeouts (saturating).
 pub const HEALTH_RTO_BITS: usize = 8;
-/// `health`: a path is re-pathed when lost x 2^this >= sent in an epoch
-/// (a quarter, as `model::health::Health::on_ack`).
-pub const HEALTH_LOSS_SHIFT: usize = 2;
 /// `pacer`: `in_op` LOAD (start at `in_cost`).
 pub const PACER_OP_LOAD: usize = 0;
 /// `pacer`: `in_op` SET (change the cost).

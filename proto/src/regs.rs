@@ -138,8 +138,20 @@ pub const BLOCKS: &[Block] = &[
             r("max_paths", 0x18, Const, MAX_PATHS, "paths per connection supported"),
             r("max_streams", 0x1c, Const, MAX_STREAMS, "streams per connection supported"),
             r("max_mtu", 0x20, Const, MAX_MTU, "largest payload per packet in bytes"),
-            r("clock_ps", 0x24, Const, CLOCK_PS, "clock period in picoseconds (the engine's time base counts ns from it)"),
-            r("max_in_flight", 0x28, Const, MAX_IN_FLIGHT, "packets a path may have in flight (its send window's slots; at most the 256 of a SACK)"),
+            r(
+                "clock_ps",
+                0x24,
+                Const,
+                CLOCK_PS,
+                "clock period in picoseconds (the engine's time base counts ns from it)",
+            ),
+            r(
+                "max_in_flight",
+                0x28,
+                Const,
+                MAX_IN_FLIGHT,
+                "packets a path may have in flight (its send window's slots; at most the 256 of a SACK)",
+            ),
         ],
     },
     Block {
@@ -170,6 +182,15 @@ pub const BLOCKS: &[Block] = &[
                 D.port_seed,
                 "seed of the source-port generator; writing it reseeds (0: a fixed seed)",
             ),
+            r(
+                "recovery",
+                0x40,
+                Rw,
+                D.recovery.word(),
+                "loss recovery: bits 2:0 RTO doublings at most; 5:3 re-path when an epoch's losses << this >= its \
+                 packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window",
+            )
+            .within(0, 0xff),
         ],
     },
     Block {
@@ -386,7 +407,7 @@ handles! {
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",
         LINE_RATE_MBPS = "line_rate_mbps", MTU = "mtu", ACK_EVERY = "ack_every", ACK_DELAY_NS = "ack_delay_ns",
-        RTO_MIN_NS = "rto_min_ns", RNR_DELAY_NS = "rnr_delay_ns", PORT_SEED = "port_seed",
+        RTO_MIN_NS = "rto_min_ns", RNR_DELAY_NS = "rnr_delay_ns", PORT_SEED = "port_seed", RECOVERY = "recovery",
     }
     conn_table {
         INDEX = "index", REMOTE_ID = "remote_id", PEER_IP = "peer_ip", PEER_MAC_LO = "peer_mac_lo",

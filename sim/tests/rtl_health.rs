@@ -1,6 +1,7 @@
 //! The `health` RTL block in Verilator against
 //! `ferroce_proto::model::health::Health`: random sends, ACKs (with and
-//! without progress and losses) and timeouts over many paths.
+//! without progress and losses) and timeouts over many paths, with the
+//! re-path threshold (`in_loss_shift`) changing from event to event.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -26,6 +27,7 @@ fn health_matches_the_model() {
         "in_lost",
         "in_repath_after",
         "in_retire_after",
+        "in_loss_shift",
         "out_valid",
         "out_key",
         "out_repath",
@@ -51,12 +53,14 @@ fn health_matches_the_model() {
             let newly = if rng.chance(0.3) { 0 } else { rng.below(9) } as u32;
             let lost = if rng.chance(0.7) { 0 } else { rng.below(12) } as u32;
             let (repath_after, retire_after) = (1 + rng.below(3) as u32, 2 + rng.below(4) as u32);
+            // The re-path threshold (`control.recovery`), any of its values.
+            let shift = rng.below(8) as u32;
             let repath = match op {
                 0 => {
                     h.on_send();
                     false
                 }
-                1 => h.on_ack(newly, lost),
+                1 => h.on_ack_with(newly, lost, shift),
                 _ => h.on_rto(repath_after, retire_after),
             };
             repaths += repath as u32;
@@ -70,6 +74,7 @@ fn health_matches_the_model() {
                 ("in_lost", lost as u64),
                 ("in_repath_after", repath_after as u64),
                 ("in_retire_after", retire_after as u64),
+                ("in_loss_shift", shift as u64),
             ] {
                 s.set(p[n], v);
             }

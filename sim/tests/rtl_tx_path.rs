@@ -27,7 +27,8 @@ use ferroce_sim::memory::Memory;
 
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
     reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
-    cfg_hint, now, ctl_valid, ctl_op, ctl_conn, ctl_remote, ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
+    cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
+    ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
     ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
     fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, ack_valid, ack_key,
     ack_cum, ack_sack, ack_ts, ack_sport, ack_pending, ack_ce, nak_valid, nak_key, nak_psn, nak_stream,
@@ -70,6 +71,9 @@ fn configure(rtl: &mut TxRtl, hint: u64, mask: u64) {
     ] {
         rtl.set(n, v);
     }
+    for (n, v) in ferroce_sim::lockstep::recovery_inputs(&ferroce_proto::model::Recovery::v0()) {
+        rtl.set(n, v);
+    }
 }
 
 #[test]
@@ -83,6 +87,27 @@ fn send_path_matches_the_model_in_lockstep() {
     // The same Rust in rust-hdl's own simulator, on this run's first cycles.
     let rec = ferroce_sim::verilator::take_recording("tx_path").expect("the first cycles were recorded");
     ferroce_sim::equivalence::check_replay::<tx_path_inputs>("tx_path", &rec, LOCKSTEP_QUIET);
+}
+
+/// The lockstep again with the loss-recovery settings the RTL implements
+/// at their v1 values (`Recovery::v1_rtl`: RTOs doubled at most twice,
+/// re-pathing at a sixteenth of an epoch lost, ECN echoes not cutting the
+/// paths' windows), on a lossier channel so that the epochs' thresholds and
+/// the backoff's limit are reached.
+#[test]
+fn send_path_matches_the_model_with_v1_recovery_settings() {
+    let cfg = SendLockstep {
+        recovery: ferroce_proto::model::Recovery::v1_rtl(),
+        loss: 0.06,
+        messages: [600, 200],
+        seed: 78,
+        ..SendLockstep::default()
+    };
+    let r = send_lockstep(&cfg, &mut |_, _| {}).unwrap_or_else(|d| panic!("{d}"));
+    let st: Stats = r.stats;
+    eprintln!("{} messages, {} frames, {} completions, {st:?}", r.messages, r.frames, r.completions);
+    assert_eq!(r.completions as u64, r.messages);
+    assert!(st.tx_retx > 20 && st.rtos > 0 && st.repaths > 0, "{st:?}");
 }
 
 /// ACK and NAK frames asked for by the receive side, byte for byte as

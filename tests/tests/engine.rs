@@ -349,16 +349,14 @@ fn all_connections_and_streams_at_once() {
     assert_eq!(retx, d.get(regs::stats::TX_RETX).unwrap(), "retransmissions per path add up");
 }
 
-/// Pacing and the receiver's rate hint: four connections of one looped
-/// engine send to four others, starting at 2 000 Mb/s (their initial rate);
-/// the receiving connections' ACKs carry no hint for the first activity
-/// window, then the line rate shared by the four active senders; each
-/// sender keeps to its rate, and speeds up to the hint once it comes.
-#[test]
-fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
+/// Four connections of one looped engine (lossless wire, line rate `LINE`)
+/// each WRITE 192 KiB to four others, starting at `INITIAL` Mb/s (their
+/// initial rate), with the loss-recovery settings `recovery`; every byte is
+/// checked in place. Returns each sender's data frames (ns, wire bytes)
+/// and the ACKs' rate hints (ns, Mb/s) as the wire carried them.
+#[allow(clippy::type_complexity)]
+fn four_paced_senders(recovery: ferroce_proto::model::Recovery) -> (Vec<Vec<(f64, f64)>>, Vec<(f64, u32)>) {
     use ferroce_proto::wire::{self, Body, Opcode};
-    const LINE: u32 = 16_000;
-    const INITIAL: u32 = 2_000;
     const MSG: u32 = 192 << 10;
     let (sq, rq, cq, src, dst) = (0x1000_0000u64, 0x1010_0000u64, 0x1020_0000u64, 0x2000_0000u64, 0x3000_0000u64);
     let mut mem = Memory::default();
@@ -371,7 +369,7 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
     let mut dev = SimLoopback::new(mem, &Wire::lossy(0.0), 3).unwrap();
     dev.tap = Some(Vec::new());
     let (mac, ip) = ([2, 0, 0, 0, 0, 9], [10, 0, 0, 9]);
-    let cfg = Config { mtu: 1024, port_seed: 5, line_rate_mbps: LINE, ..Config::new(mac, ip) };
+    let cfg = Config { mtu: 1024, port_seed: 5, line_rate_mbps: LINE, recovery, ..Config::new(mac, ip) };
     let ring = |base, log_size| RingSpec { base, log_size };
     let mut d = Driver::bring_up(dev, &cfg, ring(sq, 4), ring(rq, 4), ring(cq, 6)).unwrap();
     for c in 0..8u32 {
@@ -406,7 +404,6 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
     let mem = &d.dev.engine.mem;
     assert!(mem.region("dst") == mem.region("src"), "every byte in place");
 
-    // Data frames per sender (cycle, wire bytes) and the receivers' hints.
     let ns = ferroce_hdl::engine::NS_PER_CYCLE as f64;
     let mut data: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
     let mut hints: Vec<(f64, u32)> = Vec::new();
@@ -421,6 +418,20 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
             _ => {}
         }
     }
+    (data, hints)
+}
+
+/// The line rate of [`four_paced_senders`] and the senders' initial rate.
+const LINE: u32 = 16_000;
+const INITIAL: u32 = 2_000;
+
+/// Pacing and the receiver's rate hint: in [`four_paced_senders`] the
+/// receiving connections' ACKs carry no hint for the first activity
+/// window, then the line rate shared by the four active senders; each
+/// sender keeps to its rate, and speeds up to the hint once it comes.
+#[test]
+fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
+    let (data, hints) = four_paced_senders(ferroce_proto::model::Recovery::v0());
     let first_data = data.iter().map(|v| v[0].0).fold(f64::MAX, f64::min);
     let first_hint = hints.iter().find(|h| h.1 != 0).copied().expect("a hint");
     assert_eq!(first_hint.1, LINE / 4, "the line shared by four active senders");
@@ -454,6 +465,35 @@ fn pacing_follows_the_initial_rate_then_the_receivers_hint() {
             "sender {k}: {rate:.0} Mb/s after the hint of {} Mb/s",
             LINE / 4
         );
+    }
+}
+
+/// `Recovery::hint_warmup` off (`control.recovery` bit 7 clear): the
+/// receiver's hint comes from its first ACK, the line over the senders it
+/// has heard from so far, and the senders leave their initial rate within
+/// the activity window instead of after it.
+#[test]
+fn without_the_warmup_the_hint_comes_from_the_first_ack() {
+    let recovery = ferroce_proto::model::Recovery { hint_warmup: false, ..ferroce_proto::model::Recovery::v0() };
+    let (data, hints) = four_paced_senders(recovery);
+    let first_data = data.iter().map(|v| v[0].0).fold(f64::MAX, f64::min);
+    assert!(hints.len() > 100, "{} ACKs", hints.len());
+    assert!([1, 2, 3, 4].map(|n| LINE / n).contains(&hints[0].1), "the first ACK's hint: {:?}", hints[0]);
+    assert!(hints.iter().all(|h| h.1 != 0 && h.1 <= LINE), "a hint in every ACK: {hints:?}");
+    assert!(hints[0].0 - first_data < 20_000.0, "the first ACK within the activity window: {:?}", hints[0]);
+    // Once all four are heard from, the line over four.
+    let shared = hints.iter().position(|h| h.1 == LINE / 4).expect("the line shared by four");
+    assert!(hints[shared..].iter().all(|h| h.1 == LINE / 4), "{:?}", &hints[shared..]);
+    // Each sender is past its initial rate after the first hint, within the
+    // first activity window (where the warmup keeps it at its initial rate).
+    for (k, v) in data.iter().enumerate() {
+        let early: Vec<&(f64, f64)> =
+            v.iter().filter(|x| x.0 > hints[0].0 + 2_000.0 && x.0 < first_data + 20_000.0).collect();
+        assert!(early.len() >= 4, "sender {k}: {} frames after the first hint in the window", early.len());
+        let bytes: f64 = early[..early.len() - 1].iter().map(|x| x.1).sum();
+        let span = early[early.len() - 1].0 - early[0].0;
+        let rate = bytes * 8000.0 / span;
+        assert!(rate > 1.4 * INITIAL as f64, "sender {k}: {rate:.0} Mb/s in the first window ({} frames)", early.len());
     }
 }
 

@@ -55,6 +55,7 @@ register_struct! {
         rto_min_ns = control.rto_min_ns,
         rnr_delay_ns = control.rnr_delay_ns,
         port_seed = control.port_seed,
+        recovery = control.recovery,
         conn_index = conn_table.index,
         conn_remote_id = conn_table.remote_id,
         conn_peer_ip = conn_table.peer_ip,

@@ -40,7 +40,6 @@
 //! blocks are register FIFOs of 8 or 16 entries; the timers' pending sets
 //! are one bit per path key.
 
-
 use rust_hdl::prelude::*;
 
 use ferroce_proto::params::{
@@ -49,17 +48,17 @@ use ferroce_proto::params::{
 use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
 
+use super::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::csr::{Csr, ADDR_BITS};
+use super::rx_path::RxPath;
+use super::tx_path::TxPath;
 use crate::blocks::fifo::{RamFifo, RegFifo};
 use crate::blocks::trees::{FirstSet1024, FirstSet256};
 use crate::blocks::{index_bits, HdlDefault, HdlStruct};
-use super::csr::{Csr, ADDR_BITS};
-use super::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
 use crate::engine::pacer::Pacer;
 use crate::engine::rate_div::RateDiv;
 use crate::engine::regs::{strobe_of, Settings, Status};
 use crate::engine::rto_timer::{RtoTimer, MAX_KEY_BITS};
-use super::rx_path::RxPath;
-use super::tx_path::TxPath;
 
 /// Whole nanoseconds per clock cycle (4 at 250 MHz, 40 at 25 MHz).
 pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
@@ -595,6 +594,8 @@ pub struct Engine {
     pd_rate: Signal<Local, Bits<32>>,
     cv_start: Signal<Local, bool>,
     cfg_line: Signal<Local, Bits<32>>,
+    /// `control.recovery` (`Recovery::word`).
+    cfg_rec: Signal<Local, Bits<32>>,
     fb_rate: Signal<Local, Bits<32>>,
     fb_conn: Signal<Local, Bits<CONN_KEY_BITS>>,
     fb_streams: Signal<Local, Bits<4>>,
@@ -1076,6 +1077,7 @@ impl Logic for Engine {
         self.rq_mask.next = (self.one32.val() << self.w_rq_log.val().get_bits::<5>(0)) - self.one32.val();
         self.cq_mask.next = (self.one32.val() << self.w_cq_log.val().get_bits::<5>(0)) - self.one32.val();
         self.cfg_line.next = self.cfg.val().line_rate_mbps;
+        self.cfg_rec.next = self.cfg.val().recovery;
 
         // ---- time ----
         self.time_ps_sum.next = self.time_ps.q.val() + self.ps_remainder.val();
@@ -1371,7 +1373,8 @@ impl Logic for Engine {
             self.dv_step.d.next = self.zero6.val();
         }
         self.hint.next = self.zero32.val();
-        if self.ra_warm.q.val() {
+        // `Recovery::hint_warmup` (bit 7): none in the first window.
+        if self.ra_warm.q.val() | !self.cfg_rec.val().get_bit(7) {
             self.hint.next = self.hint_q.q.val();
         }
 
@@ -1460,6 +1463,9 @@ impl Logic for Engine {
         self.txp.cfg_retire_after.next = self.retire_after.val();
         self.txp.cfg_rto_min.next = self.cfg.val().rto_min_ns;
         self.txp.cfg_hint.next = self.hint.val();
+        self.txp.cfg_max_backoff.next = self.cfg_rec.val().get_bits::<3>(0);
+        self.txp.cfg_loss_shift.next = self.cfg_rec.val().get_bits::<3>(3);
+        self.txp.cfg_path_ecn_cut.next = self.cfg_rec.val().get_bit(6);
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();
@@ -1479,8 +1485,7 @@ impl Logic for Engine {
         self.txp.wr_op.next = self.w_op.val().get_bits::<2>(0);
         self.txp.wr_len.next = self.w_len.val();
         self.txp.wr_local.next = self.wqe_all.val().get_bits::<WQE_LOCAL_BITS>(self.wqe_local_at.val().index());
-        self.txp.wr_remote.next =
-            self.wqe_all.val().get_bits::<WQE_REMOTE_BITS>(self.wqe_remote_at.val().index());
+        self.txp.wr_remote.next = self.wqe_all.val().get_bits::<WQE_REMOTE_BITS>(self.wqe_remote_at.val().index());
         self.txp.wr_rkey.next = self.wqe_all.val().get_bits::<WQE_RKEY_BITS>(self.wqe_rkey_at.val().index());
         self.txp.wr_imm.next = self.wqe_all.val().get_bits::<WQE_IMM_BITS>(self.wqe_imm_at.val().index());
         self.txp.wr_id.next = self.wqe_all.val().get_bits::<WQE_ID_BITS>(self.wqe_id_at.val().index());
@@ -1553,7 +1558,8 @@ impl Logic for Engine {
         self.rtot.set_deadline.next = self.now_ns.val() + (self.rto_ns.val() << self.txp.m_rto_shift.val());
         self.ack_p1.next = self.ack_pend.q.val();
         if self.ackt.fire_valid.val() {
-            self.ack_p1.next = self.ack_pend.q.val() | (self.one_keys.val() << (self.ackt.fire_key.val() & self.timer_key_mask.val()));
+            self.ack_p1.next =
+                self.ack_pend.q.val() | (self.one_keys.val() << (self.ackt.fire_key.val() & self.timer_key_mask.val()));
         }
         self.ack_c1.next = self.zero_keys.val();
         if self.ack_first.any.val() & self.rxp.timer_ready.val() {
@@ -1571,7 +1577,8 @@ impl Logic for Engine {
             self.ack_p1.val() & !(self.ack_c1.val() | self.ack_c2.val() | self.ack_c3.val()) & self.keys_mask.val();
         self.rto_p1.next = self.rto_pend.q.val();
         if self.rtot.fire_valid.val() {
-            self.rto_p1.next = self.rto_pend.q.val() | (self.one_keys.val() << (self.rtot.fire_key.val() & self.timer_key_mask.val()));
+            self.rto_p1.next =
+                self.rto_pend.q.val() | (self.one_keys.val() << (self.rtot.fire_key.val() & self.timer_key_mask.val()));
         }
         self.rto_c1.next = self.zero_keys.val();
         if self.rto_first.any.val() & self.txp.rto_ready.val() {
@@ -2096,6 +2103,7 @@ impl Logic for Engine {
         // already account for), and the ring entries' bytes no field covers.
         self.unused_ok.next = false
             & (self.rto_wide.val().any()
+                | self.cfg_rec.val().get_bits::<24>(8).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
                 | self.arm_wb.val().any()

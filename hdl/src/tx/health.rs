@@ -16,9 +16,7 @@
 use rust_hdl::prelude::*;
 
 use ferroce_proto::model::health::EPOCH;
-use ferroce_proto::params::{
-    HEALTH_EPOCH_BITS, HEALTH_LOSS_SHIFT, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, HEALTH_RTO_BITS,
-};
+use ferroce_proto::params::{HEALTH_EPOCH_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, HEALTH_RTO_BITS};
 
 use crate::blocks::keyed::KeyedState;
 use crate::blocks::{HdlDefault, HdlStruct};
@@ -60,18 +58,17 @@ pub struct LostWide {
     pub hi: Bits<{ HEALTH_EPOCH_BITS - COUNT_BITS }>,
 }
 
-/// `lost << HEALTH_LOSS_SHIFT` without dropping bits.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct LostScaled {
-    pub lo: Bits<HEALTH_LOSS_SHIFT>,
-    pub hi: Bits<HEALTH_EPOCH_BITS>,
-}
+/// Width of `in_loss_shift`: the re-path threshold is epoch / 2^0..7.
+pub const LOSS_SHIFT_BITS: usize = 3;
 
-/// `sent` at the width of [`LostScaled`].
+/// Width of an epoch counter shifted left by up to 7 without dropping bits.
+pub const LOSS_X_BITS: usize = HEALTH_EPOCH_BITS + (1 << LOSS_SHIFT_BITS) - 1;
+
+/// An epoch counter at the width of [`LOSS_X_BITS`].
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct SentWide {
+pub struct EpochWide {
     pub lo: Bits<HEALTH_EPOCH_BITS>,
-    pub hi: Bits<HEALTH_LOSS_SHIFT>,
+    pub hi: Bits<{ LOSS_X_BITS - HEALTH_EPOCH_BITS }>,
 }
 
 /// Health counters for 2^K paths.
@@ -88,6 +85,9 @@ pub struct PathHealth<const K: usize> {
     pub in_lost: Signal<In, Bits<COUNT_BITS>>,
     pub in_repath_after: Signal<In, Bits<HEALTH_RTO_BITS>>,
     pub in_retire_after: Signal<In, Bits<HEALTH_RTO_BITS>>,
+    /// Re-path when an epoch's losses << this >= its packets
+    /// (`Recovery::repath_loss_shift`).
+    pub in_loss_shift: Signal<In, Bits<LOSS_SHIFT_BITS>>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
     pub out_repath: Signal<Out, bool>,
@@ -98,6 +98,7 @@ pub struct PathHealth<const K: usize> {
     s1_lost: DFF<Bits<COUNT_BITS>>,
     s1_repath_after: DFF<Bits<HEALTH_RTO_BITS>>,
     s1_retire_after: DFF<Bits<HEALTH_RTO_BITS>>,
+    s1_loss_shift: DFF<Bits<LOSS_SHIFT_BITS>>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
     o_repath: DFF<bool>,
@@ -107,10 +108,11 @@ pub struct PathHealth<const K: usize> {
     lost_add: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
     lost_sum: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
     lost_sat: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
-    lost_scaled: Signal<Local, LostScaled>,
-    sent_wide: Signal<Local, SentWide>,
-    lost_x: Signal<Local, Bits<{ HEALTH_EPOCH_BITS + HEALTH_LOSS_SHIFT }>>,
-    sent_x: Signal<Local, Bits<{ HEALTH_EPOCH_BITS + HEALTH_LOSS_SHIFT }>>,
+    lost_wide_x: Signal<Local, EpochWide>,
+    sent_wide: Signal<Local, EpochWide>,
+    lost_w: Signal<Local, Bits<LOSS_X_BITS>>,
+    lost_x: Signal<Local, Bits<LOSS_X_BITS>>,
+    sent_x: Signal<Local, Bits<LOSS_X_BITS>>,
     lossy: Signal<Local, bool>,
     rtos_inc: Signal<Local, Bits<HEALTH_RTO_BITS>>,
     new_st: Signal<Local, HealthState>,
@@ -130,7 +132,7 @@ pub struct PathHealth<const K: usize> {
     #[constant(0u64)]
     zero_lost_hi: Constant<Bits<{ HEALTH_EPOCH_BITS - COUNT_BITS }>>,
     #[constant(0u64)]
-    zero_shift: Constant<Bits<HEALTH_LOSS_SHIFT>>,
+    zero_x_hi: Constant<Bits<{ LOSS_X_BITS - HEALTH_EPOCH_BITS }>>,
     #[constant(1u64)]
     one_rto: Constant<Bits<HEALTH_RTO_BITS>>,
     #[constant(0u64)]
@@ -148,6 +150,7 @@ impl<const K: usize> Logic for PathHealth<K> {
             s1_lost,
             s1_repath_after,
             s1_retire_after,
+            s1_loss_shift,
             o_valid,
             o_key,
             o_repath,
@@ -162,6 +165,7 @@ impl<const K: usize> Logic for PathHealth<K> {
         self.s1_lost.d.next = self.in_lost.val();
         self.s1_repath_after.d.next = self.in_repath_after.val();
         self.s1_retire_after.d.next = self.in_retire_after.val();
+        self.s1_loss_shift.d.next = self.in_loss_shift.val();
 
         // The event against the state read in the previous cycle.
         self.st.next = self.store.state.val().into();
@@ -175,12 +179,13 @@ impl<const K: usize> Logic for PathHealth<K> {
         } else {
             self.lost_sat.next = self.lost_sum.val();
         }
-        // A quarter or more of the epoch lost: lost << 2 >= sent, unclipped.
-        self.lost_scaled.next.lo = self.zero_shift.val();
-        self.lost_scaled.next.hi = self.lost_sat.val();
+        // Enough of the epoch lost: lost << shift >= sent, unclipped.
+        self.lost_wide_x.next.lo = self.lost_sat.val();
+        self.lost_wide_x.next.hi = self.zero_x_hi.val();
+        self.lost_w.next = self.lost_wide_x.val().into();
+        self.lost_x.next = self.lost_w.val() << self.s1_loss_shift.q.val();
         self.sent_wide.next.lo = self.st.val().sent;
-        self.sent_wide.next.hi = self.zero_shift.val();
-        self.lost_x.next = self.lost_scaled.val().into();
+        self.sent_wide.next.hi = self.zero_x_hi.val();
         self.sent_x.next = self.sent_wide.val().into();
         self.lossy.next = self.lost_x.val() >= self.sent_x.val();
         if self.st.val().rtos.all() {

@@ -31,8 +31,8 @@
 //!
 //! Timers are outside, as for `rx_path`: `m_rto_*` arms (or disarms) a
 //! path's retransmission timer, for the base timeout `m_rto_base` (ps)
-//! shifted left by `m_rto_shift` (the RTOs in a row, at most 5); `rto_*` reports that it
-//! fired. Pacing is
+//! shifted left by `m_rto_shift` (the RTOs in a row, at most `cfg_max_backoff`); `rto_*`
+//! reports that it fired. Pacing is
 //! outside too: `tx_go` is the permission to send (tie high for none), and
 //! a transmit attempt passes over the connections whose bit of `tx_mask` is
 //! low (all ones for no pacing).
@@ -41,7 +41,11 @@
 //! the clearing sweeps after reset):
 //! * `cfg_*`: MAC and IPv4 address, UDP port, MTU (payload bytes), window
 //!   cap, RTOs before re-pathing and retirement, the least RTO (ns), the
-//!   rate hint put in ACKs; `now`: the time in ns (timestamps and `cc`).
+//!   rate hint put in ACKs; from `control.recovery`, the RTO's doublings at
+//!   most (`cfg_max_backoff`), the re-path threshold (`cfg_loss_shift`:
+//!   an epoch's losses << this >= its packets) and whether ECN echoes cut
+//!   the paths' windows (`cfg_path_ecn_cut`); `now`: the time in ns
+//!   (timestamps and `cc`).
 //!
 //! Each path keeps a smoothed RTT and its variation (in ps, as the model:
 //! a sample per ACK from its timestamp echo, `srtt = (7 srtt + sample) / 8`,
@@ -109,22 +113,20 @@
 
 use rust_hdl::prelude::*;
 
-use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
-use crate::blocks::{index_bits, HdlDefault, HdlStruct};
 use super::cfg::{
     CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW, WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
+use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
+use crate::blocks::{index_bits, HdlDefault, HdlStruct};
 use crate::tx::cc::Cc;
 use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
-use ferroce_proto::params::{
-    CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW,
-};
+use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
 use ferroce_proto::wire::{NakCode, Opcode};
 
 const _: () = assert!(PATHS == 1 << PATH_BITS && STREAM_BITS <= 3 && MSG_WINDOW == 16);
@@ -553,7 +555,6 @@ const F_RETX_LAST: u64 = 0x03;
 #[allow(non_snake_case)]
 #[derive(LogicBlock, HdlDefault)]
 pub struct TxPath {
-
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
@@ -566,6 +567,9 @@ pub struct TxPath {
     pub cfg_retire_after: Signal<In, Bits<8>>,
     pub cfg_rto_min: Signal<In, Bits<32>>,
     pub cfg_hint: Signal<In, Bits<32>>,
+    pub cfg_max_backoff: Signal<In, Bits<3>>,
+    pub cfg_loss_shift: Signal<In, Bits<{ crate::tx::health::LOSS_SHIFT_BITS }>>,
+    pub cfg_path_ecn_cut: Signal<In, bool>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
     pub ctl_ready: Signal<Out, bool>,
@@ -722,6 +726,8 @@ pub struct TxPath {
     a_count: DFF<Bits<CWND_BITS>>,
     a_lost: DFF<Bits<CWND_BITS>>,
     a_ce: DFF<Bits<16>>,
+    /// The path's RTOs in a row, at most `cfg_max_backoff`.
+    run_c: Signal<Local, Bits<3>>,
     a_psn: DFF<Bits<24>>,
     a_msg: DFF<Bits<32>>,
     a_status: DFF<Bits<2>>,
@@ -1042,8 +1048,8 @@ pub struct TxPath {
     zero2: Constant<Bits<2>>,
     #[constant(0u64)]
     zero3: Constant<Bits<3>>,
-    #[constant(5u64)]
-    run_max: Constant<Bits<3>>,
+    #[constant(0u64)]
+    zero_ce: Constant<Bits<16>>,
     #[constant(0u64)]
     zero8: Constant<Bits<8>>,
     #[constant(0u64)]
@@ -1176,12 +1182,11 @@ impl Logic for TxPath {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, ret, skip_compl, cur, pth, stm, ccx, ps, pd, ss, mc, c_valid, conn_rr, scan_n,
-            wr_blocked, newly, a_count, a_lost, a_ce, a_psn, a_msg, a_status, a_ts, start_slot, e_len_q, h_seq,
-            h_off, h_len, h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream,
-            h_nak_msg, h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k,
-            rnr_p, w_pend, w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos,
-            n_repaths, n_naks_rx
+            self, clock, st, ret, skip_compl, cur, pth, stm, ccx, ps, pd, ss, mc, c_valid, conn_rr, scan_n, wr_blocked,
+            newly, a_count, a_lost, a_ce, a_psn, a_msg, a_status, a_ts, start_slot, e_len_q, h_seq, h_off, h_len,
+            h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream, h_nak_msg,
+            h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
+            w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx
         );
         self.conns.read_clock.next = self.clock.val();
         self.conns.write_clock.next = self.clock.val();
@@ -1543,6 +1548,9 @@ impl Logic for TxPath {
         self.cc.in_key.next = self.pkey.val();
         self.cc.in_newly.next = self.a_count.q.val();
         self.cc.in_ce.next = self.a_ce.q.val();
+        if !self.cfg_path_ecn_cut.val() {
+            self.cc.in_ce.next = self.zero_ce.val();
+        }
         self.cc.in_outstanding.next = self.ps_l.val().out;
         self.cc.in_srtt.next = self.rtt.srtt_ns.val();
         self.cc.in_now.next = self.now.val();
@@ -1554,6 +1562,14 @@ impl Logic for TxPath {
         self.health.in_lost.next = self.a_lost.q.val();
         self.health.in_repath_after.next = self.cfg_repath_after.val();
         self.health.in_retire_after.next = self.cfg_retire_after.val();
+        self.health.in_loss_shift.next = self.cfg_loss_shift.val();
+        // The timer's backoff: the path's RTOs in a row, at most the
+        // configured doublings.
+        if self.pd_l.val().run > self.cfg_max_backoff.val() {
+            self.run_c.next = self.cfg_max_backoff.val();
+        } else {
+            self.run_c.next = self.pd_l.val().run;
+        }
         self.spray.pick_valid.next = self.st.q.val() == self.S_PICK.val();
         self.spray.present.next = !(self.ones_paths.val() << self.ccx_l.val().paths);
         for i in PATHS..PATHS_END {
@@ -1564,8 +1580,7 @@ impl Logic for TxPath {
         self.spray.rr.next = self.ccx_l.val().prr;
         self.spray.seed_valid.next = self.take_ctl.val() & self.ctl_op.val();
         self.spray.seed.next = self.ctl_seed.val();
-        self.spray.port_req.next =
-            (self.st.q.val() == self.S_SETUP0.val()) | (self.st.q.val() == self.S_REPATH.val());
+        self.spray.port_req.next = (self.st.q.val() == self.S_SETUP0.val()) | (self.st.q.val() == self.S_REPATH.val());
         self.spray.port_avoid.next = self.zero16.val();
         if self.st.q.val() == self.S_REPATH.val() {
             self.spray.port_avoid.next = self.pd_l.val().sport;
@@ -1909,7 +1924,7 @@ impl Logic for TxPath {
                     self.pd_n.next.run = self.zero3.val();
                     self.pd_we.next = true;
                 } else {
-                    self.rto_s.d.next = self.pd_l.val().run;
+                    self.rto_s.d.next = self.run_c.val();
                 }
                 if self.health.out_repath.val() {
                     self.st.d.next = self.S_REPATH.val();
@@ -1960,9 +1975,7 @@ impl Logic for TxPath {
             S_FAIL => {
                 self.ret.d.next = self.S_IDLE.val();
                 self.st.d.next = self.S_COMPL0.val();
-                if (self.a_idx.val() < self.count_b.val())
-                    & (self.msg_prog.read_data.val().fail == self.zero2.val())
-                {
+                if (self.a_idx.val() < self.count_b.val()) & (self.msg_prog.read_data.val().fail == self.zero2.val()) {
                     self.prog_n.next.fail = self.a_status.q.val();
                     if self.a_idx.val() > self.seg_b.val() {
                         self.prog_n.next.acked =
@@ -2046,11 +2059,11 @@ impl Logic for TxPath {
                 self.rto_b.d.next = self.rtt.rto.val();
                 self.rto_k.d.next = self.pkey.val();
                 self.rto_a.d.next = self.retx.out_outstanding.val() != self.zero_cwnd.val();
-                if self.pd_l.val().run == self.run_max.val() {
-                    self.rto_s.d.next = self.run_max.val();
+                if self.run_c.val() == self.cfg_max_backoff.val() {
+                    self.rto_s.d.next = self.cfg_max_backoff.val();
                 } else {
-                    self.rto_s.d.next = self.pd_l.val().run + self.one_run.val();
-                    self.pd_n.next.run = self.pd_l.val().run + self.one_run.val();
+                    self.rto_s.d.next = self.run_c.val() + self.one_run.val();
+                    self.pd_n.next.run = self.run_c.val() + self.one_run.val();
                     self.pd_we.next = true;
                 }
                 if self.health.out_repath.val() {
@@ -2195,7 +2208,7 @@ impl Logic for TxPath {
                     self.rto_b.d.next = self.rtt.rto.val();
                     self.rto_k.d.next = self.pkey.val();
                     self.rto_a.d.next = true;
-                    self.rto_s.d.next = self.pd_l.val().run;
+                    self.rto_s.d.next = self.run_c.val();
                     self.ps_n.next.armed = true;
                 }
                 self.ps_we.next = true;
@@ -2472,7 +2485,7 @@ impl Logic for TxPath {
         self.m_cpl_id.next = self.msg_desc.read_data.val().id;
         self.m_cpl_imm.next = self.msg_desc.read_data.val().imm;
         self.m_cpl_has_imm.next = self.msg_desc.read_data.val().op == self.OP_WRITE_IMM.val();
-                self.pt_sport.next = self.window.read_data.val().sport;
+        self.pt_sport.next = self.window.read_data.val().sport;
         self.pt_cwnd.next = self.window.read_data.val().cwnd;
         self.pt_retired.next = self.window.read_data.val().retired;
         self.pt_sent.next = self.window.read_data.val().sent;
@@ -2539,4 +2552,3 @@ impl Logic for TxPath {
         }
     }
 }
-

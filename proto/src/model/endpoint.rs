@@ -90,7 +90,7 @@ impl EndpointConfig {
             path_window: PATH_WINDOW,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
-            recovery: Recovery::v0(),
+            recovery: DEFAULTS.recovery,
             seed: 1,
         }
     }

@@ -29,7 +29,7 @@ impl Health {
     /// An ACK acknowledged `newly` packets and found `lost`. Returns true if
     /// the path is to be re-pathed.
     pub fn on_ack(&mut self, newly: u32, lost: u32) -> bool {
-        self.on_ack_with(newly, lost, 2)
+        self.on_ack_with(newly, lost, super::Recovery::v0().repath_loss_shift)
     }
 
     /// [`Health::on_ack`] with the re-path threshold at epoch /

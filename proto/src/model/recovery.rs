@@ -111,6 +111,64 @@ impl Recovery {
         }
     }
 
+    /// The settings of the `control.recovery` register, which the RTL
+    /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
+    /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`), as that register holds
+    /// them; the other fields are not in it. Out-of-range values are cut to
+    /// their bits: [`Recovery::register`] refuses them.
+    pub const fn word(&self) -> u32 {
+        (self.max_backoff & 7)
+            | (self.repath_loss_shift & 7) << 3
+            | (self.path_ecn_cut as u32) << 6
+            | (self.hint_warmup as u32) << 7
+    }
+
+    /// The `control.recovery` register's value for these settings, or why
+    /// an engine cannot run them: a mechanism its RTL does not implement
+    /// yet turned on, or a value beyond the register's field.
+    pub fn register(&self) -> Result<u32, String> {
+        let v0 = Recovery::v0();
+        let missing: Vec<&str> = [
+            (self.rack, "rack"),
+            (self.probe, "probe"),
+            (self.repair_route != v0.repair_route, "repair_route"),
+            (self.conn_window, "conn_window"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "the engine's RTL does not implement {} yet (it has max_backoff, repath_loss_shift, path_ecn_cut \
+                 and hint_warmup)",
+                missing.join(", ")
+            ));
+        }
+        for (name, v) in [("max_backoff", self.max_backoff), ("repath_loss_shift", self.repath_loss_shift)] {
+            if v > 7 {
+                return Err(format!("{name} {v} does not fit the recovery register (0 to 7)"));
+            }
+        }
+        Ok(self.word())
+    }
+
+    /// The settings a `control.recovery` value stands for; v0 elsewhere.
+    pub const fn from_word(word: u32) -> Recovery {
+        Recovery {
+            max_backoff: word & 7,
+            repath_loss_shift: (word >> 3) & 7,
+            path_ecn_cut: (word >> 6) & 1 == 1,
+            hint_warmup: (word >> 7) & 1 == 1,
+            ..Recovery::v0()
+        }
+    }
+
+    /// v0 with the settings the RTL implements at their v1 values.
+    pub const fn v1_rtl() -> Recovery {
+        let v1 = Recovery::v1();
+        Recovery::from_word(v1.word())
+    }
+
     /// Is every field at its v0 value?
     pub fn is_v0(&self) -> bool {
         *self == Recovery::v0()
@@ -150,6 +208,21 @@ pub fn rack_lost(sent: Time, rack_ts: Time, reo: Time) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_register_holds_what_the_rtl_implements() {
+        for r in [Recovery::v0(), Recovery::v1_rtl()] {
+            assert_eq!(Recovery::from_word(r.register().unwrap()), r);
+        }
+        assert_eq!(Recovery::v0().word(), 0xd5);
+        assert_eq!(Recovery::v1_rtl().word(), 0x22);
+        let e = Recovery::v1().register().unwrap_err();
+        assert!(e.contains("rack, probe, repair_route, conn_window"), "{e}");
+        let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();
+        assert!(e.contains("max_backoff 8"), "{e}");
+        let e = Recovery { repath_loss_shift: 9, ..Recovery::v0() }.register().unwrap_err();
+        assert!(e.contains("repath_loss_shift 9"), "{e}");
+    }
+
     use super::*;
     use crate::types::us;
 

@@ -21,5 +21,5 @@ mod tx_rtl;
 
 pub use common::{path_key, stream_key, Divergence, A_IP, A_MAC, B_IP, B_MAC, MTU};
 pub use recv::{recv_lockstep, Mix, Seen};
-pub use send::{send_lockstep, SendLockstep, SendReport};
+pub use send::{recovery_inputs, send_lockstep, SendLockstep, SendReport};
 pub use tx_rtl::{Hold, RtoRequest, TxCompletion, TxRtl};

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig};
+use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig, Recovery};
 use ferroce_proto::params::MSG_WINDOW;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{Access, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest};
@@ -86,12 +86,22 @@ pub struct SendLockstep {
     /// Chance that the channel CE-marks a data frame (B echoes the marks,
     /// A's windows are cut at most once per RTT).
     pub ce: f64,
+    /// A's loss-recovery settings, in the model and in the RTL's inputs
+    /// (only those `control.recovery` holds: [`Recovery::register`]).
+    pub recovery: Recovery,
 }
 
 impl Default for SendLockstep {
     fn default() -> Self {
-        SendLockstep { seed: 77, messages: [900, 300], loss: 0.03, ack_loss: 0.02, ce: 0.05 }
+        SendLockstep { seed: 77, messages: [900, 300], loss: 0.03, ack_loss: 0.02, ce: 0.05, recovery: Recovery::v0() }
     }
+}
+
+/// The send path's inputs for the settings of `control.recovery`, as the
+/// engine top decodes the register.
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 3] {
+    let word = r.register().unwrap_or_else(|e| panic!("{e}")) as u64;
+    [("cfg_max_backoff", word & 7), ("cfg_loss_shift", (word >> 3) & 7), ("cfg_path_ecn_cut", (word >> 6) & 1)]
 }
 
 /// What a run that did not diverge did.
@@ -180,6 +190,7 @@ impl<'c> SendRun<'c> {
         // Below the RTTs the channel gives (2-10 us), so that the RTOs come from
         // the RTT estimates (and some are spurious, on both sides alike).
         acfg.rto_min = us(8);
+        acfg.recovery = cfg.recovery;
         let a = Endpoint::new(acfg.clone()).unwrap();
         let mut amem = Memory::default();
         amem.add_region("src", Iova(0x5000_0000), 1 << 20, false);
@@ -233,6 +244,9 @@ impl<'c> SendRun<'c> {
             ("cfg_hint", 0),
             ("tx_mask", u64::MAX), // no pacing: attempts come from the model
         ] {
+            self.rtl.set(n, v);
+        }
+        for (n, v) in recovery_inputs(&acfg.recovery) {
             self.rtl.set(n, v);
         }
         let seed = Rng::new(acfg.seed).next_u64() as u32;
