@@ -57,6 +57,9 @@ pub struct Opts {
     /// Read the engine's counters and every path's state at the end
     /// ([`Report::stats`]).
     pub stats: bool,
+    /// Loss-recovery settings (`control.recovery`); bring-up refuses those
+    /// the engine's RTL does not implement.
+    pub recovery: ferroce_proto::model::Recovery,
 }
 
 impl Default for Opts {
@@ -76,6 +79,7 @@ impl Default for Opts {
             preset: "corundum".into(),
             line_rate_mbps: crate::SIM_LINE_MBPS,
             stats: false,
+            recovery: ferroce_proto::model::Recovery::v0(),
         }
     }
 }
@@ -572,6 +576,7 @@ pub fn run<D: Device>(
         mtu: o.mtu,
         port_seed: o.seed as u32,
         line_rate_mbps: o.line_rate_mbps,
+        recovery: o.recovery,
         ..Config::new(LOCAL.0, LOCAL.1)
     };
     let ring = |base, log_size| RingSpec { base, log_size };

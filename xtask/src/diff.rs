@@ -11,24 +11,6 @@ use std::time::Instant;
 
 use ferroce_sim::lockstep::{recv_lockstep, send_lockstep, Mix, SendLockstep};
 
-/// The sender's loss-recovery settings in a `diff` run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RecoveryProfile {
-    /// `Recovery::v0`, the registers' reset values.
-    V0,
-    /// `Recovery::v1_rtl`: v1's values of the settings the RTL implements.
-    V1Rtl,
-}
-
-impl RecoveryProfile {
-    pub fn settings(self) -> ferroce_proto::model::Recovery {
-        match self {
-            RecoveryProfile::V0 => ferroce_proto::model::Recovery::v0(),
-            RecoveryProfile::V1Rtl => ferroce_proto::model::Recovery::v1_rtl(),
-        }
-    }
-}
-
 /// Which path `diff` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Side {
@@ -37,7 +19,9 @@ pub enum Side {
     Both,
 }
 
-pub fn run(side: Side, packets: u64, loss: f64, seed: u64, recovery: RecoveryProfile) -> anyhow::Result<()> {
+pub fn run(side: Side, packets: u64, loss: f64, seed: u64, recovery: &str) -> anyhow::Result<()> {
+    let recovery = ferroce_proto::model::Recovery::profile(recovery).map_err(anyhow::Error::msg)?;
+    recovery.register().map_err(|e| anyhow::anyhow!("--recovery: {e}"))?;
     anyhow::ensure!(packets >= 100, "--packets must be at least 100");
     anyhow::ensure!((0.0..0.5).contains(&loss), "--loss is a fraction below 0.5 (0.01 for 1 %)");
     if side != Side::Rx {
@@ -93,27 +77,20 @@ fn recv_side(packets: u64, loss: f64, seed: u64) -> anyhow::Result<()> {
     }
 }
 
-fn send_side(packets: u64, loss: f64, seed: u64, recovery: RecoveryProfile) -> anyhow::Result<()> {
+fn send_side(packets: u64, loss: f64, seed: u64, recovery: ferroce_proto::model::Recovery) -> anyhow::Result<()> {
     anyhow::ensure!((0.0..0.5).contains(&loss), "--loss must be in [0, 0.5)");
     // About 2.2 frames per message in this mix (fewer when the message
     // window limits); three quarters on the
     // 8-path connection.
     let msgs = packets * 10 / 21;
-    let cfg = SendLockstep {
-        seed,
-        messages: [msgs * 3 / 4, msgs - msgs * 3 / 4],
-        loss,
-        ack_loss: loss,
-        ce: 0.05,
-        recovery: recovery.settings(),
-    };
+    let cfg =
+        SendLockstep { seed, messages: [msgs * 3 / 4, msgs - msgs * 3 / 4], loss, ack_loss: loss, ce: 0.05, recovery };
     eprintln!(
         "diff: model sender vs RTL tx_path, {} + {} messages (about {packets} frames), {:.1} % loss, seed {seed}, \
-         recovery {:?} (control.recovery {:#04x})",
+         control.recovery {:#04x}",
         cfg.messages[0],
         cfg.messages[1],
         loss * 100.0,
-        recovery,
         cfg.recovery.word()
     );
     let t = Instant::now();

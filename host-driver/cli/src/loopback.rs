@@ -78,6 +78,14 @@ pub struct Args {
     /// (default: the simulated MAC interface's 16 000, a board's 1000).
     #[arg(long, allow_negative_numbers = true)]
     line_rate: Option<u32>,
+    /// Loss-recovery profile: v0 (the registers' reset values), v1-rtl (v1's
+    /// values of the settings the RTL has: RTOs doubled at most twice,
+    /// re-pathing at a sixteenth of an epoch lost, ECN echoes not cutting
+    /// the paths' windows, the rate hint from the first ACK) or v1
+    /// (refused until the RTL has rack, probes, clean-route repairs and the
+    /// connection window). See docs/protocol.md, "Recovery profile (v1)".
+    #[arg(long, default_value = "v0", value_parser = parse_recovery)]
+    recovery: ferroce_proto::model::Recovery,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
@@ -92,6 +100,10 @@ pub struct Args {
     /// Write the engine's waveforms to this .vcd or .fst file (slow).
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
+}
+
+fn parse_recovery(name: &str) -> Result<ferroce_proto::model::Recovery, String> {
+    ferroce_proto::model::Recovery::profile(name)
 }
 
 /// The library's options from the command line's.
@@ -114,6 +126,7 @@ fn opts(a: &Args) -> Opts {
         verify: a.verify,
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
+        recovery: a.recovery,
         preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
             Backend::Uart | Backend::Etherbone => BOARD_LINE_MBPS,
@@ -155,7 +168,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut progress = |done: u64, _total: u64| bar.set_position(done);
     let r = match a.target.backend {
         Backend::Sim => loopback::run_sim(&o, &mut progress),
-        Backend::Uart | Backend::Etherbone => loopback::run_board(crate::board(&a.target)?, &o, &mut progress).map(|(r, _)| r),
+        Backend::Uart | Backend::Etherbone => {
+            loopback::run_board(crate::board(&a.target)?, &o, &mut progress).map(|(r, _)| r)
+        }
         _ => {
             // A NIC: its port must be looped back. DMA memory through VFIO,
             // or one huge page addressed physically.

@@ -169,6 +169,21 @@ impl Recovery {
         Recovery::from_word(v1.word())
     }
 
+    /// The named profiles a user can ask for: `v0` (the registers' reset
+    /// values), `v1-rtl` ([`Recovery::v1_rtl`]) and `v1` (every change; an
+    /// engine refuses it until its RTL has them all).
+    pub const PROFILES: [&'static str; 3] = ["v0", "v1-rtl", "v1"];
+
+    /// The profile named `name` (one of [`Recovery::PROFILES`]).
+    pub fn profile(name: &str) -> Result<Recovery, String> {
+        match name {
+            "v0" => Ok(Recovery::v0()),
+            "v1-rtl" => Ok(Recovery::v1_rtl()),
+            "v1" => Ok(Recovery::v1()),
+            _ => Err(format!("no recovery profile {name:?} (there are {})", Recovery::PROFILES.join(", "))),
+        }
+    }
+
     /// Is every field at its v0 value?
     pub fn is_v0(&self) -> bool {
         *self == Recovery::v0()
@@ -221,6 +236,11 @@ mod tests {
         assert!(e.contains("max_backoff 8"), "{e}");
         let e = Recovery { repath_loss_shift: 9, ..Recovery::v0() }.register().unwrap_err();
         assert!(e.contains("repath_loss_shift 9"), "{e}");
+        for name in Recovery::PROFILES {
+            assert!(Recovery::profile(name).is_ok(), "{name}");
+        }
+        assert_eq!(Recovery::profile("v1-rtl"), Ok(Recovery::v1_rtl()));
+        assert!(Recovery::profile("v2").unwrap_err().contains("v0, v1-rtl, v1"));
     }
 
     use super::*;
