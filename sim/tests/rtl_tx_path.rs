@@ -89,15 +89,16 @@ fn send_path_matches_the_model_in_lockstep() {
     ferroce_sim::equivalence::check_replay::<tx_path_inputs>("tx_path", &rec, LOCKSTEP_QUIET);
 }
 
-/// The lockstep again with the loss-recovery settings the RTL implements
-/// at their v1 values (`Recovery::v1_rtl`: RTOs doubled at most twice,
-/// re-pathing at a sixteenth of an epoch lost, ECN echoes not cutting the
-/// paths' windows), on a lossier channel so that the epochs' thresholds and
-/// the backoff's limit are reached.
+/// The lockstep again with every send-side setting of `control.recovery`
+/// away from v0, at v1's values (`Recovery::v1_rtl` and, as v1 with its
+/// connection window has it, ECN echoes not cutting the paths' windows:
+/// RTOs doubled at most twice, re-pathing at a sixteenth of an epoch lost),
+/// on a lossier channel so that the epochs' thresholds and the backoff's
+/// limit are reached.
 #[test]
 fn send_path_matches_the_model_with_v1_recovery_settings() {
     let cfg = SendLockstep {
-        recovery: ferroce_proto::model::Recovery::v1_rtl(),
+        recovery: ferroce_proto::model::Recovery { path_ecn_cut: false, ..ferroce_proto::model::Recovery::v1_rtl() },
         loss: 0.06,
         messages: [600, 200],
         seed: 78,

@@ -26,9 +26,12 @@ pub enum Transport {
     /// ferroce spraying over this many paths, with every loss-recovery and
     /// start-up change of `Recovery::v1`.
     Ferroce(u8),
-    /// ferroce over this many paths as the RTL implements it today
-    /// (`Recovery::v0`).
+    /// ferroce over this many paths with the first protocol version
+    /// (`Recovery::v0`, the registers' reset values).
     FerroceV0(u8),
+    /// ferroce over this many paths with the most of v1 the RTL implements
+    /// today (`Recovery::v1_rtl`: `control.recovery` at v1's values).
+    FerroceRtl(u8),
     /// IRN-style: selective repeat on one ECMP path, in flight capped at one
     /// BDP.
     Irn,
@@ -44,6 +47,7 @@ impl Transport {
         match self {
             Transport::Ferroce(p) => format!("ferroce_{p}p"),
             Transport::FerroceV0(p) => format!("ferroce_{p}p_v0"),
+            Transport::FerroceRtl(p) => format!("ferroce_{p}p_rtl"),
             Transport::Irn => "irn".into(),
             Transport::RoceDcqcn { pfc: false } => "rocev2_gbn_dcqcn".into(),
             Transport::RoceDcqcn { pfc: true } => "rocev2_gbn_dcqcn_pfc".into(),
@@ -55,12 +59,14 @@ impl Transport {
     /// the ideal.
     fn net(&self, seed: u64) -> Option<NetConfig> {
         let mut net = match self {
-            Transport::Ferroce(paths) | Transport::FerroceV0(paths) => {
+            Transport::Ferroce(paths) | Transport::FerroceV0(paths) | Transport::FerroceRtl(paths) => {
                 let mut n = NetConfig::new(ferroce_sim::scenario::Kind::Ferroce);
                 n.paths = *paths;
-                if matches!(self, Transport::Ferroce(_)) {
-                    n.recovery = ferroce_proto::model::Recovery::v1();
-                }
+                n.recovery = match self {
+                    Transport::Ferroce(_) => ferroce_proto::model::Recovery::v1(),
+                    Transport::FerroceRtl(_) => ferroce_proto::model::Recovery::v1_rtl(),
+                    _ => ferroce_proto::model::Recovery::v0(),
+                };
                 n
             }
             Transport::Irn => NetConfig::irn(),
@@ -114,6 +120,7 @@ impl Plan {
         let transports = vec![
             Transport::Ferroce(8),
             Transport::FerroceV0(8),
+            Transport::FerroceRtl(8),
             Transport::Ferroce(4),
             Transport::Ferroce(2),
             Transport::Ferroce(1),
@@ -405,7 +412,7 @@ fn plots(c: &[Collective], dir: &std::path::Path) -> anyhow::Result<Vec<String>>
                 continue;
             };
             for loss in [LossModel::None, LossModel::Iid(0.001), LossModel::Iid(0.01), LossModel::Iid(0.1)] {
-                let mut speed = [f64::NAN; 8];
+                let mut speed = [f64::NAN; crate::plot::SCALE_N];
                 for (i, (name, _)) in crate::plot::SCALE_SERIES.iter().enumerate() {
                     let v: Vec<f64> =
                         point(c, pattern, h, msg, &loss.label(), name).iter().map(|r| 1.0 / r.jct_over_ideal).collect();

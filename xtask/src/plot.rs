@@ -50,14 +50,18 @@ pub fn goodput(sweep: &[LossPoint], dir: &Path, stem: &str) -> anyhow::Result<()
 pub struct ScalePoint {
     pub loss: f64,
     pub hosts: u32,
-    pub speed: [f64; 8],
+    pub speed: [f64; SCALE_N],
 }
+
+/// How many transports the scale plots draw.
+pub const SCALE_N: usize = 9;
 
 /// The transports of the scale plots, as `bench_scale` labels them, with
 /// their colours.
-pub const SCALE_SERIES: [(&str, u32); 8] = [
+pub const SCALE_SERIES: [(&str, u32); SCALE_N] = [
     ("ferroce_8p", 0x1f77b4),
     ("ferroce_8p_v0", 0x7f7f7f),
+    ("ferroce_8p_rtl", 0xbcbd22),
     ("ferroce_4p", 0x17becf),
     ("ferroce_2p", 0x9467bd),
     ("ferroce_1p", 0x8c564b),
@@ -69,7 +73,7 @@ pub const SCALE_SERIES: [(&str, u32); 8] = [
 /// Speed relative to the ideal against i.i.d. loss, one line per transport
 /// and host count; writes `<stem>.svg` and `<stem>.png` in `dir`.
 pub fn scale(points: &[ScalePoint], dir: &Path, stem: &str) -> anyhow::Result<()> {
-    let get: [fn(&ScalePoint) -> f64; 8] = [
+    let get: [fn(&ScalePoint) -> f64; SCALE_N] = [
         |p| p.speed[0],
         |p| p.speed[1],
         |p| p.speed[2],
@@ -78,6 +82,7 @@ pub fn scale(points: &[ScalePoint], dir: &Path, stem: &str) -> anyhow::Result<()
         |p| p.speed[5],
         |p| p.speed[6],
         |p| p.speed[7],
+        |p| p.speed[8],
     ];
     let series: Vec<Series<'_, ScalePoint>> =
         SCALE_SERIES.iter().zip(get).map(|(&(name, rgb), f)| (name, rgb, f)).collect();

@@ -80,8 +80,8 @@ pub struct Args {
     line_rate: Option<u32>,
     /// Loss-recovery profile: v0 (the registers' reset values), v1-rtl (v1's
     /// values of the settings the RTL has: RTOs doubled at most twice,
-    /// re-pathing at a sixteenth of an epoch lost, ECN echoes not cutting
-    /// the paths' windows, the rate hint from the first ACK) or v1
+    /// re-pathing at a sixteenth of an epoch lost, the rate hint from the
+    /// first ACK) or v1
     /// (refused until the RTL has rack, probes, clean-route repairs and the
     /// connection window). See docs/protocol.md, "Recovery profile (v1)".
     #[arg(long, default_value = "v0", value_parser = parse_recovery)]
