@@ -41,7 +41,8 @@ use ferroce_hdl::tx::{cc::Cc, health::PathHealth, spray::Spray};
 
 equivalence_test!(ack_gen: AckGen<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_urgent, in_ce, in_ack_every);
 equivalence_test!(cc: Cc<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_newly, in_ce, in_outstanding, in_srtt, in_now, in_max);
-equivalence_test!(health: PathHealth<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_newly, in_lost, in_repath_after, in_retire_after);
+equivalence_test!(health: PathHealth<PATH_KEY_BITS>; reset, in_valid, in_op, in_key, in_newly, in_lost, in_repath_after, in_retire_after,
+    in_loss_shift);
 equivalence_test!(pacer: Pacer<CONN_KEY_BITS>; reset, in_valid, in_op, in_key, in_now, in_cost, in_bytes);
 equivalence_test!(rate_div: RateDiv; reset, in_valid, in_rate_mbps, in_clock_mhz);
 equivalence_test!(rto_timer: RtoTimer<PATH_KEY_BITS>; reset, now, set_valid, set_key, set_arm, set_deadline);
