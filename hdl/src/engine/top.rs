@@ -70,6 +70,14 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 /// The line rate of the MAC interface at this clock: 64 bits per cycle.
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
+// `control.recovery`'s fields are read at literal offsets in `update()`
+// (`cfg_rec`): bits 2:0, 5:3, 6 and 7, as `Recovery::word` packs them.
+const _: () = {
+    use ferroce_proto::model::Recovery as R;
+    assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
+    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7);
+};
+
 /// The receiver's activity window for its rate hint (ps), the model's
 /// default (`EndpointConfig::active_window`).
 pub const ACTIVE_WINDOW_PS: u64 = ferroce_proto::params::ACTIVE_WINDOW_NS * 1000;

@@ -111,16 +111,28 @@ impl Recovery {
         }
     }
 
+    /// `control.recovery`: the lowest bit of `max_backoff`'s field.
+    pub const MAX_BACKOFF_AT: u32 = 0;
+    /// `control.recovery`: the lowest bit of `repath_loss_shift`'s field.
+    pub const LOSS_SHIFT_AT: u32 = 3;
+    /// `control.recovery`: the width of those two fields.
+    pub const FIELD_BITS: u32 = 3;
+    /// `control.recovery`: the bit of `path_ecn_cut`.
+    pub const ECN_CUT_BIT: u32 = 6;
+    /// `control.recovery`: the bit of `hint_warmup`.
+    pub const WARMUP_BIT: u32 = 7;
+    const FIELD_MAX: u32 = (1 << Recovery::FIELD_BITS) - 1;
+
     /// The settings of the `control.recovery` register, which the RTL
     /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
     /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`), as that register holds
     /// them; the other fields are not in it. Out-of-range values are cut to
     /// their bits: [`Recovery::register`] refuses them.
     pub const fn word(&self) -> u32 {
-        (self.max_backoff & 7)
-            | (self.repath_loss_shift & 7) << 3
-            | (self.path_ecn_cut as u32) << 6
-            | (self.hint_warmup as u32) << 7
+        (self.max_backoff & Recovery::FIELD_MAX) << Recovery::MAX_BACKOFF_AT
+            | (self.repath_loss_shift & Recovery::FIELD_MAX) << Recovery::LOSS_SHIFT_AT
+            | (self.path_ecn_cut as u32) << Recovery::ECN_CUT_BIT
+            | (self.hint_warmup as u32) << Recovery::WARMUP_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
@@ -145,8 +157,8 @@ impl Recovery {
             ));
         }
         for (name, v) in [("max_backoff", self.max_backoff), ("repath_loss_shift", self.repath_loss_shift)] {
-            if v > 7 {
-                return Err(format!("{name} {v} does not fit the recovery register (0 to 7)"));
+            if v > Recovery::FIELD_MAX {
+                return Err(format!("{name} {v} does not fit the recovery register (0 to {})", Recovery::FIELD_MAX));
             }
         }
         Ok(self.word())
@@ -155,10 +167,10 @@ impl Recovery {
     /// The settings a `control.recovery` value stands for; v0 elsewhere.
     pub const fn from_word(word: u32) -> Recovery {
         Recovery {
-            max_backoff: word & 7,
-            repath_loss_shift: (word >> 3) & 7,
-            path_ecn_cut: (word >> 6) & 1 == 1,
-            hint_warmup: (word >> 7) & 1 == 1,
+            max_backoff: (word >> Recovery::MAX_BACKOFF_AT) & Recovery::FIELD_MAX,
+            repath_loss_shift: (word >> Recovery::LOSS_SHIFT_AT) & Recovery::FIELD_MAX,
+            path_ecn_cut: (word >> Recovery::ECN_CUT_BIT) & 1 == 1,
+            hint_warmup: (word >> Recovery::WARMUP_BIT) & 1 == 1,
             ..Recovery::v0()
         }
     }
@@ -171,7 +183,12 @@ impl Recovery {
     /// cold incast of 8 never brought its queue below one BDP).
     pub const fn v1_rtl() -> Recovery {
         let v1 = Recovery::v1();
-        Recovery { path_ecn_cut: true, ..Recovery::from_word(v1.word()) }
+        Recovery {
+            max_backoff: v1.max_backoff,
+            repath_loss_shift: v1.repath_loss_shift,
+            hint_warmup: v1.hint_warmup,
+            ..Recovery::v0()
+        }
     }
 
     /// The named profiles a user can ask for: `v0` (the registers' reset

@@ -98,10 +98,15 @@ impl Default for SendLockstep {
 }
 
 /// The send path's inputs for the settings of `control.recovery`, as the
-/// engine top decodes the register.
+/// engine top decodes the register (settings the register cannot hold
+/// panic).
 pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 3] {
-    let word = r.register().unwrap_or_else(|e| panic!("{e}")) as u64;
-    [("cfg_max_backoff", word & 7), ("cfg_loss_shift", (word >> 3) & 7), ("cfg_path_ecn_cut", (word >> 6) & 1)]
+    r.register().unwrap_or_else(|e| panic!("{e}"));
+    [
+        ("cfg_max_backoff", r.max_backoff as u64),
+        ("cfg_loss_shift", r.repath_loss_shift as u64),
+        ("cfg_path_ecn_cut", r.path_ecn_cut as u64),
+    ]
 }
 
 /// What a run that did not diverge did.
