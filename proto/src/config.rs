@@ -13,8 +13,9 @@
 //! * `ecp5-25`: 2 x 4 x 2 at 50 MHz, for the Colorlight 5A-75B (LFE5U-25F).
 //!
 //! Sizes are powers of two (a key is {connection, path} or {connection,
-//! stream} in bits). The message window per stream (16), the SACK window
-//! (256 packets in flight per path) and the data width (64) are the same in
+//! stream} in bits), and so are the packets in flight per path (256, the
+//! SACK field's width, or fewer: a path's send and receive windows). The
+//! message window per stream (16) and the data width (64) are the same in
 //! every build today; [`EngineConfig::check`] says so when asked for others.
 
 use crate::params::{MSG_WINDOW, SACK_WINDOW};
@@ -75,13 +76,16 @@ impl EngineConfig {
 
     /// The Colorlight 5A-75B build (LFE5U-25F): 2 connections x 4 paths x 2
     /// streams at 50 MHz (the board's system clock: its LFE5U-25F, speed
-    /// grade 6, does not close 75 MHz), 64 packets in flight per path.
+    /// grade 6, does not close 75 MHz), 16 packets in flight per path (64
+    /// per connection, far more than its 1 Gb/s port's bandwidth-delay
+    /// product; the send and receive bitmaps, their trees and the send log
+    /// shrink with it).
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
-        in_flight_per_path: 64,
+        in_flight_per_path: 16,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };
@@ -235,7 +239,8 @@ mod tests {
             let bad = EngineConfig { in_flight_per_path: bad, ..e };
             assert!(bad.check().unwrap_err().contains("SACK window"));
         }
-        assert_eq!(e.window_slot_bits(), 6);
-        assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 64);
+        assert_eq!(e.window_slot_bits(), 4);
+        assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 16);
+        assert_eq!(EngineConfig::ECP5_85.window_slot_bits(), 6);
     }
 }

@@ -6,6 +6,7 @@ mod bench_scale;
 mod bitstream;
 mod block_speed;
 mod board_pins;
+mod breakdown;
 mod corundum;
 mod corundum_test;
 mod diff;
@@ -108,6 +109,26 @@ enum Command {
         /// How many (start, end) register pairs to list.
         #[arg(long, default_value_t = 30)]
         count: usize,
+    },
+    /// What each block of a synthesised engine costs, from its flattened netlist
+    ///
+    /// Charges each LUT4, CCU2C, FF, LUT RAM, block RAM and multiplier of yosys's JSON (the one `synth-engine`
+    /// leaves in target/engine-synth/) to the block of the first named net it drives or feeds, and prints the
+    /// blocks largest first. Seconds, against the hours a hierarchical synthesis would take.
+    Breakdown {
+        /// The netlist (yosys JSON); default: the one `synth-engine --preset` left.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// The preset whose netlist to read (corundum, ecp5-85, ecp5-25).
+        #[arg(long, value_name = "NAME", default_value = "corundum")]
+        preset: String,
+        /// Levels of the instance tree to group by (1: the engine's blocks; 2: their blocks, ...).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+        depth: u64,
+        /// Also record depths 1 and 2 in docs/bench/rtl-engine-blocks-<preset>.md (synth-engine does after a
+        /// synthesis).
+        #[arg(long)]
+        write: bool,
     },
     /// Build a board's bitstream: LiteEth, the board top, synth_ecp5, nextpnr-ecp5, ecppack
     ///
@@ -290,6 +311,9 @@ fn main() -> anyhow::Result<()> {
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board, engine } => bitstream::run(board, engine),
         Command::Timing { json, count } => timing::run(&json, count),
+        Command::Breakdown { json, preset, depth, write } => {
+            breakdown::run(json.as_deref(), &preset, depth as usize, write)
+        }
         Command::Synth { block, family } => synth::run(block, &family),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),
         Command::BlockSpeed { json, only, rounds } => block_speed::run(json, only, rounds as usize),

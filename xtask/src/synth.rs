@@ -622,6 +622,14 @@ fn run_engine_synth(dir: &std::path::Path, verilog: &str) -> anyhow::Result<(Cel
     Ok((c, minutes))
 }
 
+/// Where `synth-engine` synthesises a preset's engine.
+pub fn engine_dir(preset: &str) -> std::path::PathBuf {
+    match preset {
+        "corundum" => crate::root().join("target/engine-synth"),
+        p => crate::root().join("target/engine-synth").join(p),
+    }
+}
+
 /// `cargo xtask synth-engine [--preset NAME]`: synthesise the whole engine
 /// of a preset (about an hour or more for `corundum`) and record the
 /// result for `bench-rtl`.
@@ -643,10 +651,7 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
             (s.cells, s.packed)
         }
         None => {
-            let dir = match preset {
-                "corundum" => crate::root().join("target/engine-synth"),
-                p => crate::root().join("target/engine-synth").join(p),
-            };
+            let dir = engine_dir(preset);
             let (c, minutes) = match finished_in(&dir, &verilog) {
                 Some(done) => {
                     // A run started before the result was recorded (or by an older xtask).
@@ -661,6 +666,8 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
             };
             write_record(preset, engine_key(&verilog), minutes, c, packed.clone())?;
             eprintln!("synth-engine: recorded in {record}");
+            let blocks = crate::breakdown::write(preset, &dir.join("engine.json"))?;
+            eprintln!("synth-engine: cells by block in {blocks}");
             (c, packed)
         }
     };

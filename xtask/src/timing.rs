@@ -19,16 +19,16 @@ use anyhow::Context;
 use serde_json::Value;
 
 /// Where a net's value comes from: a cell's output port.
-struct Driver {
-    cell: usize,
+pub(crate) struct Driver {
+    pub(crate) cell: usize,
     port: String,
 }
 
-struct Cell {
-    name: String,
-    kind: String,
+pub(crate) struct Cell {
+    pub(crate) name: String,
+    pub(crate) kind: String,
     /// (port, direction is output, bits)
-    ports: Vec<(String, bool, Vec<u64>)>,
+    pub(crate) ports: Vec<(String, bool, Vec<u64>)>,
 }
 
 /// Delay from a cell's inputs to `port` (`None`: the inputs are not
@@ -74,14 +74,14 @@ fn ends(kind: &str, port: &str) -> bool {
         && port != "RAD"
 }
 
-struct Netlist {
-    cells: Vec<Cell>,
-    driver: HashMap<u64, Driver>,
+pub(crate) struct Netlist {
+    pub(crate) cells: Vec<Cell>,
+    pub(crate) driver: HashMap<u64, Driver>,
     fanout: HashMap<u64, u32>,
-    names: HashMap<u64, String>,
+    pub(crate) names: HashMap<u64, String>,
 }
 
-fn load(path: &Path) -> anyhow::Result<Netlist> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<Netlist> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let v: Value = serde_json::from_str(&text).with_context(|| format!("{} is not yosys JSON", path.display()))?;
     let modules = v["modules"].as_object().context("no modules")?;

@@ -92,7 +92,7 @@ use ferroce_proto::wire::{flags, Ecn, NakCode, Opcode};
 use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
-use super::cfg::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::cfg::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW};
 use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
 use super::rx_check::RxCheck;
@@ -348,7 +348,7 @@ pub struct RxPath {
     parse: RxParse,
     fifo: FrameFifo,
     check: RxCheck,
-    sack: Sack<PATH_KEY_BITS>,
+    sack: Sack<PATH_KEY_BITS, WINDOW>,
     msgs: RxMsgs,
     place: RxPlace,
     ackg: AckGen<PATH_KEY_BITS>,

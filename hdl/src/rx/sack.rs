@@ -1,9 +1,20 @@
 //! `sack`: the per-path receive tracker in RTL.
 //!
 //! Holds, for each of 2^K (connection, path) keys, the cumulative PSN, one
-//! past the highest PSN seen and the 256-bit circular SACK bitmap indexed by
-//! PSN mod 256, in block RAM indexed by key (cost grows with RAM, not
-//! logic). Reference: `ferroce_proto::model::sack::SackTracker`.
+//! past the highest PSN seen and the circular SACK bitmap of the receive
+//! window, in block RAM indexed by key (cost grows with RAM, not logic).
+//! Reference: `ferroce_proto::model::sack::SackTracker`.
+//!
+//! The receive window W is the build's packets in flight per path (256,
+//! the SACK field's width, or a smaller power of two: the boards' builds);
+//! a PSN W or more past the cumulative PSN is out of the window. The
+//! bitmap is kept by PSN mod W: the Verilog is 256 bits wide with the bits
+//! at and above W masked to constant zero, so that synthesis removes them
+//! with the logic above W, as `retx` does. The ACK's field is by PSN mod
+//! 256; the W PSNs from the cumulative one are W consecutive positions
+//! there, so the output bitmap is the stored one in two parts (the slots
+//! at and after the cumulative PSN's, and the wrapped ones before it)
+//! rotated into place by the cumulative PSN's multiple of W.
 //!
 //! Ports (all synchronous to `clock`; `reset` is synchronous, active high):
 //! * `ready` (out): low while the RAMs are being cleared after reset
@@ -15,7 +26,8 @@
 //!   (connection setup with its initial PSN).
 //! * `out_valid` with `out_key`, `out_verdict` (0 new, 1 duplicate, 2 out
 //!   of window), `out_hole`, and the key's state after the packet:
-//!   `out_cum`, `out_high`, `out_bitmap`. Two cycles after the packet;
+//!   `out_cum`, `out_high`, `out_bitmap` (by PSN mod 256, the ACK's SACK
+//!   field). Two cycles after the packet;
 //!   loads produce no output.
 //!
 //! Throughput one operation per cycle, any mix of keys: back-to-back
@@ -32,7 +44,7 @@ use rust_hdl::prelude::*;
 
 use crate::blocks::keyed::KeyedState;
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
-use crate::blocks::{HdlDefault, HdlStruct};
+use crate::blocks::{low_ones, HdlDefault, HdlStruct};
 
 use ferroce_proto::model::sack::Verdict;
 use ferroce_proto::params::{PSN_BITS, SACK_SLOT_BITS, SACK_WINDOW};
@@ -54,7 +66,7 @@ pub const STATE_BITS: usize = SACK_WINDOW + 2 * PSN_BITS;
 /// Bits of the cumulative PSN above its slot.
 pub const CUM_HIGH_BITS: usize = PSN_BITS - SACK_SLOT_BITS;
 
-/// One key's state as stored, from bit 0: the bitmap by slot, the
+/// One key's state as stored, from bit 0: the bitmap by slot (PSN mod W), the
 /// cumulative PSN (its slot and the bits above), one past the highest PSN.
 /// The bitmap comes first so that it is word-aligned: Verilator moves an
 /// unaligned wide field bit-shifted word by word (measured: a fifth of the
@@ -67,11 +79,20 @@ pub struct SackState {
     pub high: Bits<PSN_BITS>,
 }
 
+/// A slot distance as a PSN step (zero-extended).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct SlotStep {
+    pub slot: Bits<SACK_SLOT_BITS>,
+    pub zero: Bits<CUM_HIGH_BITS>,
+}
+
 /// The combinational core: one key's state and one PSN in, the verdict and
 /// the next state out (the tracker's classify, then accept when the PSN is
-/// new and `commit` is set; `load` starts the key at `psn`).
+/// new and `commit` is set; `load` starts the key at `psn`), with a
+/// receive window of W PSNs. `wire_map` is the next state's bitmap by PSN
+/// mod 256.
 #[derive(LogicBlock, HdlDefault)]
-pub struct SackCore {
+pub struct SackCore<const W: usize = SACK_WINDOW> {
     pub state: Signal<In, Bits<STATE_BITS>>,
     pub psn: Signal<In, Bits<PSN_BITS>>,
     pub commit: Signal<In, bool>,
@@ -79,6 +100,7 @@ pub struct SackCore {
     pub verdict: Signal<Out, Bits<2>>,
     pub hole: Signal<Out, bool>,
     pub new_state: Signal<Out, SackState>,
+    pub wire_map: Signal<Out, Bits<SACK_WINDOW>>,
     // the PSN's slot as a one-hot mask
     slot_hot: Decode256,
     // ge(cum slot), ge(first zero): the circular run the cumulative PSN passes
@@ -102,12 +124,40 @@ pub struct SackCore {
     any_zero: Signal<Local, bool>,
     zero_at: Signal<Local, Bits<SACK_SLOT_BITS>>,
     passed: Signal<Local, Bits<SACK_WINDOW>>,
+    // the cumulative PSN's slot (mod W), how far it advances, the next one
+    cum_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    advance: Signal<Local, SlotStep>,
+    step: Signal<Local, Bits<PSN_BITS>>,
+    next_cum: Signal<Local, Bits<PSN_BITS>>,
+    next_map: Signal<Local, Bits<SACK_WINDOW>>,
+    // the next bitmap by PSN mod 256: its slots from the cumulative PSN's
+    // (`lo`) and the wrapped ones before it (`hi`, moved up by W), rotated
+    // by the cumulative PSN's multiple of W (`base`); `hi` wraps to the
+    // bottom when `base` is the last multiple
+    ge_next: Thermo256,
+    next_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    base: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    lo: Signal<Local, Bits<SACK_WINDOW>>,
+    hi: Signal<Local, Bits<SACK_WINDOW>>,
+    pair: Signal<Local, Bits<SACK_WINDOW>>,
     #[constant(1u64)]
     one_psn: Constant<Bits<PSN_BITS>>,
-    #[constant(1u64)]
-    one_cum_high: Constant<Bits<CUM_HIGH_BITS>>,
-    #[constant(SACK_WINDOW as u64)]
+    #[constant(W as u64)]
     window: Constant<Bits<PSN_BITS>>,
+    // the window's slots: the bitmap's bits at and above W are constant
+    // zero and synthesis removes them
+    #[constant(low_ones::<SACK_WINDOW>(W))]
+    in_window_bits: Constant<Bits<SACK_WINDOW>>,
+    #[constant((W - 1) as u64)]
+    slot_mask: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant((W % SACK_WINDOW) as u64)]
+    w_shift: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant((SACK_WINDOW - W) as u64)]
+    last_base: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant(W == SACK_WINDOW)]
+    whole: Constant<bool>,
+    #[constant(0u64)]
+    zero_step: Constant<Bits<CUM_HIGH_BITS>>,
     #[constant(0u64)]
     empty: Constant<Bits<SACK_WINDOW>>,
     #[constant(VERDICT_NEW)]
@@ -118,13 +168,13 @@ pub struct SackCore {
     v_oow: Constant<Bits<2>>,
 }
 
-impl Logic for SackCore {
+impl<const W: usize> Logic for SackCore<W> {
     #[hdl_gen]
     fn update(&mut self) {
         self.cum.next = self.state.val().get_bits::<PSN_BITS>(256);
         self.high.next = self.state.val().get_bits::<PSN_BITS>(280);
-        self.map.next = self.state.val().get_bits::<SACK_WINDOW>(0);
-        self.slot.next = self.psn.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.map.next = self.state.val().get_bits::<SACK_WINDOW>(0) & self.in_window_bits.val();
+        self.slot.next = self.psn.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
         self.d_cum.next = self.psn.val() - self.cum.val();
         self.d_high.next = self.psn.val() - self.high.val();
         self.in_window.next = self.d_cum.val() < self.window.val();
@@ -140,9 +190,10 @@ impl Logic for SackCore {
         // The cumulative PSN advances to the first zero at or after its
         // slot, else (wrapping) to the first zero before it, else by a
         // whole window; the bits it passes are cleared.
-        self.ge_cum.x.next = self.cum.val().get_bits::<SACK_SLOT_BITS>(0);
-        self.zero_upper.v.next = !self.marked.val() & self.ge_cum.ge.val();
-        self.zero_lower.v.next = !self.marked.val() & !self.ge_cum.ge.val();
+        self.cum_slot.next = self.cum.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
+        self.ge_cum.x.next = self.cum_slot.val();
+        self.zero_upper.v.next = !self.marked.val() & self.ge_cum.ge.val() & self.in_window_bits.val();
+        self.zero_lower.v.next = !self.marked.val() & !self.ge_cum.ge.val() & self.in_window_bits.val();
         self.any_zero.next = self.zero_upper.any.val() | self.zero_lower.any.val();
         if self.zero_upper.any.val() {
             self.zero_at.next = self.zero_upper.at.val();
@@ -153,16 +204,26 @@ impl Logic for SackCore {
         if self.zero_upper.any.val() {
             self.passed.next = self.ge_cum.ge.val() & !self.ge_zero.ge.val();
         } else {
-            self.passed.next = self.ge_cum.ge.val() | !self.ge_zero.ge.val();
+            self.passed.next = (self.ge_cum.ge.val() | !self.ge_zero.ge.val()) & self.in_window_bits.val();
+        }
+        // cum + the distance to the first zero (mod W), or + W when the
+        // whole window is set
+        self.advance.next.slot = (self.zero_at.val() - self.cum_slot.val()) & self.slot_mask.val();
+        self.advance.next.zero = self.zero_step.val();
+        self.step.next = self.advance.val().into();
+        if !self.any_zero.val() {
+            self.step.next = self.window.val();
         }
 
+        self.next_cum.next = self.cum.val();
+        self.next_map.next = self.map.val();
+        self.new_state.next.high = self.high.val();
         if self.load.val() {
             self.verdict.next = self.v_new.val();
             self.hole.next = false;
-            self.new_state.next.cum_slot = self.psn.val().get_bits::<SACK_SLOT_BITS>(0);
-            self.new_state.next.cum_high = self.psn.val().get_bits::<CUM_HIGH_BITS>(8);
+            self.next_cum.next = self.psn.val();
+            self.next_map.next = self.empty.val();
             self.new_state.next.high = self.psn.val();
-            self.new_state.next.map = self.empty.val();
         } else {
             if self.is_new.val() {
                 self.verdict.next = self.v_new.val();
@@ -172,33 +233,41 @@ impl Logic for SackCore {
                 self.verdict.next = self.v_oow.val();
             }
             self.hole.next = self.is_new.val() & !self.d_high.val().get_bit(23) & self.d_high.val().any();
-            // cum + advance: the slot becomes the first zero's (or stays
-            // after a whole window); the bits above carry unless the zero
-            // was found at or after the cumulative slot.
+            // The cumulative PSN passes the run of set bits, clearing it.
+            self.next_cum.next = self.cum.val() + self.step.val();
             if self.any_zero.val() {
-                self.new_state.next.cum_slot = self.zero_at.val();
-                self.new_state.next.map = self.marked.val() & !self.passed.val();
+                self.next_map.next = self.marked.val() & !self.passed.val();
             } else {
-                self.new_state.next.cum_slot = self.cum.val().get_bits::<SACK_SLOT_BITS>(0);
-                self.new_state.next.map = self.empty.val();
-            }
-            if self.zero_upper.any.val() {
-                self.new_state.next.cum_high = self.cum.val().get_bits::<CUM_HIGH_BITS>(8);
-            } else {
-                self.new_state.next.cum_high = self.cum.val().get_bits::<CUM_HIGH_BITS>(8) + self.one_cum_high.val();
+                self.next_map.next = self.empty.val();
             }
             if self.do_set.val() & !self.d_high.val().get_bit(23) {
                 self.new_state.next.high = self.psn.val() + self.one_psn.val();
-            } else {
-                self.new_state.next.high = self.high.val();
             }
+        }
+        self.new_state.next.map = self.next_map.val();
+        self.new_state.next.cum_slot = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0);
+        self.new_state.next.cum_high = self.next_cum.val().get_bits::<CUM_HIGH_BITS>(8);
+
+        // The next bitmap by PSN mod 256.
+        self.next_slot.next = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
+        self.base.next = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0) & !self.slot_mask.val();
+        self.ge_next.x.next = self.next_slot.val();
+        self.lo.next = self.next_map.val() & self.ge_next.ge.val();
+        self.hi.next = self.next_map.val() & !self.ge_next.ge.val() & self.in_window_bits.val();
+        self.pair.next = self.lo.val() | (self.hi.val() << self.w_shift.val());
+        self.wire_map.next = self.pair.val() << self.base.val();
+        if self.base.val() == self.last_base.val() {
+            self.wire_map.next = (self.pair.val() << self.base.val()) | self.hi.val();
+        }
+        if self.whole.val() {
+            self.wire_map.next = self.next_map.val();
         }
     }
 }
 
-/// The tracker for 2^K keys.
+/// The tracker for 2^K keys, with a receive window of W PSNs.
 #[derive(LogicBlock, Default)]
-pub struct Sack<const K: usize> {
+pub struct Sack<const K: usize, const W: usize = SACK_WINDOW> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
@@ -214,7 +283,7 @@ pub struct Sack<const K: usize> {
     pub out_cum: Signal<Out, Bits<PSN_BITS>>,
     pub out_high: Signal<Out, Bits<PSN_BITS>>,
     pub out_bitmap: Signal<Out, Bits<SACK_WINDOW>>,
-    core: SackCore,
+    core: SackCore<W>,
     store: KeyedState<K, STATE_BITS>,
     // stage 1: the operation whose state the store is returning
     s1_op: DFF<bool>,
@@ -226,19 +295,20 @@ pub struct Sack<const K: usize> {
     o_verdict: DFF<Bits<2>>,
     o_hole: DFF<bool>,
     o_state: DFF<Bits<STATE_BITS>>,
+    o_map: DFF<Bits<SACK_WINDOW>>,
 }
 
-impl<const K: usize> Sack<K> {
+impl<const K: usize, const W: usize> Sack<K, W> {
     /// A tracker block (2^K keys).
     pub fn new() -> Self {
         Self::default()
     }
 }
 
-impl<const K: usize> Logic for Sack<K> {
+impl<const K: usize, const W: usize> Logic for Sack<K, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state);
+        dff_setup!(self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state, o_map);
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
         self.store.rd_valid.next = self.in_valid.val();
@@ -259,6 +329,7 @@ impl<const K: usize> Logic for Sack<K> {
         self.o_verdict.d.next = self.core.verdict.val();
         self.o_hole.d.next = self.core.hole.val();
         self.o_state.d.next = self.core.new_state.val().into();
+        self.o_map.d.next = self.core.wire_map.val();
         if self.reset.val() {
             self.o_valid.d.next = false;
         }
@@ -270,6 +341,6 @@ impl<const K: usize> Logic for Sack<K> {
         self.out_hole.next = self.o_hole.q.val();
         self.out_cum.next = self.o_state.q.val().get_bits::<PSN_BITS>(256);
         self.out_high.next = self.o_state.q.val().get_bits::<PSN_BITS>(280);
-        self.out_bitmap.next = self.o_state.q.val().get_bits::<SACK_WINDOW>(0);
+        self.out_bitmap.next = self.o_map.q.val();
     }
 }

@@ -115,6 +115,71 @@ folded!(Folded64, 64);
 folded!(Folded32, 32);
 folded!(Folded16, 16);
 
+/// An ACK's bitmap (by PSN mod 256) folded onto W slots (by PSN mod W):
+/// bits naming the same PSN mod W ORed, the bits at and above W zero. One
+/// to one over the PSNs a W-slot sender has in flight, which lie in one
+/// window of W. W = 256 passes the bitmap through.
+#[derive(LogicBlock, HdlDefault)]
+pub struct FoldSack<const W: usize = SACK_WINDOW> {
+    pub sack: Signal<In, Bits<SACK_WINDOW>>,
+    pub folded: Signal<Out, Bits<SACK_WINDOW>>,
+    s128: Signal<Local, Bits<128>>,
+    s64: Signal<Local, Bits<64>>,
+    s32: Signal<Local, Bits<32>>,
+    s16: Signal<Local, Bits<16>>,
+    x128: Signal<Local, Folded128>,
+    x64: Signal<Local, Folded64>,
+    x32: Signal<Local, Folded32>,
+    x16: Signal<Local, Folded16>,
+    #[constant(0u64)]
+    zero128: Constant<Bits<128>>,
+    #[constant(0u64)]
+    zero192: Constant<Bits<192>>,
+    #[constant(0u64)]
+    zero224: Constant<Bits<224>>,
+    #[constant(0u64)]
+    zero240: Constant<Bits<240>>,
+    #[constant(W <= 128)]
+    fold128: Constant<bool>,
+    #[constant(W <= 64)]
+    fold64: Constant<bool>,
+    #[constant(W <= 32)]
+    fold32: Constant<bool>,
+    #[constant(W <= 16)]
+    fold16: Constant<bool>,
+}
+
+impl<const W: usize> Logic for FoldSack<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.s128.next = self.sack.val().get_bits::<128>(0) | self.sack.val().get_bits::<128>(128);
+        self.s64.next = self.s128.val().get_bits::<64>(0) | self.s128.val().get_bits::<64>(64);
+        self.s32.next = self.s64.val().get_bits::<32>(0) | self.s64.val().get_bits::<32>(32);
+        self.s16.next = self.s32.val().get_bits::<16>(0) | self.s32.val().get_bits::<16>(16);
+        self.x128.next.lo = self.s128.val();
+        self.x128.next.hi = self.zero128.val();
+        self.x64.next.lo = self.s64.val();
+        self.x64.next.hi = self.zero192.val();
+        self.x32.next.lo = self.s32.val();
+        self.x32.next.hi = self.zero224.val();
+        self.x16.next.lo = self.s16.val();
+        self.x16.next.hi = self.zero240.val();
+        self.folded.next = self.sack.val();
+        if self.fold128.val() {
+            self.folded.next = self.x128.val().into();
+        }
+        if self.fold64.val() {
+            self.folded.next = self.x64.val().into();
+        }
+        if self.fold32.val() {
+            self.folded.next = self.x32.val().into();
+        }
+        if self.fold16.val() {
+            self.folded.next = self.x16.val().into();
+        }
+    }
+}
+
 /// The combinational core: one path's state and one operation in, the
 /// results and the next state out.
 #[derive(LogicBlock, HdlDefault)]
@@ -218,31 +283,7 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     n_span: Signal<Local, Bits<PSN_BITS>>,
     // The SACK folded onto the build's W slots (its PSNs in flight lie in
     // one window of W, so PSN mod 256 -> PSN mod W is one to one there).
-    s128: Signal<Local, Bits<128>>,
-    s64: Signal<Local, Bits<64>>,
-    s32: Signal<Local, Bits<32>>,
-    s16: Signal<Local, Bits<16>>,
-    sack_w: Signal<Local, Bits<SACK_WINDOW>>,
-    x128: Signal<Local, Folded128>,
-    x64: Signal<Local, Folded64>,
-    x32: Signal<Local, Folded32>,
-    x16: Signal<Local, Folded16>,
-    #[constant(0u64)]
-    zero128: Constant<Bits<128>>,
-    #[constant(0u64)]
-    zero192: Constant<Bits<192>>,
-    #[constant(0u64)]
-    zero224: Constant<Bits<224>>,
-    #[constant(0u64)]
-    zero240: Constant<Bits<240>>,
-    #[constant(W <= 128)]
-    fold128: Constant<bool>,
-    #[constant(W <= 64)]
-    fold64: Constant<bool>,
-    #[constant(W <= 32)]
-    fold32: Constant<bool>,
-    #[constant(W <= 16)]
-    fold16: Constant<bool>,
+    fold: FoldSack<W>,
     // the slots of the build's window: the bitmaps' bits at and above W
     // are constant zero and synthesis removes them
     #[constant(crate::blocks::low_ones::<SACK_WINDOW>(W))]
@@ -329,32 +370,8 @@ impl<const W: usize> Logic for RetxCore<W> {
 
         // ACK: newly acknowledged, and the holes below the highest SACKed
         // PSN that are lost.
-        self.s128.next = self.sack.val().get_bits::<128>(0) | self.sack.val().get_bits::<128>(128);
-        self.s64.next = self.s128.val().get_bits::<64>(0) | self.s128.val().get_bits::<64>(64);
-        self.s32.next = self.s64.val().get_bits::<32>(0) | self.s64.val().get_bits::<32>(32);
-        self.s16.next = self.s32.val().get_bits::<16>(0) | self.s32.val().get_bits::<16>(16);
-        self.x128.next.lo = self.s128.val();
-        self.x128.next.hi = self.zero128.val();
-        self.x64.next.lo = self.s64.val();
-        self.x64.next.hi = self.zero192.val();
-        self.x32.next.lo = self.s32.val();
-        self.x32.next.hi = self.zero224.val();
-        self.x16.next.lo = self.s16.val();
-        self.x16.next.hi = self.zero240.val();
-        self.sack_w.next = self.sack.val();
-        if self.fold128.val() {
-            self.sack_w.next = self.x128.val().into();
-        }
-        if self.fold64.val() {
-            self.sack_w.next = self.x64.val().into();
-        }
-        if self.fold32.val() {
-            self.sack_w.next = self.x32.val().into();
-        }
-        if self.fold16.val() {
-            self.sack_w.next = self.x16.val().into();
-        }
-        self.sack_in.next = self.sack_w.val() & self.rest.val();
+        self.fold.sack.next = self.sack.val();
+        self.sack_in.next = self.fold.folded.val() & self.rest.val();
         self.sack_new.next = self.sack_in.val() & !self.sacked.val();
         self.ack_newly.next = (self.acked.val() & !self.sacked.val()) | self.sack_new.val();
         self.ack_sacked.next = self.sacked.val() | self.sack_new.val();

@@ -119,10 +119,10 @@ use super::cfg::{
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
-use crate::blocks::{index_bits, HdlDefault, HdlStruct};
+use crate::blocks::{index_bits, low_ones, HdlDefault, HdlStruct};
 use crate::tx::cc::Cc;
 use crate::tx::health::PathHealth;
-use crate::tx::retx::{op as retx_op, Retx};
+use crate::tx::retx::{op as retx_op, FoldSack, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
@@ -722,7 +722,14 @@ pub struct TxPath {
     scan_n: DFF<Bits<SCAN_BITS>>,
     wr_blocked: DFF<bool>,
     // ---- the operation in progress ----
+    // an ACK's bitmap folded onto the window's slots, then the newly
+    // acknowledged slots; read through `newly_w` (the bits at and above
+    // the window are constant zero there, and synthesis drops them)
     newly: DFF<Bits<256>>,
+    newly_w: Signal<Local, Bits<256>>,
+    sack_fold: FoldSack<WINDOW>,
+    #[constant(low_ones::<256>(WINDOW))]
+    in_window_bits: Constant<Bits<256>>,
     a_count: DFF<Bits<CWND_BITS>>,
     a_lost: DFF<Bits<CWND_BITS>>,
     a_ce: DFF<Bits<16>>,
@@ -1433,8 +1440,9 @@ impl Logic for TxPath {
         // First newly acknowledged slot at or after start_slot, circularly:
         // the first at or after it, else the first before it.
         self.ge_start.x.next = self.start_slot.q.val();
-        self.first_hi.v.next = self.newly.q.val() & self.ge_start.ge.val();
-        self.first_lo.v.next = self.newly.q.val() & !self.ge_start.ge.val();
+        self.newly_w.next = self.newly.q.val() & self.in_window_bits.val();
+        self.first_hi.v.next = self.newly_w.val() & self.ge_start.ge.val();
+        self.first_lo.v.next = self.newly_w.val() & !self.ge_start.ge.val();
         self.n_found.next = self.first_hi.any.val() | self.first_lo.any.val();
         if self.first_hi.any.val() {
             self.n_slot.next = self.first_hi.at.val();
@@ -1542,7 +1550,8 @@ impl Logic for TxPath {
         self.retx.in_op.next = self.R_LOAD.val();
         self.retx.in_key.next = self.pkey.val();
         self.retx.in_psn.next = self.a_psn.q.val();
-        self.retx.in_sack.next = self.newly.q.val();
+        self.sack_fold.sack.next = self.fb_sack.val();
+        self.retx.in_sack.next = self.newly_w.val();
         self.cc.in_valid.next = false;
         self.cc.in_op.next = false;
         self.cc.in_key.next = self.pkey.val();
@@ -1736,7 +1745,7 @@ impl Logic for TxPath {
                     self.a_msg.d.next = self.fb_msg_seq.val();
                     self.a_ce.d.next = self.fb_ce.val();
                     self.a_ts.d.next = self.fb_ts.val();
-                    self.newly.d.next = self.fb_sack.val();
+                    self.newly.d.next = self.sack_fold.folded.val();
                     if !self.fb_nak.val() {
                         self.st.d.next = self.S_A1.val();
                     } else {
@@ -1887,7 +1896,7 @@ impl Logic for TxPath {
             }
             S_CR1 => {
                 // The log entry of slot n_slot is on rd_entry now.
-                self.newly.d.next = self.newly.q.val() & !self.slot_hot.hot.val();
+                self.newly.d.next = self.newly_w.val() & !self.slot_hot.hot.val();
                 self.stm_n.next = self.e_stm.val();
                 self.a_msg.d.next = self.le.val().seq;
                 self.e_len_q.d.next = self.le.val().len;

@@ -55,7 +55,9 @@ pub struct EndpointConfig {
     /// PSNs a path may have in flight, from its oldest unacknowledged to
     /// its next: [`PATH_WINDOW`], or the packets in flight per path of a
     /// build that keeps fewer (`EngineConfig::in_flight_per_path`, a power
-    /// of two from 16).
+    /// of two from 16). It is also the receive window: a PSN this far or
+    /// further past a path's cumulative PSN is out of the window, so the
+    /// peer's paths must not have more in flight.
     pub path_window: u32,
     /// Consecutive RTOs after which a path gets a new source port.
     pub repath_after_rtos: u32,
@@ -352,7 +354,7 @@ impl Endpoint {
         }
         let rx = (0..cc.paths)
             .map(|_| RxPath {
-                sack: SackTracker::starting_at(life.rx_psn),
+                sack: SackTracker::with_window(life.rx_psn, self.cfg.path_window),
                 coalesce: AckState::default(),
                 ts: 0,
                 sport: 0,

@@ -2,6 +2,12 @@
 //! 256-bit circular bitmap indexed by PSN mod 256. Bits are cleared as the
 //! cumulative PSN passes them, so the bitmap is directly the ACK's SACK
 //! field. This is the reference for the RTL `sack` block.
+//!
+//! The receive window is [`WINDOW`] PSNs from the cumulative one, or fewer
+//! in a build that keeps fewer packets in flight per path
+//! ([`SackTracker::with_window`], `EngineConfig::in_flight_per_path`): its
+//! sender never has a PSN that far ahead, and a PSN beyond is out of the
+//! window.
 
 use crate::params::{SackBitmap, SACK_BYTES};
 use crate::types::Psn;
@@ -17,7 +23,7 @@ pub enum Verdict {
     New { hole: bool },
     /// Before the cumulative PSN, or its bit is set.
     Duplicate,
-    /// 256 or more beyond the cumulative PSN.
+    /// The window (256, or the build's) or more beyond the cumulative PSN.
     OutOfWindow,
 }
 
@@ -40,30 +46,49 @@ impl Verdict {
 }
 
 /// One path's receive state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SackTracker {
     cum: Psn,
     high: Psn,
     bitmap: SackBitmap,
+    window: i32,
+}
+
+impl Default for SackTracker {
+    fn default() -> SackTracker {
+        SackTracker::starting_at(Psn::default())
+    }
 }
 
 impl SackTracker {
     /// A tracker whose next expected PSN is `psn` (a connection's initial PSN).
     pub fn starting_at(psn: Psn) -> SackTracker {
-        SackTracker { cum: psn, high: psn, bitmap: [0; SACK_BYTES] }
+        SackTracker::with_window(psn, WINDOW as u32)
+    }
+
+    /// A tracker starting at `psn` whose window is `window` PSNs (a power
+    /// of two, 16 to [`WINDOW`]: a build's packets in flight per path).
+    pub fn with_window(psn: Psn, window: u32) -> SackTracker {
+        assert!(window.is_power_of_two() && (16..=WINDOW as u32).contains(&window), "window {window}");
+        SackTracker { cum: psn, high: psn, bitmap: [0; SACK_BYTES], window: window as i32 }
     }
 
     /// A tracker in a given state (for hardware models that store it apart).
     pub fn from_parts(cum: Psn, high: Psn, bitmap: SackBitmap) -> SackTracker {
-        SackTracker { cum, high, bitmap }
+        SackTracker { cum, high, bitmap, window: WINDOW }
+    }
+
+    /// The receive window in PSNs.
+    pub fn window(&self) -> u32 {
+        self.window as u32
     }
 
     /// Classify `psn` without changing anything.
     pub fn classify(&self, psn: Psn) -> Verdict {
         let d = psn.diff(self.cum);
-        if d < 0 || (d < WINDOW && self.bit(psn)) {
+        if d < 0 || (d < self.window && self.bit(psn)) {
             Verdict::Duplicate
-        } else if d >= WINDOW {
+        } else if d >= self.window {
             Verdict::OutOfWindow
         } else {
             Verdict::New { hole: psn.diff(self.high) > 0 }
@@ -80,7 +105,7 @@ impl SackTracker {
             self.high = psn.add(1);
         }
         let mut n = 0;
-        while self.bit(self.cum) && n < WINDOW {
+        while self.bit(self.cum) && n < self.window {
             let c = self.cum;
             self.set(c, false);
             self.cum = c.add(1);
@@ -149,6 +174,35 @@ mod tests {
             assert!(v.code() < 1 << Verdict::CODE_BITS);
         }
         assert_eq!(Verdict::New { hole: true }.code(), Verdict::New { hole: false }.code());
+    }
+
+    /// A window of 16: the 16th PSN past the cumulative one is out of it,
+    /// the bitmap stays by PSN mod 256 (the ACK's field), and a full window
+    /// advances by 16.
+    #[test]
+    fn a_smaller_window_bounds_the_psns_taken() {
+        let mut t = SackTracker::with_window(Psn::new(250), 16);
+        assert_eq!(t.window(), 16);
+        assert_eq!(t.classify(Psn::new(266)), Verdict::OutOfWindow);
+        assert_eq!(t.classify(Psn::new(265)), Verdict::New { hole: true });
+        assert_eq!(t.classify(Psn::new(249)), Verdict::Duplicate);
+        for p in 251..266 {
+            t.accept(Psn::new(p));
+        }
+        assert_eq!(t.cum(), Psn::new(250));
+        assert_eq!(t.bitmap()[31], 0b1111_1000, "PSNs 251-255 at the top of the field");
+        assert_eq!(t.bitmap()[0..2], [0xff, 0b11], "PSNs 256-265 from bit 0");
+        t.accept(Psn::new(250));
+        assert_eq!(t.cum(), Psn::new(266));
+        assert_eq!(t.bitmap(), &[0; SACK_BYTES]);
+        assert_eq!(t.classify(Psn::new(281)), Verdict::New { hole: true });
+        assert_eq!(t.classify(Psn::new(282)), Verdict::OutOfWindow);
+    }
+
+    #[test]
+    #[should_panic(expected = "window 24")]
+    fn a_window_is_a_power_of_two() {
+        SackTracker::with_window(Psn::new(0), 24);
     }
 
     #[test]
