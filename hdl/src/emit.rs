@@ -99,6 +99,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("uartbone", verilog(crate::board::uartbone::UartBone::new(board::TEST_TIMEOUT))),
         ("ack_gen", verilog(crate::rx::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::tx::cc::Cc::<PATH_KEY_BITS>::default())),
+        ("crc_append", verilog(crate::tx::crc_append::CrcAppend::default())),
         ("csr", verilog(crate::csr::Csr::default())),
         ("decode256", verilog(crate::blocks::trees::Decode256::default())),
         ("first_set256", verilog(crate::blocks::trees::FirstSet256::default())),
@@ -121,7 +122,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("segmenter", verilog(crate::tx::segmenter::Segmenter::default())),
         ("spray", verilog(crate::tx::spray::Spray::default())),
         ("thermo256", verilog(crate::blocks::trees::Thermo256::default())),
-        ("tx_build", verilog(crate::tx::tx_build::TxBuild::default())),
+        ("tx_build", verilog(crate::tx::tx_build::TxBuild::<true>::default())),
         ("tx_path", verilog_of(crate::tx::tx_path::TxPath::default)),
     ]
 }

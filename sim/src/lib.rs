@@ -14,6 +14,7 @@
 //! * [`scenario`]: ready-made worlds (two hosts across the fabric, N:1 incast)
 //!   used by the tests, the loopback example and the benchmark.
 
+pub mod axis;
 pub mod bench;
 pub mod board;
 pub mod engine;

@@ -3,6 +3,7 @@
 //! [`tx_path`].
 
 pub mod cc;
+pub mod crc_append;
 pub mod health;
 pub mod retx;
 pub mod rtt;

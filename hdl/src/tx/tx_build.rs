@@ -3,6 +3,8 @@
 //! the DMA read stream, and sends the whole frame to the MAC: Ethernet,
 //! IPv4 (with its checksum), UDP, the transport header, the payload and the
 //! CRC trailer. Byte for byte what `ferroce_proto::wire::encode` produces.
+//! `TxBuild<false>` stops before the trailer: the send path's two builders
+//! share one [`crate::tx::crc_append::CrcAppend`] after their multiplexer.
 //!
 //! Field placement comes from the header tables: the header is held in
 //! big-endian form ([`FrameHeader`], frame byte 0 in the top bits), where
@@ -354,10 +356,12 @@ const S_IDLE: usize = 0;
 const S_HEAD: usize = 1;
 const S_PAY: usize = 2;
 const S_TRAIL: usize = 3;
-/// The frame builder.
+/// The frame builder; with `TRAILER` false it leaves the trailer's CRC out
+/// (the frame ends with its payload, or its header), for a
+/// [`crate::tx::crc_append::CrcAppend`] after it to add.
 #[allow(non_snake_case)]
 #[derive(LogicBlock, HdlDefault)]
-pub struct TxBuild {
+pub struct TxBuild<const TRAILER: bool = true> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub hdr_valid: Signal<In, bool>,
@@ -426,6 +430,8 @@ pub struct TxBuild {
     S_PAY: Constant<Bits<2>>,
     #[constant(S_TRAIL as u64)]
     S_TRAIL: Constant<Bits<2>>,
+    #[constant(TRAILER)]
+    trailer: Constant<bool>,
     #[constants(data_opcode)]
     data_opcodes: [Constant<Bits<8>>; DATA_OPCODES],
     #[constant(Opcode::Ack.code() as u64)]
@@ -522,8 +528,7 @@ pub struct TxBuild {
     csum_bits: Signal<Local, Bits<HDR_BE_BITS>>,
     hc_bits: Signal<Local, Bits<HDR_BE_BITS>>,
     out_n: Signal<Local, Bits<5>>,
-    out_n_bits: Signal<Local, Bits5x8>,
-    out_shift: Signal<Local, Bits<8>>,
+    pend_rest: Signal<Local, Z64to128>,
     out_valid: Signal<Local, bool>,
     out_fire: Signal<Local, bool>,
     cnt_after: Signal<Local, Bits<5>>,
@@ -567,7 +572,7 @@ pub struct TxBuild {
     in_placed: Signal<Local, Bits<128>>,
 }
 
-impl TxBuild {
+impl<const TRAILER: bool> TxBuild<TRAILER> {
     /// Mark every input as driven: a parent's custom Verilog drives them
     /// (rust-hdl requires each child input to be connected).
     pub fn connect_inputs(&mut self) {
@@ -614,7 +619,7 @@ impl TxBuild {
     }
 }
 
-impl Logic for TxBuild {
+impl<const TRAILER: bool> Logic for TxBuild<TRAILER> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -716,12 +721,14 @@ impl Logic for TxBuild {
         }
         self.out_valid.next = (self.cnt.q.val() >= self.eight5.val()) | (self.done_in.q.val() & self.cnt.q.val().any());
         self.out_fire.next = self.out_valid.val() & self.m_axis_tready.val();
-        self.out_n_bits.next.zero = self.zero3.val();
-        self.out_n_bits.next.n = self.out_n.val();
-        self.out_shift.next = self.out_n_bits.val().into();
+        // A beat takes 8 bytes, or the last few; the buffer's bits at and
+        // above its count are zero, so either way what stays is the upper
+        // half (a constant shift, not one by the count).
+        self.pend_rest.next.lo = self.pend.q.val().get_bits::<64>(64);
+        self.pend_rest.next.hi = self.zero64.val();
         if self.out_fire.val() {
             self.cnt_after.next = self.cnt.q.val() - self.out_n.val();
-            self.pend_after.next = self.pend.q.val() >> self.out_shift.val();
+            self.pend_after.next = self.pend_rest.val().into();
         } else {
             self.cnt_after.next = self.cnt.q.val();
             self.pend_after.next = self.pend.q.val();
@@ -756,7 +763,10 @@ impl Logic for TxBuild {
         }
         self.trail_z.next.lo = !self.crc.q.val();
         self.trail_z.next.hi = self.zero32.val();
-        self.trail_data.next = self.trail_z.val().into();
+        self.trail_data.next = self.zero64.val();
+        if self.trailer.val() {
+            self.trail_data.next = self.trail_z.val().into();
+        }
         self.in_data.next = self.zero64.val();
         self.in_n.next = self.zero4.val();
         self.in_avail.next = false;
@@ -880,14 +890,22 @@ impl Logic for TxBuild {
                 if self.in_take.val() & (self.pos_end.val() == self.hlen.q.val()) {
                     if self.has_pay.q.val() {
                         self.phase.d.next = self.S_PAY.val();
-                    } else {
+                    } else if self.trailer.val() {
                         self.phase.d.next = self.S_TRAIL.val();
+                    } else {
+                        self.phase.d.next = self.S_IDLE.val();
+                        self.done_in.d.next = true;
                     }
                 }
             }
             S_PAY => {
                 if self.in_take.val() & self.s_payload_tlast.val() {
-                    self.phase.d.next = self.S_TRAIL.val();
+                    if self.trailer.val() {
+                        self.phase.d.next = self.S_TRAIL.val();
+                    } else {
+                        self.phase.d.next = self.S_IDLE.val();
+                        self.done_in.d.next = true;
+                    }
                 }
             }
             S_TRAIL => {

@@ -125,6 +125,7 @@ use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, FoldSack, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
+use crate::tx::crc_append::CrcAppend;
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
 use ferroce_proto::wire::{NakCode, Opcode};
@@ -686,8 +687,15 @@ pub struct TxPath {
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
     seglog: SegLog<LOG_ADDR_BITS, LOG_ENTRY_BITS>,
-    build: TxBuild,
-    cbuild: TxBuild,
+    build: TxBuild<false>,
+    cbuild: TxBuild<false>,
+    // the trailer's CRC, after the builders' multiplexer
+    crc_out: CrcAppend,
+    f_tdata: Signal<Local, Bits<64>>,
+    f_tkeep: Signal<Local, Bits<8>>,
+    f_tvalid: Signal<Local, bool>,
+    f_tready: Signal<Local, bool>,
+    f_tlast: Signal<Local, bool>,
     rtt: Rtt,
     sack_order: SackOrder,
     pview: [PathView; PATHS],
@@ -2339,7 +2347,8 @@ impl Logic for TxPath {
             }
         }
 
-        // ---- frames: data from `build`, ACK and NAK frames from `cbuild` ----
+        // ---- frames: data from `build`, ACK and NAK frames from `cbuild`,
+        // their CRC trailer from `crc_out` ----
         self.build.eth_dst.next = self.ccx.q.val().mac;
         self.build.eth_src.next = self.cfg_mac.val();
         self.build.ip_dscp.next = self.dscp.val();
@@ -2443,23 +2452,35 @@ impl Logic for TxPath {
         } else {
             self.sel_ctl.next = self.cbuild.m_axis_tvalid.val();
         }
-        self.build.m_axis_tready.next = !self.sel_ctl.val() & self.m_axis_tready.val();
-        self.cbuild.m_axis_tready.next = self.sel_ctl.val() & self.m_axis_tready.val();
+        self.crc_out.clock.next = self.clock.val();
+        self.crc_out.reset.next = self.reset.val();
+        self.f_tready.next = self.crc_out.s_axis_tready.val();
+        self.build.m_axis_tready.next = !self.sel_ctl.val() & self.f_tready.val();
+        self.cbuild.m_axis_tready.next = self.sel_ctl.val() & self.f_tready.val();
         if self.sel_ctl.val() {
-            self.m_axis_tdata.next = self.cbuild.m_axis_tdata.val();
-            self.m_axis_tkeep.next = self.cbuild.m_axis_tkeep.val();
-            self.m_axis_tvalid.next = self.cbuild.m_axis_tvalid.val();
-            self.m_axis_tlast.next = self.cbuild.m_axis_tlast.val();
+            self.f_tdata.next = self.cbuild.m_axis_tdata.val();
+            self.f_tkeep.next = self.cbuild.m_axis_tkeep.val();
+            self.f_tvalid.next = self.cbuild.m_axis_tvalid.val();
+            self.f_tlast.next = self.cbuild.m_axis_tlast.val();
         } else {
-            self.m_axis_tdata.next = self.build.m_axis_tdata.val();
-            self.m_axis_tkeep.next = self.build.m_axis_tkeep.val();
-            self.m_axis_tvalid.next = self.build.m_axis_tvalid.val();
-            self.m_axis_tlast.next = self.build.m_axis_tlast.val();
+            self.f_tdata.next = self.build.m_axis_tdata.val();
+            self.f_tkeep.next = self.build.m_axis_tkeep.val();
+            self.f_tvalid.next = self.build.m_axis_tvalid.val();
+            self.f_tlast.next = self.build.m_axis_tlast.val();
         }
-        if self.m_axis_tvalid.val() & self.m_axis_tready.val() {
-            self.in_frame.d.next = !self.m_axis_tlast.val();
+        if self.f_tvalid.val() & self.f_tready.val() {
+            self.in_frame.d.next = !self.f_tlast.val();
             self.sel_q.d.next = self.sel_ctl.val();
         }
+        self.crc_out.s_axis_tdata.next = self.f_tdata.val();
+        self.crc_out.s_axis_tkeep.next = self.f_tkeep.val();
+        self.crc_out.s_axis_tvalid.next = self.f_tvalid.val();
+        self.crc_out.s_axis_tlast.next = self.f_tlast.val();
+        self.crc_out.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_axis_tdata.next = self.crc_out.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.crc_out.m_axis_tkeep.val();
+        self.m_axis_tvalid.next = self.crc_out.m_axis_tvalid.val();
+        self.m_axis_tlast.next = self.crc_out.m_axis_tlast.val();
 
         // ---- outputs ----
         self.ready.next = !self.init_busy.q.val() & self.sub_ready.val();
