@@ -122,7 +122,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("segmenter", verilog(crate::tx::segmenter::Segmenter::default())),
         ("spray", verilog(crate::tx::spray::Spray::default())),
         ("thermo256", verilog(crate::blocks::trees::Thermo256::default())),
-        ("tx_build", verilog(crate::tx::tx_build::TxBuild::<true>::default())),
+        ("tx_build", verilog(crate::tx::tx_build::TxBuild::default())),
         ("tx_path", verilog_of(crate::tx::tx_path::TxPath::default)),
     ]
 }

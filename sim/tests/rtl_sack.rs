@@ -2,7 +2,8 @@
 //! 100 000 random operations over many (connection, path) keys, with
 //! wrap-around, duplicates and out-of-window PSNs; every output must equal
 //! the model. With the full receive window (256) and with the boards'
-//! smaller ones (64 and 16), whose bitmaps are rotated into the ACK's field.
+//! smaller ones (64 and 16), whose bitmaps by slot `SackWire` rotates into
+//! the ACK's field (checked on every output).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -24,6 +25,12 @@ fn model() -> std::sync::Arc<ModelLib> {
     ModelLib::build("sack", &v).expect("sack model builds")
 }
 
+/// The send side's `SackWire<W>`, alone.
+fn wire_model<const W: usize>(name: &str) -> std::sync::Arc<ModelLib> {
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::sack::SackWire::<W>::default());
+    ModelLib::build(name, &v).expect("SackWire model builds")
+}
+
 struct Expect {
     key: u64,
     verdict: u64,
@@ -41,7 +48,7 @@ fn words_to_bytes(w: &[u32]) -> [u8; 32] {
 
 #[test]
 fn sack_matches_the_model_on_random_traffic() {
-    run(&model(), "sack", 256, 0x5ac);
+    run(&model(), &wire_model::<256>("sack_wire"), "sack", 256, 0x5ac);
     // The same Rust in rust-hdl's own simulator, on this test's first cycles.
     let rec = ferroce_sim::verilator::take_recording("sack").expect("the first cycles were recorded");
     ferroce_sim::equivalence::check_replay::<sack_inputs>("sack", &rec, &[]);
@@ -51,24 +58,40 @@ fn sack_matches_the_model_on_random_traffic() {
 #[test]
 fn a_smaller_window_matches_the_model() {
     let v64 = ferroce_hdl::emit::verilog(ferroce_hdl::rx::sack::Sack::<KEY_BITS, 64>::new());
-    run(&ModelLib::build("sack_w64", &v64).expect("sack model builds"), "sack_w64", 64, 0x5ac64);
+    run(
+        &ModelLib::build("sack_w64", &v64).expect("sack model builds"),
+        &wire_model::<64>("sack_wire_w64"),
+        "sack_w64",
+        64,
+        0x5ac64,
+    );
     let rec = ferroce_sim::verilator::take_recording("sack_w64").expect("the first cycles were recorded");
     ferroce_sim::equivalence::check_replay::<sack64_inputs>("sack_w64", &rec, &[]);
     let v16 = ferroce_hdl::emit::verilog(ferroce_hdl::rx::sack::Sack::<KEY_BITS, 16>::new());
-    run(&ModelLib::build("sack_w16", &v16).expect("sack model builds"), "sack_w16", 16, 0x5ac16);
+    run(
+        &ModelLib::build("sack_w16", &v16).expect("sack model builds"),
+        &wire_model::<16>("sack_wire_w16"),
+        "sack_w16",
+        16,
+        0x5ac16,
+    );
 }
 
 /// 120 000 operations on `lib`, a tracker with a window of `window`,
-/// checked against the model; the first cycles recorded as `name`.
-fn run(lib: &std::sync::Arc<ModelLib>, name: &str, window: u32, seed: u64) {
+/// checked against the model, its bitmaps put in wire order by `wire` (a
+/// `SackWire` of the same window); the first cycles recorded as `name`.
+fn run(lib: &std::sync::Arc<ModelLib>, wire: &std::sync::Arc<ModelLib>, name: &str, window: u32, seed: u64) {
     ferroce_sim::verilator::record_next(name, REPLAYED);
     let mut sim = Sim::new(lib);
     sim.clock("clock");
     let p = |n: &str| sim.port(n);
     let (reset, ready, in_valid, in_op, in_key, in_psn, in_commit) =
         (p("reset"), p("ready"), p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_commit"));
-    let (out_valid, out_key, out_verdict, out_hole, out_cum, out_high, out_bitmap) =
-        (p("out_valid"), p("out_key"), p("out_verdict"), p("out_hole"), p("out_cum"), p("out_high"), p("out_bitmap"));
+    let (out_valid, out_key, out_verdict, out_hole, out_cum, out_high, out_slots) =
+        (p("out_valid"), p("out_key"), p("out_verdict"), p("out_hole"), p("out_cum"), p("out_high"), p("out_slots"));
+    // The send side's SackWire, fed with every output.
+    let mut to_wire = Sim::new(wire);
+    let (w_slots, w_cum, w_field) = (to_wire.port("slots"), to_wire.port("cum_slot"), to_wire.port("field"));
 
     sim.set(reset, 1);
     sim.tick();
@@ -151,7 +174,16 @@ fn run(lib: &std::sync::Arc<ModelLib>, name: &str, window: u32, seed: u64) {
             assert_eq!(sim.get(out_hole) == 1, e.hole, "hole, output {checked}");
             assert_eq!(sim.get(out_cum) as u32, e.state.cum().get(), "cum, output {checked}, key {}", e.key);
             assert_eq!(sim.get(out_high) as u32, e.state.high().get(), "high, output {checked}");
-            assert_eq!(&words_to_bytes(&sim.get_words(out_bitmap)), e.state.bitmap(), "bitmap, output {checked}");
+            let slots = sim.get_words(out_slots);
+            assert_eq!(words_to_bytes(&slots), by_slot(e.state.bitmap(), window), "bitmap by slot, output {checked}");
+            to_wire.set_words(w_slots, &slots);
+            to_wire.set(w_cum, sim.get(out_cum) & 0xff);
+            to_wire.eval();
+            assert_eq!(
+                &words_to_bytes(&to_wire.get_words(w_field)),
+                e.state.bitmap(),
+                "bitmap in wire order, output {checked}"
+            );
             seen[e.verdict as usize] += 1;
             let b = e.state.bitmap();
             upper += b[16..].iter().any(|x| *x != 0) as u32;
@@ -165,6 +197,20 @@ fn run(lib: &std::sync::Arc<ModelLib>, name: &str, window: u32, seed: u64) {
     assert!(wrapped > 0, "some keys wrapped past PSN 2^24");
     // A small window's bitmap moves around the whole field, and wraps.
     assert!(upper > 1000 && wraps > 100, "bitmaps in the field's upper half {upper}, wrapped {wraps}");
+}
+
+/// A bitmap by PSN mod 256 as one by PSN mod `window` (the window's PSNs
+/// are `window` consecutive positions, so no two set bits meet).
+fn by_slot(wire: &[u8; 32], window: u32) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for k in 0..256usize {
+        if wire[k / 8] >> (k % 8) & 1 == 1 {
+            let s = k % window as usize;
+            assert_eq!(out[s / 8] >> (s % 8) & 1, 0, "two PSNs of the window on slot {s}");
+            out[s / 8] |= 1 << (s % 8);
+        }
+    }
+    out
 }
 
 /// Cycles of the main test's traffic replayed into rust-hdl's simulator.

@@ -85,6 +85,24 @@ pub fn block_of(name: &str, depth: usize) -> Option<String> {
 
 /// Every block's cells at `depth`, largest (in LUT4 equivalents) first.
 pub fn blocks(json: &Path, depth: usize) -> anyhow::Result<Vec<(String, Cost)>> {
+    rows_by(json, |s| block_of(s, depth))
+}
+
+/// The signal a net named `name` is, if it lies in block `prefix`
+/// (`txp.cbuild.nx_hb` for `txp.cbuild$nx_hb$q_TRELLIS_FF_Q_3`, in
+/// `txp.cbuild`); the nets of other blocks are `(elsewhere)`.
+pub fn signal_in(name: &str, prefix: &str) -> Option<String> {
+    let block = block_of(name, usize::MAX)?;
+    let name = name.find("_TRELLIS").map_or(name, |i| &name[..i]);
+    let parts: Vec<&str> =
+        name.split(['.', '$']).filter(|p| !p.is_empty() && !p.bytes().all(|b| b.is_ascii_digit())).collect();
+    let inside = block == prefix || block.starts_with(&format!("{prefix}."));
+    Some(if inside { parts.join(".") } else { "(elsewhere)".to_string() })
+}
+
+/// Cells by the group `group` gives the first named net they drive (or
+/// the first named net downstream), largest first.
+fn rows_by(json: &Path, group: impl Fn(&str) -> Option<String>) -> anyhow::Result<Vec<(String, Cost)>> {
     let n = timing::load(json)?;
     let mut consumers: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut outputs: Vec<Vec<u64>> = Vec::with_capacity(n.cells.len());
@@ -101,7 +119,7 @@ pub fn blocks(json: &Path, depth: usize) -> anyhow::Result<Vec<(String, Cost)>> 
         }
         outputs.push(o);
     }
-    let named = |b: &u64| n.names.get(b).and_then(|s| block_of(s, depth));
+    let named = |b: &u64| n.names.get(b).and_then(|s| group(s));
     // The first named net at or downstream of a cell's outputs (breadth
     // first); memoised per cell.
     let mut owner: Vec<Option<String>> = vec![None; n.cells.len()];
@@ -214,7 +232,14 @@ pub fn write(preset: &str, json: &Path) -> anyhow::Result<String> {
 
 /// `cargo xtask breakdown`: print the table of a netlist (`json`, or the
 /// one `synth-engine` left for `preset`); with `write`, record a preset's.
-pub fn run(json: Option<&Path>, preset: &str, depth: usize, write_record: bool) -> anyhow::Result<()> {
+/// With `signals`, the rows are the signals of that block instead.
+pub fn run(
+    json: Option<&Path>,
+    preset: &str,
+    depth: usize,
+    signals: Option<&str>,
+    write_record: bool,
+) -> anyhow::Result<()> {
     ferroce_proto::config::preset(preset).map_err(anyhow::Error::msg)?;
     let default = crate::synth::engine_dir(preset).join("engine.json");
     let json = json.unwrap_or(&default);
@@ -229,7 +254,10 @@ pub fn run(json: Option<&Path>, preset: &str, depth: usize, write_record: bool) 
         let path = write(preset, json)?;
         eprintln!("breakdown: written to {path}");
     }
-    print!("{}", table(&blocks(json, depth)?, 100));
+    match signals {
+        Some(prefix) => print!("{}", table(&rows_by(json, |s| signal_in(s, prefix))?, 100)),
+        None => print!("{}", table(&blocks(json, depth)?, 100)),
+    }
     Ok(())
 }
 
@@ -247,6 +275,8 @@ mod tests {
         assert_eq!(block_of("cqe$1.q", 2).as_deref(), Some("cqe"));
         assert_eq!(block_of("s_axil_rdata", 2).as_deref(), Some("(top)"));
         assert_eq!(block_of("$abc$123$auto$x", 2), None);
+        assert_eq!(signal_in("txp.cbuild$nx_hb$q_TRELLIS_FF_Q_3", "txp.cbuild").as_deref(), Some("txp.cbuild.nx_hb.q"));
+        assert_eq!(signal_in("txp.build.pend", "txp.cbuild").as_deref(), Some("(elsewhere)"));
     }
 
     /// A LUT driving a named net is that net's block's; a LUT driving only

@@ -125,6 +125,9 @@ enum Command {
         /// Levels of the instance tree to group by (1: the engine's blocks; 2: their blocks, ...).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
         depth: u64,
+        /// Rows by signal of this block instead (`txp.cbuild`: its nets, the rest as one row).
+        #[arg(long, value_name = "BLOCK")]
+        signals: Option<String>,
         /// Also record depths 1 and 2 in docs/bench/rtl-engine-blocks-<preset>.md (synth-engine does after a
         /// synthesis).
         #[arg(long)]
@@ -311,8 +314,8 @@ fn main() -> anyhow::Result<()> {
         Command::Liteeth { board } => bitstream::run_liteeth(board),
         Command::Bitstream { board, engine } => bitstream::run(board, engine),
         Command::Timing { json, count } => timing::run(&json, count),
-        Command::Breakdown { json, preset, depth, write } => {
-            breakdown::run(json.as_deref(), &preset, depth as usize, write)
+        Command::Breakdown { json, preset, depth, signals, write } => {
+            breakdown::run(json.as_deref(), &preset, depth as usize, signals.as_deref(), write)
         }
         Command::Synth { block, family } => synth::run(block, &family),
         Command::Resources { speed_json, no_speed } => synth::resources(no_speed, speed_json),

@@ -896,6 +896,9 @@ pub struct Engine {
     /// 0, so synthesis removes them and their trees.
     #[constant(crate::blocks::low_ones::<PEND>(KEYS))]
     keys_mask: Constant<Bits<PEND>>,
+    /// The slots of a path's window in a SACK bitmap.
+    #[constant(crate::blocks::low_ones::<256>(super::cfg::WINDOW))]
+    window_bits: Constant<Bits<256>>,
     /// The timers' keys (10 bits) cut to this build's.
     #[constant((KEYS - 1) as u64)]
     timer_key_mask: Constant<Bits<MAX_KEY_BITS>>,
@@ -1501,7 +1504,10 @@ impl Logic for Engine {
         self.txp.fb_nak.next = self.fb_out.val().nak;
         self.txp.fb_key.next = self.fb_out.val().key;
         self.txp.fb_psn.next = self.fb_out.val().psn;
-        self.txp.fb_sack.next = self.fb_out.val().sack;
+        // The queues' bitmaps are by slot of the window (W bits, folded by
+        // the receive side): the bits above are not read, so synthesis
+        // leaves them out of the queues' RAM.
+        self.txp.fb_sack.next = self.fb_out.val().sack & self.window_bits.val();
         self.txp.fb_ce.next = self.fb_out.val().ce;
         self.txp.fb_code.next = self.fb_out.val().code;
         self.txp.fb_stream.next = self.fb_out.val().stream;
@@ -1510,7 +1516,7 @@ impl Logic for Engine {
         self.txp.ack_valid.next = self.ackq.valid.val();
         self.txp.ack_key.next = self.ack_out.val().key;
         self.txp.ack_cum.next = self.ack_out.val().cum;
-        self.txp.ack_sack.next = self.ack_out.val().sack;
+        self.txp.ack_sack.next = self.ack_out.val().sack & self.window_bits.val();
         self.txp.ack_ts.next = self.ack_out.val().ts;
         self.txp.ack_sport.next = self.ack_out.val().sport;
         self.txp.ack_pending.next = self.ack_out.val().pending;

@@ -49,11 +49,14 @@
 //!   exactly the payload bytes realigned to lane 0).
 //! * `m_ack_*`: an ACK to send on path key `m_ack_key` (cumulative PSN,
 //!   bitmap, echoed timestamp, the source port to answer on, packets and CE
-//!   marks since the last ACK). The rate hint is the sender side's.
+//!   marks since the last ACK). The bitmap is by slot (PSN mod W, the bits
+//!   at and above W zero): the send side puts it in wire order with the
+//!   cumulative PSN (`sack::SackWire`). The rate hint is the sender side's.
 //! * `m_nak_*`: a NAK for a refused data packet.
 //! * `m_arm_valid`/`m_arm_key`: one-cycle request to arm an ACK timer.
 //! * `m_fb_*`: a received ACK (`m_fb_nak` low) or NAK for the send side
-//!   (`m_fb_sack` in slot order, like `m_ack_sack`).
+//!   (`m_fb_sack` folded onto the W slots, like `m_ack_sack`: bits naming
+//!   the same PSN mod W ORed, the bits at and above W zero).
 //! * `m_data_valid`/`m_data_conn`: one-cycle pulse for each data packet of
 //!   a set-up connection (the receiver's activity, for its rate hint).
 //! * `m_msg_*`: each result of the message tracker on connection
@@ -101,6 +104,7 @@ use super::rx_msgs::RxMsgs;
 use crate::rx::rx_parse::RxParse;
 use crate::rx::rx_place::RxPlace;
 use crate::rx::sack::{Sack, VERDICT_DUP, VERDICT_NEW};
+use crate::tx::retx::FoldSack;
 
 /// Receive buffers waiting per stream.
 pub const RING: usize = RECV_RING;
@@ -126,6 +130,7 @@ const HQ_DEPTH: u64 = 4;
 /// Slot-index bits of the parse-result RAM: twice the queue, so that the
 /// slot of the frame being processed is never the one written.
 const HQ_BITS: usize = 3;
+
 /// Bits of a ring's count (0 to `RECV_RING` buffers).
 const CNT_BITS: usize = RECV_RING_BITS + 1;
 /// Address bits of the ring entries: {stream key, slot}.
@@ -356,6 +361,7 @@ pub struct RxPath {
     dst: DstFields,
     // ---- parse results: {good} in `hq_good`, headers in `hq` ----
     hq: RAM<Bits<HB>, HQ_BITS>,
+    fb_fold: FoldSack<WINDOW>,
     hq_good: DFF<Bits<{ 1 << HQ_BITS }>>,
     hq_wr: DFF<Bits<HQ_BITS>>,
     hq_rd: DFF<Bits<HQ_BITS>>,
@@ -971,7 +977,10 @@ impl Logic for RxPath {
         self.m_fb_key.next = self.pkey.val();
         self.m_fb_psn.next = self.fields.psn.val();
         self.m_fb_ts.next = self.fields.ts.val();
-        self.m_fb_sack.next = self.fields.sack.val();
+        // Folded onto this build's W slots: the send side's queue keeps W
+        // bits of it, not 256.
+        self.fb_fold.sack.next = self.fields.sack.val();
+        self.m_fb_sack.next = self.fb_fold.folded.val();
         self.m_fb_ts_echo.next = self.fields.ts_echo.val();
         self.m_fb_hint.next = self.fields.hint.val();
         self.m_fb_ce.next = self.fields.ecn_ce.val();
@@ -1054,7 +1063,7 @@ impl Logic for RxPath {
             }
             S_T2 => {
                 self.a_cum.d.next = self.sack.out_cum.val();
-                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.a_map.d.next = self.sack.out_slots.val();
                 self.a_pending.d.next = self.ackg.out_pending.val();
                 self.a_ce.d.next = self.ackg.out_ce.val();
                 self.a_ts.d.next = self.tsp.read_data.val().ts;
@@ -1105,7 +1114,7 @@ impl Logic for RxPath {
             }
             S_SACK2 => {
                 self.a_cum.d.next = self.sack.out_cum.val();
-                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.a_map.d.next = self.sack.out_slots.val();
                 self.probe.d.next = self.is_send.val() & !self.have_buf.val();
                 self.fail.d.next = self.new_fail.val();
                 if self.is_write.val() {
@@ -1215,7 +1224,7 @@ impl Logic for RxPath {
             }
             S_COMMIT2 => {
                 self.a_cum.d.next = self.sack.out_cum.val();
-                self.a_map.d.next = self.sack.out_bitmap.val();
+                self.a_map.d.next = self.sack.out_slots.val();
                 self.st.d.next = self.after_commit.val();
             }
             S_ACKG => {

@@ -12,9 +12,11 @@
 //! at and above W masked to constant zero, so that synthesis removes them
 //! with the logic above W, as `retx` does. The ACK's field is by PSN mod
 //! 256; the W PSNs from the cumulative one are W consecutive positions
-//! there, so the output bitmap is the stored one in two parts (the slots
-//! at and after the cumulative PSN's, and the wrapped ones before it)
-//! rotated into place by the cumulative PSN's multiple of W.
+//! there, so the field is the bitmap by slot in two parts (the slots at
+//! and after the cumulative PSN's, and the wrapped ones before it) rotated
+//! into place by the cumulative PSN's multiple of W ([`SackWire`]). The
+//! tracker gives the bitmap by slot, and the engine queues it so (W bits,
+//! not 256) for the send side, which puts it in wire order.
 //!
 //! Ports (all synchronous to `clock`; `reset` is synchronous, active high):
 //! * `ready` (out): low while the RAMs are being cleared after reset
@@ -26,8 +28,10 @@
 //!   (connection setup with its initial PSN).
 //! * `out_valid` with `out_key`, `out_verdict` (0 new, 1 duplicate, 2 out
 //!   of window), `out_hole`, and the key's state after the packet:
-//!   `out_cum`, `out_high`, `out_bitmap` (by PSN mod 256, the ACK's SACK
-//!   field). Two cycles after the packet;
+//!   `out_cum`, `out_high` and `out_slots` (the bitmap by PSN mod W, the
+//!   bits at and above W zero; [`SackWire`] turns it into the ACK's SACK
+//!   field, by PSN mod 256, given `out_cum`: the send side does, as it
+//!   builds the ACK). Two cycles after the packet;
 //!   loads produce no output.
 //!
 //! Throughput one operation per cycle, any mix of keys: back-to-back
@@ -89,8 +93,7 @@ pub struct SlotStep {
 /// The combinational core: one key's state and one PSN in, the verdict and
 /// the next state out (the tracker's classify, then accept when the PSN is
 /// new and `commit` is set; `load` starts the key at `psn`), with a
-/// receive window of W PSNs. `wire_map` is the next state's bitmap by PSN
-/// mod 256.
+/// receive window of W PSNs.
 #[derive(LogicBlock, HdlDefault)]
 pub struct SackCore<const W: usize = SACK_WINDOW> {
     pub state: Signal<In, Bits<STATE_BITS>>,
@@ -100,7 +103,6 @@ pub struct SackCore<const W: usize = SACK_WINDOW> {
     pub verdict: Signal<Out, Bits<2>>,
     pub hole: Signal<Out, bool>,
     pub new_state: Signal<Out, SackState>,
-    pub wire_map: Signal<Out, Bits<SACK_WINDOW>>,
     // the PSN's slot as a one-hot mask
     slot_hot: Decode256,
     // ge(cum slot), ge(first zero): the circular run the cumulative PSN passes
@@ -130,16 +132,6 @@ pub struct SackCore<const W: usize = SACK_WINDOW> {
     step: Signal<Local, Bits<PSN_BITS>>,
     next_cum: Signal<Local, Bits<PSN_BITS>>,
     next_map: Signal<Local, Bits<SACK_WINDOW>>,
-    // the next bitmap by PSN mod 256: its slots from the cumulative PSN's
-    // (`lo`) and the wrapped ones before it (`hi`, moved up by W), rotated
-    // by the cumulative PSN's multiple of W (`base`); `hi` wraps to the
-    // bottom when `base` is the last multiple
-    ge_next: Thermo256,
-    next_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
-    base: Signal<Local, Bits<SACK_SLOT_BITS>>,
-    lo: Signal<Local, Bits<SACK_WINDOW>>,
-    hi: Signal<Local, Bits<SACK_WINDOW>>,
-    pair: Signal<Local, Bits<SACK_WINDOW>>,
     #[constant(1u64)]
     one_psn: Constant<Bits<PSN_BITS>>,
     #[constant(W as u64)]
@@ -150,12 +142,6 @@ pub struct SackCore<const W: usize = SACK_WINDOW> {
     in_window_bits: Constant<Bits<SACK_WINDOW>>,
     #[constant((W - 1) as u64)]
     slot_mask: Constant<Bits<SACK_SLOT_BITS>>,
-    #[constant((W % SACK_WINDOW) as u64)]
-    w_shift: Constant<Bits<SACK_SLOT_BITS>>,
-    #[constant((SACK_WINDOW - W) as u64)]
-    last_base: Constant<Bits<SACK_SLOT_BITS>>,
-    #[constant(W == SACK_WINDOW)]
-    whole: Constant<bool>,
     #[constant(0u64)]
     zero_step: Constant<Bits<CUM_HIGH_BITS>>,
     #[constant(0u64)]
@@ -247,20 +233,60 @@ impl<const W: usize> Logic for SackCore<W> {
         self.new_state.next.map = self.next_map.val();
         self.new_state.next.cum_slot = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0);
         self.new_state.next.cum_high = self.next_cum.val().get_bits::<CUM_HIGH_BITS>(8);
+    }
+}
 
-        // The next bitmap by PSN mod 256.
-        self.next_slot.next = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0) & self.slot_mask.val();
-        self.base.next = self.next_cum.val().get_bits::<SACK_SLOT_BITS>(0) & !self.slot_mask.val();
+/// A W-slot bitmap (by PSN mod W, the bits at and above W ignored) as the
+/// ACK's field (by PSN mod 256), given the cumulative PSN mod 256
+/// (`cum_slot`): the W PSNs from
+/// the cumulative one are W consecutive positions of the field, so the
+/// field is the slots at and after the cumulative PSN's (`lo`) and the
+/// wrapped ones before it (`hi`, moved up by W), rotated by the cumulative
+/// PSN's multiple of W (`base`); `hi` wraps to the bottom when `base` is
+/// the last multiple. W = 256 passes the bitmap through. Combinational.
+///
+/// The receive side queues an ACK's bitmap by slot (W bits) and the send
+/// side puts it in wire order here as it builds the frame (docs/rtl.md).
+#[derive(LogicBlock, HdlDefault)]
+pub struct SackWire<const W: usize = SACK_WINDOW> {
+    pub slots: Signal<In, Bits<SACK_WINDOW>>,
+    pub cum_slot: Signal<In, Bits<SACK_SLOT_BITS>>,
+    pub field: Signal<Out, Bits<SACK_WINDOW>>,
+    ge_next: Thermo256,
+    map: Signal<Local, Bits<SACK_WINDOW>>,
+    next_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    base: Signal<Local, Bits<SACK_SLOT_BITS>>,
+    lo: Signal<Local, Bits<SACK_WINDOW>>,
+    hi: Signal<Local, Bits<SACK_WINDOW>>,
+    pair: Signal<Local, Bits<SACK_WINDOW>>,
+    #[constant(low_ones::<SACK_WINDOW>(W))]
+    in_window_bits: Constant<Bits<SACK_WINDOW>>,
+    #[constant((W - 1) as u64)]
+    slot_mask: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant((W % SACK_WINDOW) as u64)]
+    w_shift: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant((SACK_WINDOW - W) as u64)]
+    last_base: Constant<Bits<SACK_SLOT_BITS>>,
+    #[constant(W == SACK_WINDOW)]
+    whole: Constant<bool>,
+}
+
+impl<const W: usize> Logic for SackWire<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.map.next = self.slots.val() & self.in_window_bits.val();
+        self.next_slot.next = self.cum_slot.val() & self.slot_mask.val();
+        self.base.next = self.cum_slot.val() & !self.slot_mask.val();
         self.ge_next.x.next = self.next_slot.val();
-        self.lo.next = self.next_map.val() & self.ge_next.ge.val();
-        self.hi.next = self.next_map.val() & !self.ge_next.ge.val() & self.in_window_bits.val();
+        self.lo.next = self.map.val() & self.ge_next.ge.val();
+        self.hi.next = self.map.val() & !self.ge_next.ge.val();
         self.pair.next = self.lo.val() | (self.hi.val() << self.w_shift.val());
-        self.wire_map.next = self.pair.val() << self.base.val();
+        self.field.next = self.pair.val() << self.base.val();
         if self.base.val() == self.last_base.val() {
-            self.wire_map.next = (self.pair.val() << self.base.val()) | self.hi.val();
+            self.field.next = (self.pair.val() << self.base.val()) | self.hi.val();
         }
         if self.whole.val() {
-            self.wire_map.next = self.next_map.val();
+            self.field.next = self.map.val();
         }
     }
 }
@@ -282,7 +308,7 @@ pub struct Sack<const K: usize, const W: usize = SACK_WINDOW> {
     pub out_hole: Signal<Out, bool>,
     pub out_cum: Signal<Out, Bits<PSN_BITS>>,
     pub out_high: Signal<Out, Bits<PSN_BITS>>,
-    pub out_bitmap: Signal<Out, Bits<SACK_WINDOW>>,
+    pub out_slots: Signal<Out, Bits<SACK_WINDOW>>,
     core: SackCore<W>,
     store: KeyedState<K, STATE_BITS>,
     // stage 1: the operation whose state the store is returning
@@ -295,7 +321,6 @@ pub struct Sack<const K: usize, const W: usize = SACK_WINDOW> {
     o_verdict: DFF<Bits<2>>,
     o_hole: DFF<bool>,
     o_state: DFF<Bits<STATE_BITS>>,
-    o_map: DFF<Bits<SACK_WINDOW>>,
 }
 
 impl<const K: usize, const W: usize> Sack<K, W> {
@@ -308,7 +333,7 @@ impl<const K: usize, const W: usize> Sack<K, W> {
 impl<const K: usize, const W: usize> Logic for Sack<K, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state, o_map);
+        dff_setup!(self, clock, s1_op, s1_psn, s1_commit, o_valid, o_key, o_verdict, o_hole, o_state);
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
         self.store.rd_valid.next = self.in_valid.val();
@@ -329,7 +354,6 @@ impl<const K: usize, const W: usize> Logic for Sack<K, W> {
         self.o_verdict.d.next = self.core.verdict.val();
         self.o_hole.d.next = self.core.hole.val();
         self.o_state.d.next = self.core.new_state.val().into();
-        self.o_map.d.next = self.core.wire_map.val();
         if self.reset.val() {
             self.o_valid.d.next = false;
         }
@@ -341,6 +365,6 @@ impl<const K: usize, const W: usize> Logic for Sack<K, W> {
         self.out_hole.next = self.o_hole.q.val();
         self.out_cum.next = self.o_state.q.val().get_bits::<PSN_BITS>(256);
         self.out_high.next = self.o_state.q.val().get_bits::<PSN_BITS>(280);
-        self.out_bitmap.next = self.o_map.q.val();
+        self.out_slots.next = self.o_state.q.val().get_bits::<SACK_WINDOW>(0);
     }
 }

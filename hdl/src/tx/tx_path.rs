@@ -61,8 +61,12 @@
 //! * `wr_*`: a work request for stream key `wr_key` (`wr_op` 1 WRITE, 2
 //!   WRITE with immediate, 3 SEND); `wr_ready` low while the stream has 16
 //!   messages.
-//! * `fb_*`: a received ACK or NAK (from `rx_path`), SACK in slot order.
-//! * `ack_*`, `nak_*`: ACK and NAK frames to send (from `rx_path`).
+//! * `fb_*`: a received ACK or NAK (from `rx_path`), SACK in slot order
+//!   (by PSN mod 256; a build with a window W below 256 folds it onto its
+//!   W slots, so it may come folded already).
+//! * `ack_*`, `nak_*`: ACK and NAK frames to send (from `rx_path`); the
+//!   ACK's bitmap by slot of this build's window (PSN mod W, the bits at
+//!   and above W ignored), put in wire order with `ack_cum` here.
 //! * `rto_*`, `release_*`: a timer fired; a held PSN may go again.
 //! * `tx_go`: may start a transmit attempt; `tx_done` pulses at its end,
 //!   with `tx_sent` if it produced a data frame (`tx_sent_conn` its
@@ -122,6 +126,7 @@ use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
 use crate::blocks::{index_bits, low_ones, HdlDefault, HdlStruct};
 use crate::tx::cc::Cc;
 use crate::tx::health::PathHealth;
+use crate::rx::sack::SackWire;
 use crate::tx::retx::{op as retx_op, FoldSack, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
@@ -687,8 +692,8 @@ pub struct TxPath {
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
     seglog: SegLog<LOG_ADDR_BITS, LOG_ENTRY_BITS>,
-    build: TxBuild<false>,
-    cbuild: TxBuild<false>,
+    build: TxBuild,
+    cbuild: TxBuild,
     // the trailer's CRC, after the builders' multiplexer
     crc_out: CrcAppend,
     f_tdata: Signal<Local, Bits<64>>,
@@ -697,6 +702,7 @@ pub struct TxPath {
     f_tready: Signal<Local, bool>,
     f_tlast: Signal<Local, bool>,
     rtt: Rtt,
+    sack_wire: SackWire<WINDOW>,
     sack_order: SackOrder,
     pview: [PathView; PATHS],
     sview: [StreamView; STREAMS],
@@ -1553,7 +1559,9 @@ impl Logic for TxPath {
         }
 
         // ---- sub-block inputs ----
-        self.sack_order.slots.next = self.ack_sack.val();
+        self.sack_wire.slots.next = self.ack_sack.val();
+        self.sack_wire.cum_slot.next = self.ack_cum.val().get_bits::<8>(0);
+        self.sack_order.slots.next = self.sack_wire.field.val();
         self.retx.in_valid.next = false;
         self.retx.in_op.next = self.R_LOAD.val();
         self.retx.in_key.next = self.pkey.val();
