@@ -255,7 +255,8 @@ pub fn run(
         eprintln!("breakdown: written to {path}");
     }
     match signals {
-        Some(prefix) => print!("{}", table(&rows_by(json, |s| signal_in(s, prefix))?, 100)),
+        // a block's signals are small: every one of 20 LUT4 equivalents or more
+        Some(prefix) => print!("{}", table(&rows_by(json, |s| signal_in(s, prefix))?, 20)),
         None => print!("{}", table(&blocks(json, depth)?, 100)),
     }
     Ok(())

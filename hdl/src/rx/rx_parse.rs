@@ -8,8 +8,12 @@
 //! [`FieldGet`] whose byte position and width come from the header tables
 //! of `ferroce_proto::wire::headers` (through `crate::layout`), the CRC
 //! equations are masks computed from the CRC definition in
-//! `ferroce_proto::wire::crc` ([`Crc32Step`]), and the error codes, opcodes,
-//! NAK codes and protocol numbers are proto's.
+//! `ferroce_proto::wire::crc` ([`Crc32Word`]), and the error codes, opcodes,
+//! NAK codes and protocol numbers are proto's. The CRC takes whole beats:
+//! the lanes before its coverage and after the frame's end are zero, the
+//! register starts where those leading zeros take it to the initial value
+//! and ends, for a good frame, at the residue after the trailing zeros
+//! (one eight-byte step, no step for each count of bytes).
 //!
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axis_*`: frames, byte 0 in `tdata[7:0]`; `tkeep` all ones but on
@@ -36,7 +40,7 @@ use rust_hdl::prelude::*;
 
 use ferroce_proto::wire::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::{
-    crc32_step_masks, NakCode, Opcode, CRC_INIT, CRC_RESIDUE, ETHERTYPE_IPV4, IP_PROTO_UDP, MAX_FRAME_LEN,
+    crc32_register_before_zeros, crc32_register_zeros, crc32_step_masks, NakCode, Opcode, CRC_INIT, CRC_RESIDUE, ETHERTYPE_IPV4, IP_PROTO_UDP, MAX_FRAME_LEN,
     TRANSPORT_VERSION,
 };
 
@@ -126,6 +130,40 @@ pub struct CrcIn {
 fn crc_mask(bytes: usize, bit: usize) -> Bits<96> {
     let (sm, dm) = crc32_step_masks(bytes)[bit];
     Bits::<96>::from(sm as u64) | (Bits::<96>::from(dm) << 32)
+}
+
+/// The parallel CRC-32 over a whole word: the register `crc` after the
+/// eight bytes of `data` (byte 0 in bits 0-7), each next-state bit the
+/// parity of the register and data bits under a mask computed from the
+/// polynomial. Combinational.
+#[derive(LogicBlock, HdlDefault)]
+pub struct Crc32Word {
+    pub crc: Signal<In, Bits<32>>,
+    pub data: Signal<In, Bits<64>>,
+    pub crc_next: Signal<Out, Bits<32>>,
+    w: Signal<Local, CrcIn>,
+    x: Signal<Local, Bits<96>>,
+    #[constants(|i: usize| crc_mask(8, i))]
+    m8: [Constant<Bits<96>>; 32],
+    #[constants(|i: usize| 1u64 << i)]
+    bit: [Constant<Bits<32>>; 32],
+    #[constant(0u64)]
+    zero: Constant<Bits<32>>,
+}
+
+impl Logic for Crc32Word {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.w.next.state = self.crc.val();
+        self.w.next.data = self.data.val();
+        self.x.next = self.w.val().into();
+        self.crc_next.next = self.zero.val();
+        for i in 0..32 {
+            if (self.x.val() & self.m8[i].val()).xor() {
+                self.crc_next.next = self.crc_next.val() | self.bit[i].val();
+            }
+        }
+    }
 }
 
 /// The parallel CRC-32 (the trailer's, `ferroce_proto::wire::crc32`): the
@@ -332,7 +370,9 @@ pub struct RxParse {
     res_error: DFF<Bits<4>>,
     res_len: DFF<Bits<LEN_BITS>>,
 
-    crc_step: Crc32Step,
+    /// Zero bytes after the frame's last in its beat.
+    pad: DFF<Bits<3>>,
+    crc_word: Crc32Word,
     f_ethertype: field_get!(ETH, "ethertype"),
     f_ip_version: field_get!(IPV4, "version"),
     f_ip_ihl: field_get!(IPV4, "ihl"),
@@ -357,10 +397,10 @@ pub struct RxParse {
     nbytes: Signal<Local, Bits<15>>,
     len15: Signal<Local, Len15>,
     len_sum: Signal<Local, Bits<15>>,
-    /// Bytes of this beat before the CRC's coverage (from frame byte L2L4).
-    lo: Signal<Local, Bits<4>>,
-    ncrc: Signal<Local, Bits<4>>,
-    cdata: Signal<Local, Bits<64>>,
+    /// This beat's lanes the CRC takes (from frame byte L2L4, to its end).
+    cmask: Signal<Local, Bits<64>>,
+    keep_bits: Signal<Local, Bits<64>>,
+    crc_good_sel: Signal<Local, Bits<32>>,
     len16: Signal<Local, Len16>,
     frame_len: Signal<Local, Bits<16>>,
     /// Bytes from the transport header on, then after the common header
@@ -391,12 +431,12 @@ pub struct RxParse {
     one15: Constant<Bits<15>>,
     #[constant(BEAT_BYTES as u64)]
     beat_bytes: Constant<Bits<15>>,
-    #[constant(BEAT_BYTES as u64)]
-    beat_bytes4: Constant<Bits<4>>,
     #[constant(0u64)]
     zero15: Constant<Bits<15>>,
     #[constant(0u64)]
-    zero4: Constant<Bits<4>>,
+    zero3: Constant<Bits<3>>,
+    #[constant(0u64)]
+    zero64: Constant<Bits<64>>,
     #[constant(0u64)]
     zero2: Constant<Bits<2>>,
     #[constant(0u64)]
@@ -411,14 +451,22 @@ pub struct RxParse {
     len_max15: Constant<Bits<15>>,
     #[constant((L2L4 / BEAT_BYTES) as u64)]
     crc_first_beat: Constant<Bits<4>>,
-    #[constant((L2L4 % BEAT_BYTES) as u64)]
-    crc_first_lane: Constant<Bits<4>>,
-    #[constant((8 * (L2L4 % BEAT_BYTES)) as u64)]
-    crc_first_shift: Constant<Bits<6>>,
-    #[constant(CRC_INIT as u64)]
+    /// The first beat's lanes from L2L4 on.
+    #[constant(u64::MAX << (8 * (L2L4 % BEAT_BYTES)))]
+    crc_first_mask: Constant<Bits<64>>,
+    #[constants(|j: usize| 0xffu64 << (8 * j))]
+    lane_bits: [Constant<Bits<64>>; BEAT_BYTES],
+    /// The register that the first beat's zero lanes take to CRC_INIT.
+    #[constant(crc32_register_before_zeros(CRC_INIT, L2L4 % BEAT_BYTES) as u64)]
     crc_init: Constant<Bits<32>>,
-    #[constant(!CRC_RESIDUE as u64)]
-    crc_good: Constant<Bits<32>>,
+    /// The register after a frame and its CRC (the residue), then k zero
+    /// bytes.
+    #[constants(|k: usize| crc32_register_zeros(!CRC_RESIDUE, k) as u64)]
+    crc_good: [Constant<Bits<32>>; BEAT_BYTES],
+    #[constants(|k: usize| k as u64 + 1)]
+    pad_no: [Constant<Bits<3>>; BEAT_BYTES - 1],
+    #[constant(u64::MAX)]
+    ones64: Constant<Bits<64>>,
     #[constants(|k: usize| 8 * (ETH.len + 2 * k) as u64)]
     ip_word_pos: [Constant<Bits<HDR_INDEX_BITS>>; IP_WORDS],
     #[constant(0xffffu64)]
@@ -496,7 +544,7 @@ impl Logic for RxParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hb_tail, len, beat, crc, mac_bad, too_long, checking, res_valid, res_good, res_error,
+            self, clock, hb_tail, len, beat, crc, pad, mac_bad, too_long, checking, res_valid, res_good, res_error,
             res_len
         );
         for i in 0..HDR_WORDS {
@@ -538,25 +586,27 @@ impl Logic for RxParse {
         self.len_sum.next = self.len15.val().into();
         self.len_sum.next = self.len_sum.val() + self.nbytes.val();
 
-        // CRC coverage: frame bytes from L2L4 on.
-        if self.beat.q.val() < self.crc_first_beat.val() {
-            self.lo.next = self.beat_bytes4.val();
-            self.cdata.next = self.s_axis_tdata.val();
-        } else if self.beat.q.val() == self.crc_first_beat.val() {
-            self.lo.next = self.crc_first_lane.val();
-            self.cdata.next = self.s_axis_tdata.val() >> self.crc_first_shift.val();
-        } else {
-            self.lo.next = self.zero4.val();
-            self.cdata.next = self.s_axis_tdata.val();
+        // CRC coverage: frame bytes from L2L4 on, a whole beat a step. The
+        // first beat's lanes before L2L4 are zero, and the register starts
+        // where that many zero bytes take it to the CRC's initial value;
+        // the last beat's lanes after its bytes are zero, and the check
+        // then looks for the residue that many zero bytes make of it. One
+        // step of eight bytes, not one for every count.
+        self.cmask.next = self.ones64.val();
+        if self.beat.q.val() == self.crc_first_beat.val() {
+            self.cmask.next = self.crc_first_mask.val();
         }
-        if self.nbytes.val().get_bits::<4>(0) > self.lo.val() {
-            self.ncrc.next = self.nbytes.val().get_bits::<4>(0) - self.lo.val();
-        } else {
-            self.ncrc.next = self.zero4.val();
+        self.keep_bits.next = self.zero64.val();
+        for j in 0..BEAT_BYTES {
+            if self.s_axis_tkeep.val().get_bit(j) {
+                self.keep_bits.next = self.keep_bits.val() | self.lane_bits[j].val();
+            }
         }
-        self.crc_step.crc.next = self.crc.q.val();
-        self.crc_step.data.next = self.cdata.val();
-        self.crc_step.bytes.next = self.ncrc.val();
+        if self.s_axis_tlast.val() {
+            self.cmask.next = self.cmask.val() & self.keep_bits.val();
+        }
+        self.crc_word.crc.next = self.crc.q.val();
+        self.crc_word.data.next = self.s_axis_tdata.val() & self.cmask.val();
 
         if self.res_valid.q.val() & self.m_ready.val() {
             self.res_valid.d.next = false;
@@ -578,7 +628,11 @@ impl Logic for RxParse {
             } else {
                 self.len.d.next = self.len_sum.val().get_bits::<LEN_BITS>(0);
             }
-            self.crc.d.next = self.crc_step.crc_next.val();
+            if self.beat.q.val() >= self.crc_first_beat.val() {
+                self.crc.d.next = self.crc_word.crc_next.val();
+            }
+            // zero bytes after the frame's last in its beat
+            self.pad.d.next = self.zero3.val() - self.nbytes.val().get_bits::<3>(0);
             if self.s_axis_tuser.val() {
                 self.mac_bad.d.next = true;
             }
@@ -625,6 +679,12 @@ impl Logic for RxParse {
         self.frame_len.next = self.len16.val().into();
         self.tp.next = self.frame_len.val() - self.l2l4.val();
         self.ext.next = self.tp.val() - self.common_crc_len.val();
+        self.crc_good_sel.next = self.crc_good[0].val();
+        for k in 1..BEAT_BYTES {
+            if self.pad.q.val() == self.pad_no[k - 1].val() {
+                self.crc_good_sel.next = self.crc_good[k].val();
+            }
+        }
         self.payload.next = self.ext.val() - self.data_len.val();
         self.offset33.next.value = self.f_offset.value.val();
         self.offset33.next.zero = false;
@@ -687,7 +747,7 @@ impl Logic for RxParse {
             self.error.next = self.e_bad_length.val();
         } else if self.tp.val() < self.common_crc_len.val() {
             self.error.next = self.e_truncated.val();
-        } else if self.crc.q.val() != self.crc_good.val() {
+        } else if self.crc.q.val() != self.crc_good_sel.val() {
             self.error.next = self.e_bad_crc.val();
         } else if self.f_version.value.val() != self.version.val() {
             self.error.next = self.e_bad_field.val();

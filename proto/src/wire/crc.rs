@@ -51,6 +51,23 @@ static SLICES: [[u32; 256]; 8] = make_slices();
 /// without knowing where the message ends.
 pub const CRC_RESIDUE: u32 = 0x2144_df1c;
 
+/// The CRC register (before the final XOR) after `n` zero bytes from
+/// `state`.
+pub fn crc32_register_zeros(state: u32, n: usize) -> u32 {
+    (0..n).fold(state, |c, _| (c >> 8) ^ TABLE[(c & 0xff) as usize])
+}
+
+/// The CRC register that `n` zero bytes take to `state`: the inverse of
+/// [`crc32_register_zeros`]. A zero byte's step is one to one, as the top
+/// byte of its result is the top byte of the table entry it XORed in, and
+/// the 256 entries' top bytes differ.
+pub fn crc32_register_before_zeros(state: u32, n: usize) -> u32 {
+    (0..n).fold(state, |c, _| {
+        let i = TABLE.iter().position(|t| t >> 24 == c >> 24).expect("every top byte names one entry");
+        ((c ^ TABLE[i]) << 8) | i as u32
+    })
+}
+
 /// CRC-32 of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
     let mut c = CRC_INIT;
@@ -124,6 +141,27 @@ mod tests {
         // The standard check value of CRC-32/ISO-HDLC.
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
         assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn zero_bytes_undone() {
+        let mut tops: Vec<u32> = TABLE.iter().map(|t| t >> 24).collect();
+        tops.sort_unstable();
+        tops.dedup();
+        assert_eq!(tops.len(), 256, "the table's top bytes differ");
+        let mut x = 0x1234_5678u32;
+        for n in 0..20 {
+            x = x.wrapping_mul(2_654_435_761).rotate_left(7) ^ n as u32;
+            assert_eq!(crc32_register_zeros(crc32_register_before_zeros(x, n), n), x, "{x:#x} after {n} zeros");
+            assert_eq!(crc32_register_before_zeros(crc32_register_zeros(x, n), n), x, "{x:#x} before {n} zeros");
+        }
+        // Leading zeros from the register before them are the same CRC.
+        let data = b"ferroce";
+        let mut padded = vec![0u8; 3];
+        padded.extend_from_slice(data);
+        let pre = crc32_register_before_zeros(CRC_INIT, 3);
+        let c = padded.iter().fold(pre, |c, &b| TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8));
+        assert_eq!(!c, crc32(data));
     }
 
     #[test]

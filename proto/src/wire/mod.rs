@@ -14,7 +14,10 @@ pub mod headers;
 mod parse_code;
 mod repr;
 
-pub use crc::{crc32, crc32_step_masks, internet_checksum, CRC_INIT, CRC_POLY, CRC_RESIDUE};
+pub use crc::{
+    crc32, crc32_register_before_zeros, crc32_register_zeros, crc32_step_masks, internet_checksum, CRC_INIT, CRC_POLY,
+    CRC_RESIDUE,
+};
 pub use dissector::dissector_lua;
 pub use field::{Field, Header};
 pub use parse_code::ErrorCode;
