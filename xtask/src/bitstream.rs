@@ -288,12 +288,16 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
 
     // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
     // area is short on the boards); the stand-in keeps the default.
+    // Its two-entry tables as registers, as `synth-engine` has them.
     let script = match engine {
-        Engine::Preset => {
-            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -json top.json; tee -o top.stat stat"
-        }
+        Engine::Preset => format!(
+            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
+             synth_ecp5 -top top -nowidelut -json top.json -run map_ram:; tee -o top.stat stat",
+            crate::synth::SMALL_TABLES
+        ),
         Engine::StandIn => {
             "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat"
+                .to_string()
         }
     };
     eprintln!(
@@ -305,7 +309,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
         }
     );
     let mut cmd = tools::python_tool(&tools::YOSYS, &yosys);
-    cmd.args(["-q", "-p", script]);
+    cmd.args(["-q", "-p", &script]);
     let (text, synth_s) = step(cmd, &dir, "yosys.log")?;
     if let Some(line) = crate::synth::bad_warning(&text) {
         anyhow::bail!("yosys warned: {line} (see {})", dir.join("yosys.log").display());

@@ -405,6 +405,14 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
     Ok(())
 }
 
+/// The yosys command between [`ENGINE_SCRIPT`]'s two halves of
+/// `synth_ecp5` (the board builds of the engine take it too).
+macro_rules! small_tables {
+    () => {
+        "setattr -set ram_style \"logic\" t:$mem_v2 r:SIZE<=2 %i"
+    };
+}
+
 /// The whole-engine synthesis: yosys's full `synth_ecp5` flow, arrays
 /// mapped to DP16KD block RAM or TRELLIS_DPR16X4 LUT RAM by
 /// `memory_libmap` (every table of the engine is a rust-hdl `RAM` with a
@@ -416,10 +424,26 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
 /// 292 LUT4 with `-nowidelut`; `retx` 20 732 against 16 672 LUT4). The
 /// boards run the engine at 25 and 50 MHz, where area, not depth, is short
 /// (the stand-in's board builds keep the default).
-pub const ENGINE_SCRIPT: &str = "read_verilog -sv ferroce_engine.v
-synth_ecp5 -top top -nowidelut -json engine.json
+///
+/// Tables of two entries (the boards' per-connection tables) are kept as
+/// registers and a multiplexer, not LUT RAM (`SMALL_TABLES`): a DPR16X4
+/// holds 16 entries of 4 bits and takes about 7.5 logic places once
+/// packed (TRELLIS_COMB less LUT4 and CCU2C, over DPR16X4, in the
+/// `ecp5-25` records), two registers and a LUT4 per bit less; at four
+/// entries the multiplexer costs as much as the RAM.
+pub const ENGINE_SCRIPT: &str = concat!(
+    "read_verilog -sv ferroce_engine.v
+synth_ecp5 -top top -nowidelut -run begin:map_ram
+",
+    small_tables!(),
+    "
+synth_ecp5 -top top -nowidelut -json engine.json -run map_ram:
 tee -o engine.stat stat
-";
+"
+);
+
+/// [`ENGINE_SCRIPT`]'s command that keeps two-entry tables as registers.
+pub const SMALL_TABLES: &str = small_tables!();
 
 /// nextpnr-ecp5's device arguments for the board device of `preset`, if
 /// it is built for one.
