@@ -1,7 +1,13 @@
 //! A 64-bit AXI-Stream output of a block under test, read beat by beat
 //! into frames, with the stream's rules checked on the way: a stalled beat
 //! does not change, `tkeep` is contiguous from lane 0, and only a frame's
-//! last beat is partial.
+//! last beat is partial; and random packets for such blocks' tests.
+
+use ferroce_proto::rng::Rng;
+use ferroce_proto::wire::{
+    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
+};
+use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 
 /// The frame being received.
 #[derive(Debug, Default)]
@@ -63,5 +69,70 @@ mod tests {
     #[should_panic(expected = "only the last beat is partial")]
     fn only_the_last_beat_is_partial() {
         FrameOut::default().cycle(true, true, (1, 0x7, 0));
+    }
+}
+
+/// A random packet for a frame path's tests: addressing and every field
+/// random; half data packets (WRITE, WRITE with immediate or SEND, 1 to 100
+/// bytes of payload, one in ten up to 9 000), a quarter ACKs with a random
+/// bitmap, a quarter NAKs. `wire::encode` gives its frame.
+pub fn random_packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
+    let addr = Addressing {
+        src_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
+        dst_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
+        src_ip: (rng.next_u64() as u32).to_be_bytes(),
+        dst_ip: (rng.next_u64() as u32).to_be_bytes(),
+        sport: rng.next_u64() as u16,
+        dport: wire::FERROCE_PORT,
+        dscp: rng.below(64) as u8,
+        ecn: [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce][rng.below(4) as usize],
+        ttl: rng.next_u64() as u8,
+    };
+    let common = |rng: &mut Rng, opcode| CommonRepr {
+        opcode,
+        conn: ConnId(rng.next_u64() as u16),
+        path: PathId(rng.next_u64() as u8),
+        psn: Psn::new(rng.next_u64() as u32),
+        timestamp: rng.next_u64() as u32,
+        stream: StreamId(rng.next_u64() as u16),
+        flags: rng.next_u64() as u8,
+        generation: rng.next_u64() as u8,
+    };
+    match rng.below(4) {
+        0 | 1 => {
+            let len = if rng.chance(0.1) { 1 + rng.below(9000) } else { 1 + rng.below(100) } as u16;
+            let payload: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            let opcode = [Opcode::Write, Opcode::WriteImm, Opcode::Send][rng.below(3) as usize];
+            let d = DataRepr {
+                msg_seq: MsgSeq(rng.next_u64() as u32),
+                msg_len: rng.next_u64() as u32,
+                offset: rng.next_u64() as u32,
+                payload_len: len,
+                remote_addr: Iova(rng.next_u64()),
+                rkey: Rkey(rng.next_u64() as u32),
+                immediate: rng.next_u64() as u32,
+            };
+            (addr, TransportRepr { common: common(rng, opcode), body: Body::Data(d) }, payload)
+        }
+        2 => {
+            let mut sack = [0u8; 32];
+            sack.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+            let a = AckRepr {
+                sack,
+                ts_echo: rng.next_u64() as u32,
+                rate_hint_mbps: rng.next_u64() as u32,
+                ecn_ce: rng.next_u64() as u16,
+                acked_pkts: rng.next_u64() as u16,
+            };
+            (addr, TransportRepr { common: common(rng, Opcode::Ack), body: Body::Ack(a) }, vec![])
+        }
+        _ => {
+            let n = NakRepr {
+                code: [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr][rng.below(4) as usize],
+                msg_seq: MsgSeq(rng.next_u64() as u32),
+                info: rng.next_u64() as u32,
+            };
+            (addr, TransportRepr { common: common(rng, Opcode::Nak), body: Body::Nak(n) }, vec![])
+        }
     }
 }

@@ -4,66 +4,23 @@
 //! frame out must equal the encoded one byte for byte (so the CRC covers
 //! the bytes from the transport header on, least significant byte first,
 //! in the last beat or one more). Frames of every length modulo 8, from
-//! the shortest an ACK or NAK makes to jumbo data frames.
+//! the shortest an ACK or NAK makes to jumbo data frames
+//! (`ferroce_sim::axis::random_packet`, as the `tx_build` test's).
 
 use std::collections::VecDeque;
 
 use ferroce_proto::rng::Rng;
-use ferroce_proto::wire::{self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, Opcode, TransportRepr};
-use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
-use ferroce_sim::axis::FrameOut;
+use ferroce_proto::wire;
+use ferroce_sim::axis::{random_packet, FrameOut};
 use ferroce_sim::verilator::{ModelLib, Sim};
 
 ferroce_sim::equivalence_inputs!(crc_append_inputs: ferroce_hdl::tx::crc_append::CrcAppend;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
 
-/// A random data or ACK frame, as `wire::encode` builds it.
+/// A random frame, as `wire::encode` builds it.
 fn frame(rng: &mut Rng) -> Vec<u8> {
-    let addr = Addressing {
-        src_mac: [2, 0, 0, 0, 0, 1],
-        dst_mac: [2, 0, 0, 0, 0, 2],
-        src_ip: [10, 0, 0, 1],
-        dst_ip: [10, 0, 0, 2],
-        sport: rng.next_u64() as u16,
-        dport: wire::FERROCE_PORT,
-        dscp: 0,
-        ecn: Ecn::Ect0,
-        ttl: 64,
-    };
-    let common = |rng: &mut Rng, opcode| CommonRepr {
-        opcode,
-        conn: ConnId(rng.next_u64() as u16),
-        path: PathId(rng.next_u64() as u8),
-        psn: Psn::new(rng.next_u64() as u32),
-        timestamp: rng.next_u64() as u32,
-        stream: StreamId(rng.next_u64() as u16),
-        flags: rng.next_u64() as u8,
-        generation: rng.next_u64() as u8,
-    };
-    if rng.chance(0.3) {
-        let mut sack = [0u8; 32];
-        sack.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
-        let a = AckRepr {
-            sack,
-            ts_echo: rng.next_u64() as u32,
-            rate_hint_mbps: rng.next_u64() as u32,
-            ecn_ce: rng.next_u64() as u16,
-            acked_pkts: rng.next_u64() as u16,
-        };
-        return wire::encode(&addr, &TransportRepr { common: common(rng, Opcode::Ack), body: Body::Ack(a) }, &[]);
-    }
-    let len = if rng.chance(0.05) { 1 + rng.below(9000) } else { 1 + rng.below(100) } as u16;
-    let payload: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
-    let d = DataRepr {
-        msg_seq: MsgSeq(rng.next_u64() as u32),
-        msg_len: rng.next_u64() as u32,
-        offset: rng.next_u64() as u32,
-        payload_len: len,
-        remote_addr: Iova(rng.next_u64()),
-        rkey: Rkey(rng.next_u64() as u32),
-        immediate: rng.next_u64() as u32,
-    };
-    wire::encode(&addr, &TransportRepr { common: common(rng, Opcode::Write), body: Body::Data(d) }, &payload)
+    let (addr, t, payload) = random_packet(rng);
+    wire::encode(&addr, &t, &payload)
 }
 
 #[test]

@@ -10,76 +10,12 @@
 use std::collections::VecDeque;
 
 use ferroce_proto::rng::Rng;
-use ferroce_proto::wire::{
-    self, AckRepr, Addressing, Body, CommonRepr, DataRepr, Ecn, NakCode, NakRepr, Opcode, TransportRepr,
-};
-use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
-use ferroce_sim::axis::FrameOut;
+use ferroce_proto::wire::{self, Addressing, Body, Opcode, TransportRepr};
+use ferroce_sim::axis::{random_packet, FrameOut};
 use ferroce_sim::verilator::{ModelLib, Sim};
 
 ferroce_sim::equivalence_inputs!(tx_build_inputs: ferroce_hdl::tx::tx_build::TxBuild;
     reset, hdr_valid, eth_dst, eth_src, ip_dscp, ip_ecn, ip_ttl, ip_src, ip_dst, udp_sport, udp_dport, bth_opcode, bth_conn, bth_path, bth_psn, bth_timestamp, bth_stream, bth_flags, bth_generation, data_msg_seq, data_msg_len, data_offset, data_payload_len, data_remote_addr, data_rkey, data_immediate, ack_sack, ack_ts_echo, ack_rate_hint, ack_ecn_ce, ack_acked_pkts, nak_code, nak_msg_seq, nak_info, s_payload_tdata, s_payload_tkeep, s_payload_tvalid, s_payload_tlast, m_axis_tready);
-
-fn packet(rng: &mut Rng) -> (Addressing, TransportRepr, Vec<u8>) {
-    let addr = Addressing {
-        src_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
-        dst_mac: rng.next_u64().to_be_bytes()[2..].try_into().unwrap(),
-        src_ip: (rng.next_u64() as u32).to_be_bytes(),
-        dst_ip: (rng.next_u64() as u32).to_be_bytes(),
-        sport: rng.next_u64() as u16,
-        dport: wire::FERROCE_PORT,
-        dscp: rng.below(64) as u8,
-        ecn: [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce][rng.below(4) as usize],
-        ttl: rng.next_u64() as u8,
-    };
-    let common = |rng: &mut Rng, opcode| CommonRepr {
-        opcode,
-        conn: ConnId(rng.next_u64() as u16),
-        path: PathId(rng.next_u64() as u8),
-        psn: Psn::new(rng.next_u64() as u32),
-        timestamp: rng.next_u64() as u32,
-        stream: StreamId(rng.next_u64() as u16),
-        flags: rng.next_u64() as u8,
-        generation: rng.next_u64() as u8,
-    };
-    match rng.below(4) {
-        0 | 1 => {
-            let len = if rng.chance(0.1) { 1 + rng.below(9000) } else { 1 + rng.below(100) } as u16;
-            let payload: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
-            let opcode = [Opcode::Write, Opcode::WriteImm, Opcode::Send][rng.below(3) as usize];
-            let d = DataRepr {
-                msg_seq: MsgSeq(rng.next_u64() as u32),
-                msg_len: rng.next_u64() as u32,
-                offset: rng.next_u64() as u32,
-                payload_len: len,
-                remote_addr: Iova(rng.next_u64()),
-                rkey: Rkey(rng.next_u64() as u32),
-                immediate: rng.next_u64() as u32,
-            };
-            (addr, TransportRepr { common: common(rng, opcode), body: Body::Data(d) }, payload)
-        }
-        2 => {
-            let mut sack = [0u8; 32];
-            sack.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
-            let a = AckRepr {
-                sack,
-                ts_echo: rng.next_u64() as u32,
-                rate_hint_mbps: rng.next_u64() as u32,
-                ecn_ce: rng.next_u64() as u16,
-                acked_pkts: rng.next_u64() as u16,
-            };
-            (addr, TransportRepr { common: common(rng, Opcode::Ack), body: Body::Ack(a) }, vec![])
-        }
-        _ => {
-            let n = NakRepr {
-                code: [NakCode::Access, NakCode::NoRecv, NakCode::RecvTooSmall, NakCode::SeqErr][rng.below(4) as usize],
-                msg_seq: MsgSeq(rng.next_u64() as u32),
-                info: rng.next_u64() as u32,
-            };
-            (addr, TransportRepr { common: common(rng, Opcode::Nak), body: Body::Nak(n) }, vec![])
-        }
-    }
-}
 
 fn be(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |a, b| (a << 8) | *b as u64)
@@ -166,7 +102,7 @@ fn frames_equal_the_model_byte_for_byte() {
     let mut made = 0;
     while frames < 20_000 {
         if offered.is_none() && made < 20_000 && rng.chance(0.7) {
-            let (addr, t, payload) = packet(&mut rng);
+            let (addr, t, payload) = random_packet(&mut rng);
             // The frame without its CRC trailer (crc_append's).
             let mut frame = wire::encode(&addr, &t, &payload);
             frame.truncate(frame.len() - wire::headers::CRC_LEN);

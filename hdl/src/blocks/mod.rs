@@ -1,6 +1,7 @@
 //! The building-block library: small rust-hdl blocks and conventions that
 //! the engine's blocks are written with (see docs/rtl.md).
 
+pub mod crc;
 pub mod fifo;
 pub mod keyed;
 pub mod trees;

@@ -8,7 +8,7 @@
 //! [`FieldGet`] whose byte position and width come from the header tables
 //! of `ferroce_proto::wire::headers` (through `crate::layout`), the CRC
 //! equations are masks computed from the CRC definition in
-//! `ferroce_proto::wire::crc` ([`Crc32Word`]), and the error codes, opcodes,
+//! `ferroce_proto::wire::crc` ([`Crc32Bytes`]), and the error codes, opcodes,
 //! NAK codes and protocol numbers are proto's. The CRC takes whole beats:
 //! the lanes before its coverage and after the frame's end are zero, the
 //! register starts where those leading zeros take it to the initial value
@@ -40,10 +40,11 @@ use rust_hdl::prelude::*;
 
 use ferroce_proto::wire::headers::{ACK, COMMON, CRC_LEN, DATA, ETH, IPV4, NAK, UDP};
 use ferroce_proto::wire::{
-    crc32_register_before_zeros, crc32_register_zeros, crc32_step_masks, NakCode, Opcode, CRC_INIT, CRC_RESIDUE, ETHERTYPE_IPV4, IP_PROTO_UDP, MAX_FRAME_LEN,
-    TRANSPORT_VERSION,
+    crc32_register_before_zeros, crc32_register_zeros, NakCode, Opcode, CRC_INIT, CRC_RESIDUE, ETHERTYPE_IPV4,
+    IP_PROTO_UDP, MAX_FRAME_LEN, TRANSPORT_VERSION,
 };
 
+use crate::blocks::crc::Crc32Bytes;
 use crate::blocks::{HdlDefault, HdlStruct};
 use crate::layout::{field_last_byte, field_of, field_word_shift, L2L4};
 
@@ -115,170 +116,6 @@ macro_rules! field_get {
             { field_of(&$h, $name).bits },
         >
     };
-}
-
-/// The CRC register and a data word, as the equations of
-/// [`crc32_step_masks`] see them.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct CrcIn {
-    pub state: Bits<32>,
-    pub data: Bits<64>,
-}
-
-/// The CRC-32 mask for `bytes` (1-8) bytes and next-state bit `bit`, over
-/// [`CrcIn`].
-fn crc_mask(bytes: usize, bit: usize) -> Bits<96> {
-    let (sm, dm) = crc32_step_masks(bytes)[bit];
-    Bits::<96>::from(sm as u64) | (Bits::<96>::from(dm) << 32)
-}
-
-/// The parallel CRC-32 over a whole word: the register `crc` after the
-/// eight bytes of `data` (byte 0 in bits 0-7), each next-state bit the
-/// parity of the register and data bits under a mask computed from the
-/// polynomial. Combinational.
-#[derive(LogicBlock, HdlDefault)]
-pub struct Crc32Word {
-    pub crc: Signal<In, Bits<32>>,
-    pub data: Signal<In, Bits<64>>,
-    pub crc_next: Signal<Out, Bits<32>>,
-    w: Signal<Local, CrcIn>,
-    x: Signal<Local, Bits<96>>,
-    #[constants(|i: usize| crc_mask(8, i))]
-    m8: [Constant<Bits<96>>; 32],
-    #[constants(|i: usize| 1u64 << i)]
-    bit: [Constant<Bits<32>>; 32],
-    #[constant(0u64)]
-    zero: Constant<Bits<32>>,
-}
-
-impl Logic for Crc32Word {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.w.next.state = self.crc.val();
-        self.w.next.data = self.data.val();
-        self.x.next = self.w.val().into();
-        self.crc_next.next = self.zero.val();
-        for i in 0..32 {
-            if (self.x.val() & self.m8[i].val()).xor() {
-                self.crc_next.next = self.crc_next.val() | self.bit[i].val();
-            }
-        }
-    }
-}
-
-/// The parallel CRC-32 (the trailer's, `ferroce_proto::wire::crc32`): the
-/// register `crc` after the low `bytes` bytes (0-8) of `data`, byte 0 in
-/// bits 0-7. Each next-state bit is the parity of the register and data
-/// bits under a mask computed from the polynomial. Combinational.
-///
-/// Eight bytes take one step; fewer take up to three, of 4, 2 and 1 bytes
-/// as `bytes`' bits say, each from the last one's result and the data after
-/// the bytes it took. One parity tree per bit for each of 8, 4, 2 and 1
-/// bytes instead of one for each count from 1 to 8: on ECP5 the block was
-/// about 2 000 LUT4 with a step per count.
-#[derive(LogicBlock, HdlDefault)]
-pub struct Crc32Step {
-    pub crc: Signal<In, Bits<32>>,
-    pub data: Signal<In, Bits<64>>,
-    pub bytes: Signal<In, Bits<4>>,
-    pub crc_next: Signal<Out, Bits<32>>,
-    // eight bytes
-    w8: Signal<Local, CrcIn>,
-    x8: Signal<Local, Bits<96>>,
-    c8: Signal<Local, Bits<32>>,
-    // four, then two, then one: the register and the data left before each
-    w4: Signal<Local, CrcIn>,
-    x4: Signal<Local, Bits<96>>,
-    c4: Signal<Local, Bits<32>>,
-    d4: Signal<Local, Bits<64>>,
-    w2: Signal<Local, CrcIn>,
-    x2: Signal<Local, Bits<96>>,
-    c2: Signal<Local, Bits<32>>,
-    d2: Signal<Local, Bits<64>>,
-    w1: Signal<Local, CrcIn>,
-    x1: Signal<Local, Bits<96>>,
-    c1: Signal<Local, Bits<32>>,
-    /// Masks of next-state bit i after 8, 4, 2 and 1 bytes.
-    #[constants(|i: usize| crc_mask(8, i))]
-    m8: [Constant<Bits<96>>; 32],
-    #[constants(|i: usize| crc_mask(4, i))]
-    m4: [Constant<Bits<96>>; 32],
-    #[constants(|i: usize| crc_mask(2, i))]
-    m2: [Constant<Bits<96>>; 32],
-    #[constants(|i: usize| crc_mask(1, i))]
-    m1: [Constant<Bits<96>>; 32],
-    #[constants(|i: usize| 1u64 << i)]
-    bit: [Constant<Bits<32>>; 32],
-    #[constant(8u64)]
-    eight: Constant<Bits<4>>,
-    #[constant(32u64)]
-    four_bytes: Constant<Bits<6>>,
-    #[constant(16u64)]
-    two_bytes: Constant<Bits<6>>,
-    #[constant(0u64)]
-    zero: Constant<Bits<32>>,
-}
-
-impl Logic for Crc32Step {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.w8.next.state = self.crc.val();
-        self.w8.next.data = self.data.val();
-        self.x8.next = self.w8.val().into();
-        self.c8.next = self.zero.val();
-        for i in 0..32 {
-            if (self.x8.val() & self.m8[i].val()).xor() {
-                self.c8.next = self.c8.val() | self.bit[i].val();
-            }
-        }
-        // 4 bytes if bit 2 of the count is set
-        self.w4.next.state = self.crc.val();
-        self.w4.next.data = self.data.val();
-        self.x4.next = self.w4.val().into();
-        self.c4.next = self.crc.val();
-        self.d4.next = self.data.val();
-        if self.bytes.val().get_bit(2) {
-            self.c4.next = self.zero.val();
-            for i in 0..32 {
-                if (self.x4.val() & self.m4[i].val()).xor() {
-                    self.c4.next = self.c4.val() | self.bit[i].val();
-                }
-            }
-            self.d4.next = self.data.val() >> self.four_bytes.val();
-        }
-        // then 2 if bit 1 is
-        self.w2.next.state = self.c4.val();
-        self.w2.next.data = self.d4.val();
-        self.x2.next = self.w2.val().into();
-        self.c2.next = self.c4.val();
-        self.d2.next = self.d4.val();
-        if self.bytes.val().get_bit(1) {
-            self.c2.next = self.zero.val();
-            for i in 0..32 {
-                if (self.x2.val() & self.m2[i].val()).xor() {
-                    self.c2.next = self.c2.val() | self.bit[i].val();
-                }
-            }
-            self.d2.next = self.d4.val() >> self.two_bytes.val();
-        }
-        // then 1 if bit 0 is
-        self.w1.next.state = self.c2.val();
-        self.w1.next.data = self.d2.val();
-        self.x1.next = self.w1.val().into();
-        self.c1.next = self.c2.val();
-        if self.bytes.val().get_bit(0) {
-            self.c1.next = self.zero.val();
-            for i in 0..32 {
-                if (self.x1.val() & self.m1[i].val()).xor() {
-                    self.c1.next = self.c1.val() | self.bit[i].val();
-                }
-            }
-        }
-        self.crc_next.next = self.c1.val();
-        if self.bytes.val() == self.eight.val() {
-            self.crc_next.next = self.c8.val();
-        }
-    }
 }
 
 /// The header buffer: `HDR_WORDS` beats and the first bits of the next.
@@ -372,7 +209,7 @@ pub struct RxParse {
 
     /// Zero bytes after the frame's last in its beat.
     pad: DFF<Bits<3>>,
-    crc_word: Crc32Word,
+    crc_word: Crc32Bytes<8>,
     f_ethertype: field_get!(ETH, "ethertype"),
     f_ip_version: field_get!(IPV4, "version"),
     f_ip_ihl: field_get!(IPV4, "ihl"),

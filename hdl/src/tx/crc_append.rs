@@ -25,7 +25,7 @@ use ferroce_proto::wire::CRC_INIT;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 use crate::layout::L2L4;
-use crate::rx::rx_parse::Crc32Step;
+use crate::blocks::crc::Crc32Step;
 
 /// The beat holding the first byte under the CRC, and the bytes of that
 /// beat before it.

@@ -61,9 +61,9 @@
 //! * `wr_*`: a work request for stream key `wr_key` (`wr_op` 1 WRITE, 2
 //!   WRITE with immediate, 3 SEND); `wr_ready` low while the stream has 16
 //!   messages.
-//! * `fb_*`: a received ACK or NAK (from `rx_path`), SACK in slot order
-//!   (by PSN mod 256; a build with a window W below 256 folds it onto its
-//!   W slots, so it may come folded already).
+//! * `fb_*`: a received ACK or NAK (from `rx_path`), its SACK bitmap by
+//!   slot of this build's window (PSN mod W: `rx_path` folds the ACK's
+//!   256-bit field onto the W slots; the bits at and above W ignored).
 //! * `ack_*`, `nak_*`: ACK and NAK frames to send (from `rx_path`); the
 //!   ACK's bitmap by slot of this build's window (PSN mod W, the bits at
 //!   and above W ignored), put in wire order with `ack_cum` here.
@@ -124,13 +124,13 @@ use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
 use crate::blocks::{index_bits, low_ones, HdlDefault, HdlStruct};
-use crate::tx::cc::Cc;
-use crate::tx::health::PathHealth;
 use crate::rx::sack::SackWire;
-use crate::tx::retx::{op as retx_op, FoldSack, Retx};
+use crate::tx::cc::Cc;
+use crate::tx::crc_append::CrcAppend;
+use crate::tx::health::PathHealth;
+use crate::tx::retx::{op as retx_op, Retx};
 use crate::tx::rtt::{Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
-use crate::tx::crc_append::CrcAppend;
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
 use ferroce_proto::wire::{NakCode, Opcode};
@@ -736,12 +736,11 @@ pub struct TxPath {
     scan_n: DFF<Bits<SCAN_BITS>>,
     wr_blocked: DFF<bool>,
     // ---- the operation in progress ----
-    // an ACK's bitmap folded onto the window's slots, then the newly
-    // acknowledged slots; read through `newly_w` (the bits at and above
-    // the window are constant zero there, and synthesis drops them)
+    // an ACK's bitmap by slot of the window, then the newly acknowledged
+    // slots; read through `newly_w` (the bits at and above the window are
+    // constant zero there, and synthesis drops them)
     newly: DFF<Bits<256>>,
     newly_w: Signal<Local, Bits<256>>,
-    sack_fold: FoldSack<WINDOW>,
     #[constant(low_ones::<256>(WINDOW))]
     in_window_bits: Constant<Bits<256>>,
     a_count: DFF<Bits<CWND_BITS>>,
@@ -1566,7 +1565,6 @@ impl Logic for TxPath {
         self.retx.in_op.next = self.R_LOAD.val();
         self.retx.in_key.next = self.pkey.val();
         self.retx.in_psn.next = self.a_psn.q.val();
-        self.sack_fold.sack.next = self.fb_sack.val();
         self.retx.in_sack.next = self.newly_w.val();
         self.cc.in_valid.next = false;
         self.cc.in_op.next = false;
@@ -1761,7 +1759,7 @@ impl Logic for TxPath {
                     self.a_msg.d.next = self.fb_msg_seq.val();
                     self.a_ce.d.next = self.fb_ce.val();
                     self.a_ts.d.next = self.fb_ts.val();
-                    self.newly.d.next = self.sack_fold.folded.val();
+                    self.newly.d.next = self.fb_sack.val();
                     if !self.fb_nak.val() {
                         self.st.d.next = self.S_A1.val();
                     } else {
