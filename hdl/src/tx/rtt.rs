@@ -2,9 +2,12 @@
 //! (`ferroce_proto::model::Endpoint`'s `on_ack` sample and `rto`), in
 //! combinational logic.
 //!
-//! Inputs: the path's smoothed RTT `srtt` and variation `rttvar` (ps), `has`
-//! (a sample has been taken), the time `now` (ns) and the ACK's timestamp
-//! echo `ts` (ns), the least RTO `rto_min` (ns). Outputs:
+//! An estimate is a time in ps kept as whole ns and the ps left over
+//! ([`Est`]: `ns x 1000 + ps`, `ps < 1000`), so that the ns the rest of the
+//! send path wants need no division. Inputs: the path's smoothed RTT `srtt`
+//! and variation `rttvar`, `has` (a sample has been taken), the time `now`
+//! (ns) and the ACK's timestamp echo `ts` (ns), the least RTO `rto_min` (ns).
+//! Outputs:
 //! * `srtt_next`, `rttvar_next`: the estimates after the sample
 //!   `(now - ts) x 1000` ps: `srtt = (7 srtt + sample) / 8`,
 //!   `var = (3 var + |srtt - sample|) / 4`; the first sample gives
@@ -12,142 +15,291 @@
 //! * `rto`: `max(2 srtt + 4 var, rto_min x 1000)` ps (`rto_min` before the
 //!   first sample);
 //! * `srtt_ns`: `srtt / 1000` rounded down (0 before the first sample), for
-//!   `cc`'s one cut per RTT and the register window.
+//!   `cc`'s one cut per RTT and the register window: the estimate's `ns`.
 //!
-//! All arithmetic is 56 bits wide (products by 1000, 7 and 3 as shifts and
-//! adds). The division is exact: `floor(x / 1000) = (x * M) >> 66` with
-//! `M = ceil(2^66 / 1000)` for every `x < 2^56` (Granlund and Montgomery,
-//! "Division by invariant integers using multiplication", PLDI 1994), so
-//! the cut-once-per-RTT test agrees with the model's comparison in ps.
-
-use std::ops::Mul;
+//! The divisions are exact in this form. With `A = 7 ns + sample_ns`,
+//! `7 srtt + sample = 1000 A + 7 ps`; writing `A = 8 a + m` (`m < 8`), the
+//! eighth is `1000 a + 125 m + floor(7 ps / 8)`, and the last two terms
+//! (below 1 750) carry at most one ns. The variation's quarter is the same
+//! with `A = 3 ns + diff_ns`, `A = 4 a + m`, `250 m + floor((3 ps + diff_ps)
+//! / 4)`. A sample is below 2^32 ns (a 32-bit difference of times) and each
+//! new estimate lies between the old one and the sample (or the difference),
+//! so both stay below 2^32 ns: the ns parts are 32 bits, the sums on them 36.
 
 use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Width of the estimates (ps).
+/// Width of the RTO (ps), as the engine's timer takes it.
 pub const EST_BITS: usize = 56;
-/// Width of the exact quotient's product.
-const PROD_BITS: usize = 2 * EST_BITS + 1;
-/// `ceil(2^66 / 1000)`: a 57-bit multiplier.
-pub const DIV1000_M: u128 = (1u128 << 66).div_ceil(1000);
-/// Where the quotient starts in the product.
-const DIV1000_SHIFT: usize = 66;
+/// Width of sums of ns parts.
+const SUM_BITS: usize = 36;
+/// Width of sums of ps parts (at most 5 994).
+const PS_SUM_BITS: usize = 13;
 
-/// A time in ns zero-extended to the estimates' width.
+/// A time in ps as `ns x 1000 + ps`, `ps < 1000`.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct Est {
+    pub ns: Bits<32>,
+    pub ps: Bits<10>,
+}
+
+impl Est {
+    /// `t` ps, which must be below 2^32 ns.
+    pub fn from_ps(t: u64) -> Est {
+        assert!(t / 1000 < 1 << 32, "{t} ps is beyond 2^32 ns");
+        Est { ns: (t / 1000).into(), ps: (t % 1000).into() }
+    }
+
+    /// The time in ps.
+    pub fn to_ps(&self) -> u64 {
+        self.ns.to_u64() * 1000 + self.ps.to_u64()
+    }
+}
+
+/// A ns part zero-extended to the sums' width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct NsWide {
+    pub lo: Bits<32>,
+    pub hi: Bits<{ SUM_BITS - 32 }>,
+}
+
+/// A ps part zero-extended to its sums' width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct PsWide {
+    pub lo: Bits<10>,
+    pub hi: Bits<{ PS_SUM_BITS - 10 }>,
+}
+
+/// A sum of ns parts zero-extended to the RTO's width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct SumRto {
+    pub lo: Bits<SUM_BITS>,
+    pub hi: Bits<{ EST_BITS - SUM_BITS }>,
+}
+
+/// A sum of ps parts zero-extended to the RTO's width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct PsRto {
+    pub lo: Bits<PS_SUM_BITS>,
+    pub hi: Bits<{ EST_BITS - PS_SUM_BITS }>,
+}
+
+/// A time in ns zero-extended to the RTO's width.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct Ns56 {
     pub lo: Bits<32>,
     pub hi: Bits<{ EST_BITS - 32 }>,
 }
 
-/// An estimate zero-extended to the product's width.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct EstWide {
-    pub lo: Bits<EST_BITS>,
-    pub hi: Bits<{ PROD_BITS - EST_BITS }>,
-}
-
-/// The multiplier at the product's width.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct MWide {
-    pub lo: Bits<64>,
-    pub hi: Bits<{ PROD_BITS - 64 }>,
-}
-
-/// x * M at one width: `#[hdl_gen]` writes `a * b`, exact and lint-clean at
-/// equal widths (rust-hdl's `Bits` multiplies only 16 x 16, hence this
-/// impl for the simulation).
-impl Mul<MWide> for EstWide {
-    type Output = Bits<PROD_BITS>;
-
-    fn mul(self, rhs: MWide) -> Bits<PROD_BITS> {
-        let a = Bits::<PROD_BITS>::from(self).to_u128();
-        let b = Bits::<PROD_BITS>::from(rhs).to_u128();
-        let p = a.wrapping_mul(b) & ((1u128 << PROD_BITS) - 1);
-        let lo: Bits<PROD_BITS> = (p as u64).into();
-        let hi: Bits<PROD_BITS> = ((p >> 64) as u64).into();
-        lo | (hi << 64)
-    }
-}
-
 /// The estimator.
 #[derive(LogicBlock, HdlDefault)]
 pub struct Rtt {
-    pub srtt: Signal<In, Bits<EST_BITS>>,
-    pub rttvar: Signal<In, Bits<EST_BITS>>,
+    pub srtt: Signal<In, Est>,
+    pub rttvar: Signal<In, Est>,
     pub has: Signal<In, bool>,
     pub now: Signal<In, Bits<32>>,
     pub ts: Signal<In, Bits<32>>,
     pub rto_min: Signal<In, Bits<32>>,
-    pub srtt_next: Signal<Out, Bits<EST_BITS>>,
-    pub rttvar_next: Signal<Out, Bits<EST_BITS>>,
+    pub srtt_next: Signal<Out, Est>,
+    pub rttvar_next: Signal<Out, Est>,
     pub rto: Signal<Out, Bits<EST_BITS>>,
     pub srtt_ns: Signal<Out, Bits<32>>,
-    rtt_z: Signal<Local, Ns56>,
-    rtt56: Signal<Local, Bits<EST_BITS>>,
-    rtt_ps: Signal<Local, Bits<EST_BITS>>,
-    min56: Signal<Local, Bits<EST_BITS>>,
-    min_z: Signal<Local, Ns56>,
-    min_ps: Signal<Local, Bits<EST_BITS>>,
-    diff: Signal<Local, Bits<EST_BITS>>,
+    // the sample (ns) and the parts at the sums' widths
+    s: Signal<Local, Bits<32>>,
+    s_z: Signal<Local, NsWide>,
+    sw: Signal<Local, Bits<SUM_BITS>>,
+    qs_z: Signal<Local, NsWide>,
+    qs: Signal<Local, Bits<SUM_BITS>>,
+    qv_z: Signal<Local, NsWide>,
+    qv: Signal<Local, Bits<SUM_BITS>>,
+    rs_z: Signal<Local, PsWide>,
+    rs: Signal<Local, Bits<PS_SUM_BITS>>,
+    rv_z: Signal<Local, PsWide>,
+    rv: Signal<Local, Bits<PS_SUM_BITS>>,
+    // srtt: A = 7 ns + sample, x = 125 (A mod 8) + floor(7 ps / 8)
+    a7: Signal<Local, Bits<SUM_BITS>>,
+    a7_lo: Signal<Local, Bits<SUM_BITS>>,
+    m7: Signal<Local, Bits<PS_SUM_BITS>>,
+    x7: Signal<Local, Bits<PS_SUM_BITS>>,
+    s_ns: Signal<Local, Bits<SUM_BITS>>,
+    s_ps: Signal<Local, Bits<PS_SUM_BITS>>,
+    // |srtt - sample| as ns and ps
+    d_ns: Signal<Local, Bits<32>>,
+    d_ps: Signal<Local, Bits<10>>,
+    dn_z: Signal<Local, NsWide>,
+    dn: Signal<Local, Bits<SUM_BITS>>,
+    dp_z: Signal<Local, PsWide>,
+    dp: Signal<Local, Bits<PS_SUM_BITS>>,
+    // var: A = 3 ns + diff, x = 250 (A mod 4) + floor((3 ps + diff) / 4)
+    a3: Signal<Local, Bits<SUM_BITS>>,
+    a3_lo: Signal<Local, Bits<SUM_BITS>>,
+    m3: Signal<Local, Bits<PS_SUM_BITS>>,
+    b3: Signal<Local, Bits<PS_SUM_BITS>>,
+    x3: Signal<Local, Bits<PS_SUM_BITS>>,
+    v_ns: Signal<Local, Bits<SUM_BITS>>,
+    v_ps: Signal<Local, Bits<PS_SUM_BITS>>,
+    // 2 srtt + 4 var = 1000 q + y, and rto_min, in ps
+    q: Signal<Local, Bits<SUM_BITS>>,
+    y: Signal<Local, Bits<PS_SUM_BITS>>,
+    q_z: Signal<Local, SumRto>,
+    q56: Signal<Local, Bits<EST_BITS>>,
+    y_z: Signal<Local, PsRto>,
+    y56: Signal<Local, Bits<EST_BITS>>,
     est: Signal<Local, Bits<EST_BITS>>,
-    srtt_w: Signal<Local, EstWide>,
-    prod: Signal<Local, Bits<PROD_BITS>>,
-    // the product's bits below and above the quotient
+    min_z: Signal<Local, Ns56>,
+    min56: Signal<Local, Bits<EST_BITS>>,
+    min_ps: Signal<Local, Bits<EST_BITS>>,
+    // the sums' bits above the estimates (zero by the bounds above) and
+    // those above the remainders
     unused_ok: Signal<Local, bool>,
     #[constant(0u64)]
-    zero_hi: Constant<Bits<{ EST_BITS - 32 }>>,
+    zero_ns: Constant<Bits<{ SUM_BITS - 32 }>>,
     #[constant(0u64)]
-    zero_wide: Constant<Bits<{ PROD_BITS - EST_BITS }>>,
-    #[constant(MWide { lo: (DIV1000_M as u64).into(), hi: ((DIV1000_M >> 64) as u64).into() })]
-    m: Constant<MWide>,
+    zero_ps: Constant<Bits<{ PS_SUM_BITS - 10 }>>,
+    #[constant(0u64)]
+    zero_q: Constant<Bits<{ EST_BITS - SUM_BITS }>>,
+    #[constant(0u64)]
+    zero_y: Constant<Bits<{ EST_BITS - PS_SUM_BITS }>>,
+    #[constant(0u64)]
+    zero_56: Constant<Bits<{ EST_BITS - 32 }>>,
     #[constant(0u64)]
     zero32: Constant<Bits<32>>,
-    #[constant(DIV1000_SHIFT as u64)]
-    shift: Constant<Bits<7>>,
+    #[constant(0u64)]
+    zero10: Constant<Bits<10>>,
+    #[constant(500u64)]
+    half10: Constant<Bits<10>>,
+    #[constant(1000u64)]
+    k1000_10: Constant<Bits<10>>,
+    #[constant(1000u64)]
+    k1000: Constant<Bits<PS_SUM_BITS>>,
+    #[constant(1u64)]
+    one32: Constant<Bits<32>>,
+    #[constant(1u64)]
+    one36: Constant<Bits<SUM_BITS>>,
+    #[constant(7u64)]
+    mask8: Constant<Bits<SUM_BITS>>,
+    #[constant(3u64)]
+    mask4: Constant<Bits<SUM_BITS>>,
+    #[constant(0u64)]
+    at0: Constant<Bits<6>>,
+    #[constant(0u64)]
+    at0_ps: Constant<Bits<4>>,
 }
 
 impl Logic for Rtt {
     #[hdl_gen]
     fn update(&mut self) {
-        // sample = (now - ts) x 1000 = x 1024 - x 16 - x 8
-        self.rtt_z.next.lo = self.now.val() - self.ts.val();
-        self.rtt_z.next.hi = self.zero_hi.val();
-        self.rtt56.next = self.rtt_z.val().into();
-        self.rtt_ps.next = (self.rtt56.val() << 10) - (self.rtt56.val() << 4) - (self.rtt56.val() << 3);
+        self.s.next = self.now.val() - self.ts.val();
+        self.s_z.next.lo = self.s.val();
+        self.s_z.next.hi = self.zero_ns.val();
+        self.sw.next = self.s_z.val().into();
+        self.qs_z.next.lo = self.srtt.val().ns;
+        self.qs_z.next.hi = self.zero_ns.val();
+        self.qs.next = self.qs_z.val().into();
+        self.qv_z.next.lo = self.rttvar.val().ns;
+        self.qv_z.next.hi = self.zero_ns.val();
+        self.qv.next = self.qv_z.val().into();
+        self.rs_z.next.lo = self.srtt.val().ps;
+        self.rs_z.next.hi = self.zero_ps.val();
+        self.rs.next = self.rs_z.val().into();
+        self.rv_z.next.lo = self.rttvar.val().ps;
+        self.rv_z.next.hi = self.zero_ps.val();
+        self.rv.next = self.rv_z.val().into();
+
+        // (7 srtt + sample) / 8
+        self.a7.next = (self.qs.val() << 3) - self.qs.val() + self.sw.val();
+        self.a7_lo.next = self.a7.val() & self.mask8.val();
+        self.m7.next = self.a7_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
+        self.x7.next =
+            (self.m7.val() << 7) - (self.m7.val() << 1) - self.m7.val() + (((self.rs.val() << 3) - self.rs.val()) >> 3);
+        if self.x7.val() >= self.k1000.val() {
+            self.s_ns.next = (self.a7.val() >> 3) + self.one36.val();
+            self.s_ps.next = self.x7.val() - self.k1000.val();
+        } else {
+            self.s_ns.next = self.a7.val() >> 3;
+            self.s_ps.next = self.x7.val();
+        }
+
+        // |srtt - sample|: srtt >= sample exactly when its ns part is
+        if self.srtt.val().ns >= self.s.val() {
+            self.d_ns.next = self.srtt.val().ns - self.s.val();
+            self.d_ps.next = self.srtt.val().ps;
+        } else if self.srtt.val().ps == self.zero10.val() {
+            self.d_ns.next = self.s.val() - self.srtt.val().ns;
+            self.d_ps.next = self.zero10.val();
+        } else {
+            self.d_ns.next = self.s.val() - self.srtt.val().ns - self.one32.val();
+            self.d_ps.next = self.k1000_10.val() - self.srtt.val().ps;
+        }
+        self.dn_z.next.lo = self.d_ns.val();
+        self.dn_z.next.hi = self.zero_ns.val();
+        self.dn.next = self.dn_z.val().into();
+        self.dp_z.next.lo = self.d_ps.val();
+        self.dp_z.next.hi = self.zero_ps.val();
+        self.dp.next = self.dp_z.val().into();
+
+        // (3 var + |srtt - sample|) / 4
+        self.a3.next = (self.qv.val() << 1) + self.qv.val() + self.dn.val();
+        self.a3_lo.next = self.a3.val() & self.mask4.val();
+        self.m3.next = self.a3_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
+        self.b3.next = (self.rv.val() << 1) + self.rv.val() + self.dp.val();
+        self.x3.next = (self.m3.val() << 8) - (self.m3.val() << 2) - (self.m3.val() << 1) + (self.b3.val() >> 2);
+        if self.x3.val() >= self.k1000.val() {
+            self.v_ns.next = (self.a3.val() >> 2) + self.one36.val();
+            self.v_ps.next = self.x3.val() - self.k1000.val();
+        } else {
+            self.v_ns.next = self.a3.val() >> 2;
+            self.v_ps.next = self.x3.val();
+        }
+
+        if self.has.val() {
+            self.srtt_next.next.ns = self.s_ns.val().get_bits::<32>(self.at0.val().index());
+            self.srtt_next.next.ps = self.s_ps.val().get_bits::<10>(self.at0_ps.val().index());
+            self.rttvar_next.next.ns = self.v_ns.val().get_bits::<32>(self.at0.val().index());
+            self.rttvar_next.next.ps = self.v_ps.val().get_bits::<10>(self.at0_ps.val().index());
+        } else {
+            self.srtt_next.next.ns = self.s.val();
+            self.srtt_next.next.ps = self.zero10.val();
+            self.rttvar_next.next.ns = self.s.val() >> 1;
+            if self.s.val().get_bit(0) {
+                self.rttvar_next.next.ps = self.half10.val();
+            } else {
+                self.rttvar_next.next.ps = self.zero10.val();
+            }
+        }
+
+        // max(2 srtt + 4 var, rto_min), in ps
+        self.q.next = (self.qs.val() << 1) + (self.qv.val() << 2);
+        self.y.next = (self.rs.val() << 1) + (self.rv.val() << 2);
+        self.q_z.next.lo = self.q.val();
+        self.q_z.next.hi = self.zero_q.val();
+        self.q56.next = self.q_z.val().into();
+        self.y_z.next.lo = self.y.val();
+        self.y_z.next.hi = self.zero_y.val();
+        self.y56.next = self.y_z.val().into();
+        self.est.next = (self.q56.val() << 10) - (self.q56.val() << 4) - (self.q56.val() << 3) + self.y56.val();
         self.min_z.next.lo = self.rto_min.val();
-        self.min_z.next.hi = self.zero_hi.val();
+        self.min_z.next.hi = self.zero_56.val();
         self.min56.next = self.min_z.val().into();
         self.min_ps.next = (self.min56.val() << 10) - (self.min56.val() << 4) - (self.min56.val() << 3);
-        if self.srtt.val() > self.rtt_ps.val() {
-            self.diff.next = self.srtt.val() - self.rtt_ps.val();
-        } else {
-            self.diff.next = self.rtt_ps.val() - self.srtt.val();
-        }
-        if self.has.val() {
-            self.srtt_next.next = (((self.srtt.val() << 3) - self.srtt.val()) + self.rtt_ps.val()) >> 3;
-            self.rttvar_next.next = (((self.rttvar.val() << 1) + self.rttvar.val()) + self.diff.val()) >> 2;
-        } else {
-            self.srtt_next.next = self.rtt_ps.val();
-            self.rttvar_next.next = self.rtt_ps.val() >> 1;
-        }
-        self.est.next = (self.srtt.val() << 1) + (self.rttvar.val() << 2);
         if self.has.val() & (self.est.val() > self.min_ps.val()) {
             self.rto.next = self.est.val();
         } else {
             self.rto.next = self.min_ps.val();
         }
-        self.srtt_w.next.lo = self.srtt.val();
-        self.srtt_w.next.hi = self.zero_wide.val();
-        self.prod.next = self.srtt_w.val() * self.m.val();
-        self.unused_ok.next = false & self.prod.val().any();
         if self.has.val() {
-            self.srtt_ns.next = self.prod.val().get_bits::<32>(self.shift.val().index());
+            self.srtt_ns.next = self.srtt.val().ns;
         } else {
             self.srtt_ns.next = self.zero32.val();
         }
+        self.unused_ok.next = false
+            & (self.s_ns.val().any()
+                | self.v_ns.val().any()
+                | self.s_ps.val().any()
+                | self.v_ps.val().any()
+                | self.a7_lo.val().any()
+                | self.a3_lo.val().any());
     }
 }
 
@@ -158,18 +310,30 @@ mod tests {
 
     /// The model's arithmetic, in ps, for one sample.
     fn model(srtt: u64, var: u64, has: bool, now: u32, ts: u32, rto_min: u32) -> (u64, u64, u64, u64) {
-        let mask = (1u64 << EST_BITS) - 1;
         let sample = (now.wrapping_sub(ts) as u64) * 1000;
-        let (s, v) = if has {
-            (((7 * srtt + sample) & mask) >> 3, ((3 * var + srtt.abs_diff(sample)) & mask) >> 2)
-        } else {
-            (sample, sample / 2)
-        };
+        let (s, v) =
+            if has { ((7 * srtt + sample) / 8, (3 * var + srtt.abs_diff(sample)) / 4) } else { (sample, sample / 2) };
         let min = rto_min as u64 * 1000;
-        let est = (2 * srtt + 4 * var) & mask;
+        let est = 2 * srtt + 4 * var;
         let rto = if has && est > min { est } else { min };
-        // The quotient keeps its low 32 bits (ns) as the port does.
-        (s, v, rto, if has { (srtt / 1000) as u32 as u64 } else { 0 })
+        (s, v, rto, if has { srtt / 1000 } else { 0 })
+    }
+
+    /// Runs the estimator on one sample; its outputs in ps (and ns).
+    fn run(uut: &mut Rtt, srtt: u64, var: u64, has: bool, now: u32, ts: u32, rto_min: u32) -> (u64, u64, u64, u64) {
+        uut.srtt.next = Est::from_ps(srtt);
+        uut.rttvar.next = Est::from_ps(var);
+        uut.has.next = has;
+        uut.now.next = (now as u64).into();
+        uut.ts.next = (ts as u64).into();
+        uut.rto_min.next = (rto_min as u64).into();
+        for _ in 0..8 {
+            uut.update_all();
+        }
+        for e in [uut.srtt_next.val(), uut.rttvar_next.val()] {
+            assert!(e.ps.to_u64() < 1000, "{e:?} keeps 1000 ps or more");
+        }
+        (uut.srtt_next.val().to_ps(), uut.rttvar_next.val().to_ps(), uut.rto.val().to_u64(), uut.srtt_ns.val().to_u64())
     }
 
     #[test]
@@ -177,34 +341,47 @@ mod tests {
         let mut uut = Rtt::default();
         uut.connect_all();
         let mut rng = Rng::new(3);
-        for i in 0..4000 {
-            // Estimates up to tens of ms, and a few near the top of 56 bits.
-            let top = if i % 10 == 0 { (1u64 << EST_BITS) - 1 } else { 50_000_000_000 };
-            let (srtt, var) = (rng.below(top), rng.below(top / 4));
+        // Every estimate the estimator can hold is below 2^32 ns.
+        let limit = (1u64 << 32) * 1000;
+        for i in 0..20_000 {
+            // Estimates up to tens of ms, and some anywhere below the limit.
+            let top = if i % 10 == 0 { limit } else { 50_000_000_000 };
+            let (srtt, var) = (rng.below(top), rng.below(top));
             let has = i % 7 != 0;
             let ts = rng.next_u64() as u32;
-            let now = ts.wrapping_add(rng.below(10_000_000) as u32);
+            let span = if i % 10 == 1 { rng.next_u64() as u32 } else { rng.below(10_000_000) as u32 };
+            let now = ts.wrapping_add(span);
             let rto_min = rng.below(1_000_000) as u32;
-            uut.srtt.next = srtt.into();
-            uut.rttvar.next = var.into();
-            uut.has.next = has;
-            uut.now.next = (now as u64).into();
-            uut.ts.next = (ts as u64).into();
-            uut.rto_min.next = (rto_min as u64).into();
-            for _ in 0..8 {
-                uut.update_all();
+            let got = run(&mut uut, srtt, var, has, now, ts, rto_min);
+            assert_eq!(
+                got,
+                model(srtt, var, has, now, ts, rto_min),
+                "srtt {srtt} var {var} has {has} now {now} ts {ts}"
+            );
+        }
+        // The edges: the largest estimates and samples, whole and odd ns, a
+        // sample equal to the estimate and one ns either side of it.
+        let edges = [0, 1, 999, 1000, 1001, 7999, 8000, limit - 1000, limit - 1];
+        for (&srtt, &var) in edges.iter().flat_map(|a| edges.iter().map(move |b| (a, b))) {
+            for sample_ns in [0u32, 1, 7, 8, (srtt / 1000) as u32, (srtt / 1000 + 1) as u32, u32::MAX] {
+                for has in [false, true] {
+                    let got = run(&mut uut, srtt, var, has, sample_ns, 0, 100);
+                    assert_eq!(
+                        got,
+                        model(srtt, var, has, sample_ns, 0, 100),
+                        "srtt {srtt} var {var} sample {sample_ns} ns"
+                    );
+                }
             }
-            let got = (uut.srtt_next.val().to_u64(), uut.rttvar_next.val().to_u64(), uut.rto.val().to_u64(), uut.srtt_ns.val().to_u64());
-            assert_eq!(got, model(srtt, var, has, now, ts, rto_min), "srtt {srtt} var {var} has {has} now {now} ts {ts}");
         }
     }
 
     #[test]
-    fn the_quotient_is_exact_over_56_bits() {
-        let m = DIV1000_M;
-        let mut rng = Rng::new(9);
-        for x in (0..5000u128).chain([(1 << 56) - 1, (1 << 56) - 1000, 999, 1000, 1001]).chain((0..5000).map(|_| rng.below(1 << 56) as u128)) {
-            assert_eq!((x * m) >> DIV1000_SHIFT, x / 1000, "{x}");
+    fn an_estimate_keeps_its_ps() {
+        for t in [0, 1, 999, 1000, 123_456_789, (1u64 << 32) * 1000 - 1] {
+            let e = Est::from_ps(t);
+            assert!(e.ps.to_u64() < 1000);
+            assert_eq!(e.to_ps(), t);
         }
     }
 }

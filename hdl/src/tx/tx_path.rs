@@ -129,7 +129,7 @@ use crate::tx::cc::Cc;
 use crate::tx::crc_append::CrcAppend;
 use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, Retx};
-use crate::tx::rtt::{Rtt, EST_BITS};
+use crate::tx::rtt::{Est, Rtt, EST_BITS};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
@@ -197,8 +197,8 @@ pub struct PathDetail {
     /// RTOs in a row, at most 5: the timer's backoff.
     pub run: Bits<3>,
     pub has: bool,
-    pub srtt: Bits<EST_BITS>,
-    pub rttvar: Bits<EST_BITS>,
+    pub srtt: Est,
+    pub rttvar: Est,
     pub sent: Bits<32>,
     pub retx: Bits<32>,
     pub ecn: Bits<32>,
@@ -1084,8 +1084,8 @@ pub struct TxPath {
     zero256: Constant<Bits<256>>,
     #[constant(0u64)]
     zero_cwnd: Constant<Bits<CWND_BITS>>,
-    #[constant(0u64)]
-    zero_est: Constant<Bits<EST_BITS>>,
+    #[constant(Est::default())]
+    zero_est: Constant<Est>,
     #[constant(0u64)]
     zero_path: Constant<Bits<PATH_BITS>>,
     #[constant(0u64)]
