@@ -59,6 +59,7 @@ use crate::engine::pacer::Pacer;
 use crate::engine::rate_div::RateDiv;
 use crate::engine::regs::{strobe_of, Settings, Status};
 use crate::engine::rto_timer::{RtoTimer, MAX_KEY_BITS};
+use crate::tx::rtt::EST_BITS;
 
 /// Whole nanoseconds per clock cycle (4 at 250 MHz, 40 at 25 MHz).
 pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
@@ -239,7 +240,7 @@ pub struct StreamKey {
 /// The send path's RTO base (ps) widened for its scaling to ns.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct RtoWide {
-    pub base: Bits<56>,
+    pub base: Bits<EST_BITS>,
     pub zero: Bits<11>,
 }
 
@@ -469,8 +470,8 @@ pub struct Engine {
     now48: DFF<Bits<PACER_TIME_BITS>>,
     now_ns: Signal<Local, Bits<32>>,
     rto_parts: Signal<Local, RtoWide>,
-    rto_base: Signal<Local, Bits<67>>,
-    rto_wide: Signal<Local, Bits<67>>,
+    rto_base: Signal<Local, Bits<{ EST_BITS + 11 }>>,
+    rto_wide: Signal<Local, Bits<{ EST_BITS + 11 }>>,
     sq_slot: Signal<Local, WqeOffset>,
     rq_slot: Signal<Local, EntryOffset>,
     cq_slot: Signal<Local, EntryOffset>,

@@ -30,8 +30,10 @@ use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Width of the RTO (ps), as the engine's timer takes it.
-pub const EST_BITS: usize = 56;
+/// Width of the RTO (ps), as the engine's timer takes it: at most
+/// `6 x 2^32 x 1000` ps (`2 srtt + 4 var`, each below 2^32 ns) or
+/// `rto_min x 1000`, both below 2^46.
+pub const EST_BITS: usize = 46;
 /// Width of sums of ns parts.
 const SUM_BITS: usize = 36;
 /// Width of sums of ps parts (at most 5 994).

@@ -644,7 +644,7 @@ pub struct TxPath {
     pub m_rto_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rto_arm: Signal<Out, bool>,
     pub m_rto_shift: Signal<Out, Bits<3>>,
-    pub m_rto_base: Signal<Out, Bits<56>>,
+    pub m_rto_base: Signal<Out, Bits<EST_BITS>>,
     pub m_rnr_valid: Signal<Out, bool>,
     pub m_rnr_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rnr_psn: Signal<Out, Bits<24>>,
