@@ -44,14 +44,19 @@ pub struct Config {
     /// Loss-recovery settings (`control.recovery`): only those the RTL
     /// implements may differ from v0's, bring-up refuses the others.
     pub recovery: Recovery,
+    /// Packets a path may have in flight at most (`control.window_cap`,
+    /// 1..=256): set it to the peer's `engine_info.max_in_flight` when that
+    /// build keeps a smaller window than this one. Bring-up writes the
+    /// smaller of it and this build's own window, which bounds it anyway.
+    pub window_cap: u32,
 }
 
 impl Config {
     /// `mac` and `ip` with the settings the registers reset to
     /// ([`DEFAULTS`]: UDP port 17989, 1024-byte packets, an ACK every 4
     /// packets or after 2 us, RTOs of at least 100 us, SEND retries after
-    /// 50 us, port seed 0, a 10 Gb/s port, v0's loss recovery), the
-    /// model's defaults too.
+    /// 50 us, port seed 0, a 10 Gb/s port, v0's loss recovery, no window
+    /// cap below the build's window), the model's defaults too.
     pub fn new(mac: [u8; 6], ip: [u8; 4]) -> Config {
         Config {
             mac,
@@ -65,6 +70,7 @@ impl Config {
             port_seed: DEFAULTS.port_seed,
             line_rate_mbps: DEFAULTS.line_rate_mbps,
             recovery: DEFAULTS.recovery,
+            window_cap: DEFAULTS.window_cap,
         }
     }
 
@@ -74,7 +80,7 @@ impl Config {
     /// checks they are the same).
     ///
     /// [`Defaults::settings`]: ferroce_proto::defaults::Defaults::settings
-    pub fn settings(&self) -> [(Reg, u32); 12] {
+    pub fn settings(&self) -> [(Reg, u32); 13] {
         let (lo, hi) = mac_words(self.mac);
         [
             (control::MAC_LO, lo),
@@ -89,6 +95,7 @@ impl Config {
             (control::RNR_DELAY_NS, self.rnr_delay_ns),
             (control::PORT_SEED, self.port_seed),
             (control::RECOVERY, self.recovery.word()),
+            (control::WINDOW_CAP, self.window_cap),
         ]
     }
 }
@@ -210,8 +217,9 @@ impl<D: Device> Driver<D> {
         };
         d.max_conns = d.get(regs::engine_info::MAX_CONNS)?;
         d.max_streams = d.get(regs::engine_info::MAX_STREAMS)?;
+        let window = d.get(regs::engine_info::MAX_IN_FLIGHT)?;
         for (reg, v) in settings {
-            d.set(reg, v)?;
+            d.set(reg, if reg == control::WINDOW_CAP { v.min(window) } else { v })?;
         }
         for ([lo, hi, log], r) in [
             ([queues::SQ_BASE_LO, queues::SQ_BASE_HI, queues::SQ_LOG_SIZE], sq),

@@ -60,6 +60,9 @@ pub struct Opts {
     /// Loss-recovery settings (`control.recovery`); bring-up refuses those
     /// the engine's RTL does not implement.
     pub recovery: ferroce_proto::model::Recovery,
+    /// Packets a path may have in flight at most (`control.window_cap`;
+    /// the build's window bounds it further).
+    pub window_cap: u32,
 }
 
 impl Default for Opts {
@@ -80,6 +83,7 @@ impl Default for Opts {
             line_rate_mbps: crate::SIM_LINE_MBPS,
             stats: false,
             recovery: ferroce_proto::model::Recovery::v0(),
+            window_cap: ferroce_proto::defaults::DEFAULTS.window_cap,
         }
     }
 }
@@ -274,6 +278,10 @@ pub fn validate(o: &Opts) -> Result<()> {
     }
     if o.mtu == 0 || o.mtu > MAX_MTU {
         return bad(format!("--mtu must be 1..={MAX_MTU} (got {})", o.mtu));
+    }
+    let max_cap = ferroce_proto::regs::MAX_IN_FLIGHT;
+    if o.window_cap == 0 || o.window_cap > max_cap {
+        return bad(format!("--window-cap must be 1..={max_cap} (got {})", o.window_cap));
     }
     Ok(())
 }
@@ -577,6 +585,7 @@ pub fn run<D: Device>(
         port_seed: o.seed as u32,
         line_rate_mbps: o.line_rate_mbps,
         recovery: o.recovery,
+        window_cap: o.window_cap,
         ..Config::new(LOCAL.0, LOCAL.1)
     };
     let ring = |base, log_size| RingSpec { base, log_size };
@@ -765,5 +774,8 @@ mod tests {
             format!("--mtu must be 1..={MAX_MTU} (got {})", MAX_MTU + 1)
         );
         assert!(validate(&Opts { mtu: MAX_MTU, ..Opts::default() }).is_ok());
+        assert_eq!(check(Opts { window_cap: 0, ..Opts::default() }), "--window-cap must be 1..=256 (got 0)");
+        assert_eq!(check(Opts { window_cap: 257, ..Opts::default() }), "--window-cap must be 1..=256 (got 257)");
+        assert!(validate(&Opts { window_cap: 256, ..Opts::default() }).is_ok());
     }
 }

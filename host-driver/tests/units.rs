@@ -116,6 +116,7 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
         rnr_delay_ns: 6_000,
         port_seed: 0x1234,
         line_rate_mbps: 25_000,
+        window_cap: 200,
         ..Config::new([0x02, 0x11, 0x22, 0x33, 0x44, 0x55], [192, 168, 1, 20])
     };
     let sq = RingSpec { base: 0x1_2345_6000, log_size: 16 };
@@ -134,6 +135,7 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
         (control::RNR_DELAY_NS, 6_000),
         (control::PORT_SEED, 0x1234),
         (control::LINE_RATE_MBPS, 25_000),
+        (control::WINDOW_CAP, 200),
         (queues::SQ_BASE_LO, 0x2345_6000),
         (queues::SQ_BASE_HI, 1),
         (queues::SQ_LOG_SIZE, 16),
@@ -155,6 +157,19 @@ fn bring_up_writes_every_setting_to_its_register_and_enables_last() {
     assert_eq!(d.dev.outside, [(cq.base, CQE_BYTES << 5)], "the completion ring zeroed, nothing else written");
 }
 
+/// The window cap bring-up writes is the smaller of the configured one and
+/// the build's window (`engine_info.max_in_flight`), which bounds it anyway.
+#[test]
+fn bring_up_caps_the_window_at_the_builds() {
+    let (sq, rq, cq) = rings();
+    for (window, cap, written) in [(16, 256, 16), (16, 8, 8), (16, 16, 16), (256, 256, 256), (64, 100, 64)] {
+        let mut dev = logged();
+        dev.twin.file.set(regs::engine_info::MAX_IN_FLIGHT.offset(), window);
+        let mut d = Driver::bring_up(dev, &Config { window_cap: cap, ..cfg() }, sq, rq, cq).unwrap();
+        assert_eq!(reg(&mut d, control::WINDOW_CAP), written, "window {window}, cap {cap}");
+    }
+}
+
 #[test]
 fn bring_up_refuses_settings_out_of_range() {
     let (sq, rq, cq) = rings();
@@ -164,6 +179,8 @@ fn bring_up_refuses_settings_out_of_range() {
     assert!(refused(Config { mtu: 4097, ..cfg() }, sq, rq, cq));
     assert!(refused(Config { mtu: 0, ..cfg() }, sq, rq, cq));
     assert!(refused(Config { line_rate_mbps: 0, ..cfg() }, sq, rq, cq));
+    assert!(refused(Config { window_cap: 0, ..cfg() }, sq, rq, cq));
+    assert!(refused(Config { window_cap: 257, ..cfg() }, sq, rq, cq));
     assert!(refused(cfg(), RingSpec { log_size: 17, ..sq }, rq, cq));
     assert!(refused(cfg(), sq, RingSpec { log_size: 17, ..rq }, cq));
     assert!(refused(cfg(), sq, rq, RingSpec { log_size: 0, ..cq }));

@@ -169,9 +169,13 @@ impl EngineConfig {
         ]
     }
 
-    /// The value `reg` holds in this build: an `engine_info` constant, or
-    /// the register's reset value.
+    /// The value `reg` holds in this build: an `engine_info` constant, the
+    /// build's window for `control.window_cap`, or the register's reset
+    /// value.
     pub fn reset(&self, reg: Reg) -> u32 {
+        if reg == regs::control::WINDOW_CAP {
+            return self.in_flight_per_path as u32;
+        }
         self.info().iter().find(|(r, _)| *r == reg).map_or(reg.register().reset, |(_, v)| *v)
     }
 
@@ -181,6 +185,8 @@ impl EngineConfig {
     pub fn range(&self, reg: Reg) -> Option<Bounds> {
         if reg == regs::control::MTU {
             Some(Bounds { min: 1, max: self.max_mtu })
+        } else if reg == regs::control::WINDOW_CAP {
+            Some(Bounds { min: 1, max: self.in_flight_per_path as u32 })
         } else if reg == regs::path_table::INDEX {
             Some(Bounds { min: 0, max: (self.conns() * self.paths()) as u32 - 1 })
         } else {

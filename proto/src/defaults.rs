@@ -32,13 +32,17 @@ pub struct Defaults {
     /// The loss-recovery settings the RTL implements (`control.recovery`,
     /// [`Recovery::word`]): v0's.
     pub recovery: Recovery,
+    /// Packets a path may have in flight at most (the model's
+    /// `max_cwnd`): the largest window, 256; a build's own window bounds
+    /// it further.
+    pub window_cap: u32,
 }
 
 impl Defaults {
     /// Each setting with the `control` register that holds it, as a driver
     /// writes them (every writable `control` register but `ctrl` and the
     /// endpoint's own addresses; a test checks the list is complete).
-    pub const fn settings(&self) -> [(Reg, u32); 9] {
+    pub const fn settings(&self) -> [(Reg, u32); 10] {
         [
             (control::UDP_PORT, self.udp_port as u32),
             (control::LINE_RATE_MBPS, self.line_rate_mbps),
@@ -49,6 +53,7 @@ impl Defaults {
             (control::RNR_DELAY_NS, self.rnr_delay_ns),
             (control::PORT_SEED, self.port_seed),
             (control::RECOVERY, self.recovery.word()),
+            (control::WINDOW_CAP, self.window_cap),
         ]
     }
 }
@@ -64,4 +69,5 @@ pub const DEFAULTS: Defaults = Defaults {
     rnr_delay_ns: 50_000,
     port_seed: 0,
     recovery: Recovery::v0(),
+    window_cap: crate::params::SACK_WINDOW as u32,
 };

@@ -191,6 +191,15 @@ pub const BLOCKS: &[Block] = &[
                  packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window",
             )
             .within(0, 0xff),
+            r(
+                "window_cap",
+                0x44,
+                Rw,
+                D.window_cap,
+                "packets a path may have in flight at most (its window's cap): a sender talking to a build with a \
+                 smaller window sets that build's max_in_flight here; at most this build's max_in_flight",
+            )
+            .within(1, MAX_IN_FLIGHT),
         ],
     },
     Block {
@@ -408,6 +417,7 @@ handles! {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",
         LINE_RATE_MBPS = "line_rate_mbps", MTU = "mtu", ACK_EVERY = "ack_every", ACK_DELAY_NS = "ack_delay_ns",
         RTO_MIN_NS = "rto_min_ns", RNR_DELAY_NS = "rnr_delay_ns", PORT_SEED = "port_seed", RECOVERY = "recovery",
+        WINDOW_CAP = "window_cap",
     }
     conn_table {
         INDEX = "index", REMOTE_ID = "remote_id", PEER_IP = "peer_ip", PEER_MAC_LO = "peer_mac_lo",

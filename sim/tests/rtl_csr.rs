@@ -287,25 +287,34 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
 /// Cycles of the random-access test's traffic replayed into rust-hdl's simulator.
 const REPLAYED: u64 = 6000;
 
+/// The registers whose range is the build's: `control.mtu` up to
+/// `engine_info.max_mtu` and `control.window_cap` up to `max_in_flight`.
 #[test]
-fn mtu_beyond_either_end_is_refused_and_max_mtu_taken() {
+fn build_bounded_registers_refuse_beyond_either_end_and_take_the_builds_limit() {
     let mut axi = Axi::new(3, 0.3);
-    let mtu = regs::control::MTU.offset();
-    let (r, max_mtu) = axi.read(regs::engine_info::MAX_MTU.offset());
-    assert_eq!(r, OKAY);
     let stored = regs::stored();
-    let i = stored.iter().position(|(a, _)| *a == mtu).expect("mtu is stored");
-    let (_, reset) = axi.read(mtu);
-    for bad in [0, max_mtu + 1] {
-        axi.strobes_seen.clear();
-        assert_eq!(axi.write(mtu, bad, 0xf), SLVERR, "mtu {bad}");
-        assert!(axi.strobes_seen.is_empty(), "refused mtu {bad} strobed");
-        assert_eq!(axi.read(mtu), (OKAY, reset), "mtu after refusing {bad}");
-        assert_eq!(axi.regs_bus()[i], reset, "regs bus after refusing mtu {bad}");
+    for (reg, limit) in [
+        (regs::control::MTU, regs::engine_info::MAX_MTU),
+        (regs::control::WINDOW_CAP, regs::engine_info::MAX_IN_FLIGHT),
+    ] {
+        let at = reg.offset();
+        let (r, max) = axi.read(limit.offset());
+        assert_eq!(r, OKAY);
+        let i = stored.iter().position(|(a, _)| *a == at).expect("stored");
+        let (_, reset) = axi.read(at);
+        for bad in [0, max + 1] {
+            axi.strobes_seen.clear();
+            assert_eq!(axi.write(at, bad, 0xf), SLVERR, "{reg} {bad}");
+            assert!(axi.strobes_seen.is_empty(), "refused {reg} {bad} strobed");
+            assert_eq!(axi.read(at), (OKAY, reset), "{reg} after refusing {bad}");
+            assert_eq!(axi.regs_bus()[i], reset, "regs bus after refusing {reg} {bad}");
+        }
+        for good in [1, max] {
+            axi.strobes_seen.clear();
+            assert_eq!(axi.write(at, good, 0xf), OKAY, "{reg} {good}");
+            assert_eq!(axi.strobes_seen, vec![1u64 << i]);
+            assert_eq!(axi.read(at), (OKAY, good));
+            assert_eq!(axi.regs_bus()[i], good);
+        }
     }
-    axi.strobes_seen.clear();
-    assert_eq!(axi.write(mtu, max_mtu, 0xf), OKAY, "mtu {max_mtu}");
-    assert_eq!(axi.strobes_seen, vec![1u64 << i]);
-    assert_eq!(axi.read(mtu), (OKAY, max_mtu));
-    assert_eq!(axi.regs_bus()[i], max_mtu);
 }

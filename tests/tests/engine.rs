@@ -91,6 +91,24 @@ fn the_ecp5_85_build_survives_loss() {
     assert!(r.frames_lost > 5 && r.retransmits > 5, "{r:?}");
 }
 
+/// `control.window_cap` reaches the send path: every path of a lossless
+/// run keeps its window at the cap (and at the build's 256 without one),
+/// and the data still arrive whole.
+#[test]
+fn the_window_cap_register_caps_every_paths_window() {
+    for cap in [3u32, 256] {
+        let o = Opts { window_cap: cap, loss: 0.0, count: 8, paths: 4, streams: 2, stats: true, ..Opts::default() };
+        let r = run(o.clone());
+        let stats = r.stats.expect("stats were asked for");
+        let used: Vec<_> = stats.paths.iter().filter(|p| p.sent > 0).collect();
+        assert!(used.len() >= 4, "{cap}: {:?}", stats.paths);
+        for p in used {
+            assert!(p.cwnd <= cap as f64, "cap {cap}: path {p:?}");
+            assert!(p.cwnd >= (cap as f64) - 1.0, "cap {cap}: no loss, no cut, yet path {p:?}");
+        }
+    }
+}
+
 #[test]
 fn bad_options_are_refused_before_anything_runs() {
     for o in [

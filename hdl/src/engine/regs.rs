@@ -56,6 +56,7 @@ register_struct! {
         rnr_delay_ns = control.rnr_delay_ns,
         port_seed = control.port_seed,
         recovery = control.recovery,
+        window_cap = control.window_cap,
         conn_index = conn_table.index,
         conn_remote_id = conn_table.remote_id,
         conn_peer_ip = conn_table.peer_ip,
@@ -173,6 +174,6 @@ mod tests {
         assert_eq!(s.ctrl, Bits::<32>::from(0x0101_0101u64));
         assert_eq!(s.cq_cons, Bits::<32>::from(Settings::REGISTERS.len() as u64 * 0x0101_0101));
         assert_eq!(Bits::<STORED_BITS>::from(s), bus, "packing undoes unpacking");
-        assert_eq!(strobe_of("conn_table", "cmd"), 21);
+        assert_eq!(strobe_of("conn_table", "cmd"), 22);
     }
 }

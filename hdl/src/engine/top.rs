@@ -43,7 +43,7 @@
 use rust_hdl::prelude::*;
 
 use ferroce_proto::params::{
-    PACER_OP_LOAD, PACER_OP_SEND, PACER_OP_SET, PACER_TIME_BITS, REPATH_AFTER_RTOS, RETIRE_AFTER_RTOS, SACK_WINDOW,
+    PACER_OP_LOAD, PACER_OP_SEND, PACER_OP_SET, PACER_TIME_BITS, REPATH_AFTER_RTOS, RETIRE_AFTER_RTOS,
 };
 use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
@@ -774,8 +774,6 @@ pub struct Engine {
     #[constant(PACER_OP_SET as u64)]
     op_set: Constant<Bits<2>>,
     // the send path's transport settings, the model's defaults
-    #[constant(SACK_WINDOW as u64)]
-    max_cwnd: Constant<Bits<9>>,
     #[constant(u64::from(REPATH_AFTER_RTOS))]
     repath_after: Constant<Bits<8>>,
     #[constant(u64::from(RETIRE_AFTER_RTOS))]
@@ -1470,7 +1468,7 @@ impl Logic for Engine {
         self.txp.cfg_ip.next = self.cfg.val().ip;
         self.txp.cfg_port.next = self.w_port.val().get_bits::<16>(0);
         self.txp.cfg_mtu.next = self.w_mtu.val().get_bits::<14>(0);
-        self.txp.cfg_max_cwnd.next = self.max_cwnd.val();
+        self.txp.cfg_max_cwnd.next = self.cfg.val().window_cap.get_bits::<9>(0);
         self.txp.cfg_repath_after.next = self.repath_after.val();
         self.txp.cfg_retire_after.next = self.retire_after.val();
         self.txp.cfg_rto_min.next = self.cfg.val().rto_min_ns;
@@ -2119,6 +2117,7 @@ impl Logic for Engine {
         self.unused_ok.next = false
             & (self.rto_wide.val().any()
                 | self.cfg_rec.val().get_bits::<24>(8).any()
+                | self.cfg.val().window_cap.get_bits::<23>(9).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
                 | self.arm_wb.val().any()
@@ -2230,22 +2229,27 @@ mod tests {
         assert_eq!(super::MAC_MBPS, (64_000_000 / u64::from(cfg.clock_ps)) as u32, "64 bits per cycle");
         assert_eq!(u64::from(super::NS_PER_CYCLE * 1000 + super::PS_REMAINDER), u64::from(cfg.clock_ps));
         assert_eq!(
-            (c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos),
-            (super::SACK_WINDOW as u32, super::REPATH_AFTER_RTOS, super::RETIRE_AFTER_RTOS),
+            (c.repath_after_rtos, c.retire_after_rtos),
+            (super::REPATH_AFTER_RTOS, super::RETIRE_AFTER_RTOS),
             "the send path's settings are the model's defaults"
         );
+        // The window cap is a register (control.window_cap), at reset the
+        // build's window, which the model's default cap covers.
+        let cap = cfg.reset(ferroce_proto::regs::control::WINDOW_CAP);
+        assert_eq!(cap, cfg.in_flight_per_path as u32);
+        assert!(cap <= c.max_cwnd);
         // (the engine is built on a thread with room for it)
         let settings = std::thread::Builder::new()
             .stack_size(256 << 20)
             .spawn(|| {
                 let e = super::Engine::default();
-                [e.max_cwnd.val().index(), e.repath_after.val().index(), e.retire_after.val().index()]
+                [e.repath_after.val().index(), e.retire_after.val().index()]
             })
             .expect("a thread")
             .join()
             .expect("the engine builds");
-        let model = [c.max_cwnd, c.repath_after_rtos, c.retire_after_rtos].map(|x| x as usize);
-        assert_eq!(settings, model, "window cap, RTOs before a new port, RTOs before retirement");
+        let model = [c.repath_after_rtos, c.retire_after_rtos].map(|x| x as usize);
+        assert_eq!(settings, model, "RTOs before a new port, RTOs before retirement");
     }
 
     /// The completion the engine writes, word by word (`CplHead`, then two

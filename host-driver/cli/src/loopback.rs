@@ -86,6 +86,12 @@ pub struct Args {
     /// connection window). See docs/protocol.md, "Recovery profile (v1)".
     #[arg(long, default_value = "v0", value_parser = parse_recovery)]
     recovery: ferroce_proto::model::Recovery,
+    /// Packets a path may have in flight at most (control.window_cap,
+    /// 1..=256). Give the peer's max_in_flight when it keeps a smaller
+    /// window than this engine (a board build talking to a Corundum one);
+    /// this engine's own window bounds it anyway.
+    #[arg(long, default_value_t = ferroce_proto::defaults::DEFAULTS.window_cap)]
+    window_cap: u32,
     /// Check every byte and completion.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     verify: bool,
@@ -127,6 +133,7 @@ fn opts(a: &Args) -> Opts {
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
         recovery: a.recovery,
+        window_cap: a.window_cap,
         preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {
             Backend::Uart | Backend::Etherbone => BOARD_LINE_MBPS,

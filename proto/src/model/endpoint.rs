@@ -88,7 +88,7 @@ impl EndpointConfig {
             rto_min: crate::types::ns(DEFAULTS.rto_min_ns as u64),
             active_window: crate::types::ns(crate::params::ACTIVE_WINDOW_NS),
             rnr_delay: crate::types::ns(DEFAULTS.rnr_delay_ns as u64),
-            max_cwnd: PATH_WINDOW,
+            max_cwnd: DEFAULTS.window_cap,
             path_window: PATH_WINDOW,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
