@@ -53,6 +53,12 @@ pub const HW_BITS: usize = 32 * N_HARDWARE;
 pub const N_CONST: usize = 3 * BLOCKS.len() + count_const();
 /// Bits of a stored register's index.
 pub const IDX_BITS: usize = crate::blocks::index_bits(N_STORED);
+/// The read value's OR chains: one step per constant, then one per
+/// hardware register (`*_LAST` the last of each).
+const CONST_END: usize = N_CONST + 1;
+const CONST_LAST: usize = N_CONST;
+const HW_END: usize = N_HARDWARE + 1;
+const HW_LAST: usize = N_HARDWARE;
 /// Bits of an offset into the `regs` bus.
 const OFFSET_BITS: usize = usize::BITS as usize - STORED_BITS.leading_zeros() as usize;
 
@@ -203,6 +209,10 @@ pub struct Csr {
     rd_ram: Signal<Local, bool>,
     rd_idx: Signal<Local, Bits<IDX_BITS>>,
     rd_value: Signal<Local, Bits<32>>,
+    /// The read value after each constant, then after each hardware
+    /// register.
+    rd_acc: [Signal<Local, Bits<32>>; CONST_END],
+    hw_acc: [Signal<Local, Bits<32>>; HW_END],
     /// Stored registers: address, range, write-only (reads 0), offset on
     /// the bus, strobe bit.
     #[constants(|i: usize| regs::stored()[i].0 as u64)]
@@ -266,9 +276,13 @@ impl Logic for Csr {
         self.shadow_w.write_clock.next = self.clock.val();
         self.shadow_r.read_clock.next = self.clock.val();
         self.shadow_r.write_clock.next = self.clock.val();
-        self.wr_fire.next =
-            self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val() & !self.w_pend.q.val() & !self.sweep.q.val();
-        self.rd_fire.next = self.s_axil_arvalid.val() & !self.rvalid.q.val() & !self.r_pend.q.val() & !self.sweep.q.val();
+        self.wr_fire.next = self.s_axil_awvalid.val()
+            & self.s_axil_wvalid.val()
+            & !self.bvalid.q.val()
+            & !self.w_pend.q.val()
+            & !self.sweep.q.val();
+        self.rd_fire.next =
+            self.s_axil_arvalid.val() & !self.rvalid.q.val() & !self.r_pend.q.val() & !self.sweep.q.val();
 
         // Write, first cycle: the stored register at awaddr (its index, to
         // read its old value), its range, the data and the byte mask.
@@ -315,7 +329,8 @@ impl Logic for Csr {
 
         // Write, second cycle: the bytes merged into the old value, the
         // range checked, the flip-flops and both RAMs written.
-        self.wr_value.next = (self.shadow_w.read_data.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
+        self.wr_value.next =
+            (self.shadow_w.read_data.val() & !self.w_mask.q.val()) | (self.w_data.q.val() & self.w_mask.q.val());
         self.wr_ok.next = self.w_hit.q.val()
             & (self.wr_value.val() >= self.w_min.q.val())
             & (self.wr_value.val() <= self.w_max.q.val());
@@ -355,11 +370,17 @@ impl Logic for Csr {
         self.rd_ok.next = false;
         self.rd_ram.next = false;
         self.rd_idx.next = self.zero_idx.val();
-        self.rd_value.next = self.zero_word.val();
+        // A constant or a hardware register: every address is one
+        // register's, so at most one hits, and the value is the OR of the
+        // hit ones down a chain of ORs (an AND-OR; a chain of multiplexers,
+        // which synthesis cannot know to be one-hot, costs a LUT per bit
+        // and register).
+        self.rd_acc[0].next = self.zero_word.val();
         for k in 0..N_CONST {
+            self.rd_acc[k + 1].next = self.rd_acc[k].val();
             if self.s_axil_araddr.val() == self.const_addr[k].val() {
                 self.rd_ok.next = true;
-                self.rd_value.next = self.const_value[k].val();
+                self.rd_acc[k + 1].next = self.rd_acc[k].val() | self.const_value[k].val();
             }
         }
         for i in 0..N_STORED {
@@ -369,15 +390,18 @@ impl Logic for Csr {
                 self.rd_ram.next = !self.stored_wo[i].val();
             }
         }
-        // The hardware registers are selected only for an access (cheaper
-        // to simulate).
-        if self.rd_fire.val() {
-            for j in 0..N_HARDWARE {
-                if self.s_axil_araddr.val() == self.hw_addr[j].val() {
-                    self.rd_ok.next = true;
-                    self.rd_value.next = self.hw.val().get_bits::<32>(32 * j);
-                }
+        for k in CONST_LAST..CONST_END {
+            self.hw_acc[0].next = self.rd_acc[k].val();
+        }
+        for j in 0..N_HARDWARE {
+            self.hw_acc[j + 1].next = self.hw_acc[j].val();
+            if self.s_axil_araddr.val() == self.hw_addr[j].val() {
+                self.rd_ok.next = true;
+                self.hw_acc[j + 1].next = self.hw_acc[j].val() | self.hw.val().get_bits::<32>(32 * j);
             }
+        }
+        for j in HW_LAST..HW_END {
+            self.rd_value.next = self.hw_acc[j].val();
         }
         self.shadow_r.read_address.next = self.rd_idx.val();
         if self.rd_fire.val() {
