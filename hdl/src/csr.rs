@@ -53,12 +53,6 @@ pub const HW_BITS: usize = 32 * N_HARDWARE;
 pub const N_CONST: usize = 3 * BLOCKS.len() + count_const();
 /// Bits of a stored register's index.
 pub const IDX_BITS: usize = crate::blocks::index_bits(N_STORED);
-/// The read value's OR chains: one step per constant, then one per
-/// hardware register (`*_LAST` the last of each).
-const CONST_END: usize = N_CONST + 1;
-const CONST_LAST: usize = N_CONST;
-const HW_END: usize = N_HARDWARE + 1;
-const HW_LAST: usize = N_HARDWARE;
 /// Bits of an offset into the `regs` bus.
 const OFFSET_BITS: usize = usize::BITS as usize - STORED_BITS.leading_zeros() as usize;
 
@@ -209,10 +203,6 @@ pub struct Csr {
     rd_ram: Signal<Local, bool>,
     rd_idx: Signal<Local, Bits<IDX_BITS>>,
     rd_value: Signal<Local, Bits<32>>,
-    /// The read value after each constant, then after each hardware
-    /// register.
-    rd_acc: [Signal<Local, Bits<32>>; CONST_END],
-    hw_acc: [Signal<Local, Bits<32>>; HW_END],
     /// Stored registers: address, range, write-only (reads 0), offset on
     /// the bus, strobe bit.
     #[constants(|i: usize| regs::stored()[i].0 as u64)]
@@ -375,12 +365,12 @@ impl Logic for Csr {
         // hit ones down a chain of ORs (an AND-OR; a chain of multiplexers,
         // which synthesis cannot know to be one-hot, costs a LUT per bit
         // and register).
-        self.rd_acc[0].next = self.zero_word.val();
+        // (as `Crc32Bytes` builds its next state bit by bit).
+        self.rd_value.next = self.zero_word.val();
         for k in 0..N_CONST {
-            self.rd_acc[k + 1].next = self.rd_acc[k].val();
             if self.s_axil_araddr.val() == self.const_addr[k].val() {
                 self.rd_ok.next = true;
-                self.rd_acc[k + 1].next = self.rd_acc[k].val() | self.const_value[k].val();
+                self.rd_value.next = self.rd_value.val() | self.const_value[k].val();
             }
         }
         for i in 0..N_STORED {
@@ -390,18 +380,15 @@ impl Logic for Csr {
                 self.rd_ram.next = !self.stored_wo[i].val();
             }
         }
-        for k in CONST_LAST..CONST_END {
-            self.hw_acc[0].next = self.rd_acc[k].val();
-        }
-        for j in 0..N_HARDWARE {
-            self.hw_acc[j + 1].next = self.hw_acc[j].val();
-            if self.s_axil_araddr.val() == self.hw_addr[j].val() {
-                self.rd_ok.next = true;
-                self.hw_acc[j + 1].next = self.hw_acc[j].val() | self.hw.val().get_bits::<32>(32 * j);
+        // The hardware registers are selected only for an access (cheaper
+        // to simulate).
+        if self.rd_fire.val() {
+            for j in 0..N_HARDWARE {
+                if self.s_axil_araddr.val() == self.hw_addr[j].val() {
+                    self.rd_ok.next = true;
+                    self.rd_value.next = self.rd_value.val() | self.hw.val().get_bits::<32>(32 * j);
+                }
             }
-        }
-        for j in HW_LAST..HW_END {
-            self.rd_value.next = self.hw_acc[j].val();
         }
         self.shadow_r.read_address.next = self.rd_idx.val();
         if self.rd_fire.val() {
