@@ -42,10 +42,7 @@ pub fn run_preset(no_lint: bool, preset: &str) -> anyhow::Result<()> {
     write_and_lint(no_lint, [(built.block, verilog)].into_iter())
 }
 
-fn write_and_lint(
-    no_lint: bool,
-    blocks: impl Iterator<Item = (&'static str, String)>,
-) -> anyhow::Result<()> {
+fn write_and_lint(no_lint: bool, blocks: impl Iterator<Item = (&'static str, String)>) -> anyhow::Result<()> {
     let dir = crate::root().join("target/verilog");
     std::fs::create_dir_all(&dir)?;
     let bin = if !no_lint { Some(tools::ensure(&tools::VERILATOR, &mut |l| eprintln!("{l}"))?) } else { None };
@@ -55,6 +52,13 @@ fn write_and_lint(
         std::fs::write(&path, &verilog).with_context(|| format!("writing {}", path.display()))?;
         let top_ports = verilog.lines().find(|l| l.starts_with("module top(")).unwrap_or_default();
         anyhow::ensure!(!top_ports.contains('$'), "{name}: top-level port names must not contain '$': {top_ports}");
+        let chained = chained_selects(&verilog);
+        anyhow::ensure!(
+            chained.is_empty(),
+            "{name}: a part-select indexed again (Verilator takes it, Icarus and the Corundum flow refuse it; \
+             read the field through a local signal first):\n{}",
+            chained.join("\n")
+        );
         print!("{name}: {} lines -> {}", verilog.lines().count(), path.display());
         let Some(bin) = &bin else {
             println!();
@@ -89,8 +93,33 @@ fn write_and_lint(
     Ok(())
 }
 
+/// Lines (numbered from 1) where a part-select `x[(a)+:(w)]` is indexed
+/// again: rust-hdl writes this for `.get_bits` on a struct field read
+/// through `.val()`. Verilator accepts it, but the standard does not and
+/// Icarus (which the Corundum overlay's test elaborates with) refuses it.
+pub fn chained_selects(verilog: &str) -> Vec<String> {
+    verilog
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.match_indices("+:(").any(|(i, _)| {
+                let rest = &l[i + 3..];
+                rest.find(")]").is_some_and(|j| rest[j + 2..].starts_with('['))
+            })
+        })
+        .map(|(n, l)| format!("{}: {}", n + 1, l.trim()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_part_select_indexed_again_is_found() {
+        let v =
+            "a = b[(32'h60)+:(32)];\nc = d[(32'h1a0)+:(32)][(32'h0)+:(9)];\ne = f[(32'h0)+:(8)] | g[(32'h8)+:(8)];\n";
+        assert_eq!(super::chained_selects(v), vec!["2: c = d[(32'h1a0)+:(32)][(32'h0)+:(9)];".to_string()]);
+    }
+
     /// CI keeps every block lint-clean under `verilator --lint-only -Wall`
     /// with clean top-level port names.
     #[test]

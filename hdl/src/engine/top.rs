@@ -432,6 +432,7 @@ pub struct Engine {
     ck: Signal<Local, PathKey>,
     w_port: Signal<Local, Bits<32>>,
     w_mtu: Signal<Local, Bits<32>>,
+    w_window_cap: Signal<Local, Bits<32>>,
     w_ack_every: Signal<Local, Bits<32>>,
     w_conn_index: Signal<Local, Bits<32>>,
     w_conn_paths: Signal<Local, Bits<32>>,
@@ -1037,6 +1038,7 @@ impl Logic for Engine {
         self.w_mac.next.hi = self.w_mac_hi.val().get_bits::<16>(0);
         self.w_port.next = self.cfg.val().udp_port;
         self.w_mtu.next = self.cfg.val().mtu;
+        self.w_window_cap.next = self.cfg.val().window_cap;
         self.w_ack_every.next = self.cfg.val().ack_every;
         self.w_conn_index.next = self.cfg.val().conn_index;
         self.w_conn_paths.next = self.cfg.val().conn_paths;
@@ -1468,7 +1470,7 @@ impl Logic for Engine {
         self.txp.cfg_ip.next = self.cfg.val().ip;
         self.txp.cfg_port.next = self.w_port.val().get_bits::<16>(0);
         self.txp.cfg_mtu.next = self.w_mtu.val().get_bits::<14>(0);
-        self.txp.cfg_max_cwnd.next = self.cfg.val().window_cap.get_bits::<9>(0);
+        self.txp.cfg_max_cwnd.next = self.w_window_cap.val().get_bits::<9>(0);
         self.txp.cfg_repath_after.next = self.repath_after.val();
         self.txp.cfg_retire_after.next = self.retire_after.val();
         self.txp.cfg_rto_min.next = self.cfg.val().rto_min_ns;
@@ -2117,7 +2119,7 @@ impl Logic for Engine {
         self.unused_ok.next = false
             & (self.rto_wide.val().any()
                 | self.cfg_rec.val().get_bits::<24>(8).any()
-                | self.cfg.val().window_cap.get_bits::<23>(9).any()
+                | self.w_window_cap.val().get_bits::<23>(9).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
                 | self.arm_wb.val().any()
