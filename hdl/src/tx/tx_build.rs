@@ -432,9 +432,9 @@ pub struct TxBuild {
     /// Where header word k (frame bytes 8k to 8k + 7) sits in the buffer.
     #[constants(|k: usize| (HDR_BE_BITS - 64 * (k + 1)) as u64)]
     word_at: [Constant<Bits<10>>; HDR_WORDS],
-    /// Header words 1 on (word 0 is the default).
-    #[constants(|k: usize| k as u64 + 1)]
-    word_index: [Constant<Bits<WIDX_BITS>>; HDR_WORDS - 1],
+    /// Header word indices.
+    #[constants(|k: usize| k as u64)]
+    word_index: [Constant<Bits<WIDX_BITS>>; HDR_WORDS],
     #[constants(|j: usize| j as u64 + 1)]
     lane_count: [Constant<Bits<4>>; 8],
     #[constant(HDR_TAIL as u64)]
@@ -454,6 +454,8 @@ pub struct TxBuild {
     zero4: Constant<Bits<4>>,
     #[constant(0u64)]
     zero16: Constant<Bits<16>>,
+    #[constant(0u64)]
+    zero64: Constant<Bits<64>>,
     #[constant(0u64)]
     zero_widx: Constant<Bits<WIDX_BITS>>,
     #[constant(0u64)]
@@ -639,10 +641,12 @@ impl Logic for TxBuild {
         }
 
         // Header word `widx`, frame byte 0 in the top bits, turned into lanes.
-        self.head_word.next = self.hb.q.val().get_bits::<64>(self.word_at[0].val().index());
-        for k in 1..HDR_WORDS {
-            if self.widx.q.val() == self.word_index[k - 1].val() {
-                self.head_word.next = self.hb.q.val().get_bits::<64>(self.word_at[k].val().index());
+        // An OR over the one-hot index hits (an AND-OR per bit, not a chain of
+        // multiplexers synthesis cannot know to be one-hot).
+        self.head_word.next = self.zero64.val();
+        for k in 0..HDR_WORDS {
+            if self.widx.q.val() == self.word_index[k].val() {
+                self.head_word.next = self.head_word.val() | self.hb.q.val().get_bits::<64>(self.word_at[k].val().index());
             }
         }
         self.head_lanes.next.b0 = self.head_word.val().get_bits::<8>(56);
