@@ -10,7 +10,7 @@ use ferroce_sim::tools;
 use serde::{Deserialize, Serialize};
 
 /// Cell counts of one synthesis (named as yosys's cells in the record).
-#[derive(Debug, Default, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Cells {
     pub lut4: u64,
@@ -810,6 +810,37 @@ mod synth_in_ci {
         let c = super::synth("spray").expect("spray synthesises");
         assert!(c.lut4 > 100 && c.ff > 50, "{c:?}");
         assert_eq!(c.dp16kd, 0, "spray holds no RAM");
+    }
+
+    /// The whole engine of the smallest board preset through the same flow
+    /// as `cargo xtask synth-engine --preset ecp5-25` (yosys, then
+    /// nextpnr-ecp5 packing it onto the LFE5U-25F): every array mapped, and
+    /// the cells and packed counts exactly those on record, so that the
+    /// record bench-rtl and the docs quote is of the Verilog the engine
+    /// emits now. About five minutes.
+    #[test]
+    fn the_ecp5_25_engine_synthesises_as_on_record() {
+        let preset = "ecp5-25";
+        let built = ferroce_hdl::presets::built(preset).expect("the preset");
+        let verilog = (built.emit)();
+        let record = super::record_path(preset);
+        let rec = super::record_for(preset, &verilog).expect("a synthesis record");
+        assert!(
+            rec.current,
+            "{record} is of other Verilog (commit {}): run cargo xtask synth-engine --preset {preset} and commit it",
+            rec.commit
+        );
+        let dir = std::env::temp_dir().join(format!("ferroce-synth-{preset}-{}", std::process::id()));
+        let (cells, minutes) = super::run_engine_synth(&dir, &verilog).expect("yosys synthesises the engine");
+        assert_eq!(cells.mems, 0, "arrays left unmapped as memory cells");
+        let device = super::nextpnr_device(preset).expect("a board device");
+        let packed = super::pack(&dir, device).expect("nextpnr-ecp5 packs the engine");
+        let _ = std::fs::remove_dir_all(&dir);
+        println!("{preset}: {} in {minutes:.1} min; packed {packed:?}", cells.summary());
+        assert_eq!(cells, rec.cells, "yosys's cells against {record}");
+        assert_eq!(packed, rec.packed, "nextpnr's packed cells against {record}");
+        let (dp, dp_of) = rec.packed("DP16KD").expect("block RAM packed");
+        assert!(dp > 0 && dp <= dp_of, "DP16KD {dp} of {dp_of}");
     }
 }
 

@@ -646,7 +646,8 @@ impl Logic for TxBuild {
         self.head_word.next = self.zero64.val();
         for k in 0..HDR_WORDS {
             if self.widx.q.val() == self.word_index[k].val() {
-                self.head_word.next = self.head_word.val() | self.hb.q.val().get_bits::<64>(self.word_at[k].val().index());
+                self.head_word.next =
+                    self.head_word.val() | self.hb.q.val().get_bits::<64>(self.word_at[k].val().index());
             }
         }
         self.head_lanes.next.b0 = self.head_word.val().get_bits::<8>(56);
