@@ -6,7 +6,7 @@
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::wire::crc32_step_masks;
+use ferroce_proto::wire::{crc32_register_before_zeros, crc32_step_masks};
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
@@ -58,14 +58,46 @@ impl<const N: usize> Logic for Crc32Bytes<N> {
     }
 }
 
-/// The register `crc` after the low `bytes` bytes (0-8) of `data`, byte 0
-/// in bits 0-7. Combinational.
-///
-/// Eight bytes take one step; fewer take up to three, of 4, 2 and 1 bytes
-/// as `bytes`' bits say, each from the last one's result and the data after
-/// the bytes it took. One parity tree per bit for each of 8, 4, 2 and 1
-/// bytes instead of one for each count from 1 to 8: on ECP5 the block was
-/// about 2 000 LUT4 with a step per count.
+/// Bit `bit` of the register that `zeros` zero bytes take to a given
+/// register (the inverse of their step, which is one to one and linear): the
+/// input bits whose parity it is.
+fn unzero_mask(zeros: usize, bit: usize) -> Bits<32> {
+    let m =
+        (0..32).filter(|&j| crc32_register_before_zeros(1 << j, zeros) >> bit & 1 == 1).fold(0u64, |m, j| m | 1 << j);
+    Bits::<32>::from(m)
+}
+
+/// The register that `N` zero bytes take to `crc`. Combinational.
+#[derive(LogicBlock, HdlDefault)]
+pub struct Crc32Unzero<const N: usize> {
+    pub crc: Signal<In, Bits<32>>,
+    pub crc_before: Signal<Out, Bits<32>>,
+    #[constants(|i: usize| unzero_mask(N, i))]
+    m: [Constant<Bits<32>>; 32],
+    #[constants(|i: usize| 1u64 << i)]
+    bit: [Constant<Bits<32>>; 32],
+    #[constant(0u64)]
+    zero: Constant<Bits<32>>,
+}
+
+impl<const N: usize> Logic for Crc32Unzero<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.crc_before.next = self.zero.val();
+        for i in 0..32 {
+            if (self.crc.val() & self.m[i].val()).xor() {
+                self.crc_before.next = self.crc_before.val() | self.bit[i].val();
+            }
+        }
+    }
+}
+
+/// The register `crc` after the low `bytes` (0-8) bytes of `data`, whose
+/// lanes at and above `bytes` must be zero. Combinational: one 8-byte step
+/// over the word, whose zero bytes past the end are then taken back
+/// ([`Crc32Unzero`] by 4, 2 and 1 bytes as `8 - bytes` has them), instead of
+/// steps of 4, 2 and 1 bytes of data after it: taking zeros back needs the
+/// register's bits only, not the data's.
 #[derive(LogicBlock, HdlDefault)]
 pub struct Crc32Step {
     pub crc: Signal<In, Bits<32>>,
@@ -73,21 +105,14 @@ pub struct Crc32Step {
     pub bytes: Signal<In, Bits<4>>,
     pub crc_next: Signal<Out, Bits<32>>,
     s8: Crc32Bytes<8>,
-    // four, then two, then one: the register and the data left after each
-    s4: Crc32Bytes<4>,
+    u4: Crc32Unzero<4>,
+    u2: Crc32Unzero<2>,
+    u1: Crc32Unzero<1>,
+    zeros: Signal<Local, Bits<4>>,
     c4: Signal<Local, Bits<32>>,
-    d4: Signal<Local, Bits<64>>,
-    s2: Crc32Bytes<2>,
     c2: Signal<Local, Bits<32>>,
-    d2: Signal<Local, Bits<64>>,
-    s1: Crc32Bytes<1>,
-    c1: Signal<Local, Bits<32>>,
     #[constant(8u64)]
     eight: Constant<Bits<4>>,
-    #[constant(32u64)]
-    four_bytes: Constant<Bits<6>>,
-    #[constant(16u64)]
-    two_bytes: Constant<Bits<6>>,
 }
 
 impl Logic for Crc32Step {
@@ -95,34 +120,25 @@ impl Logic for Crc32Step {
     fn update(&mut self) {
         self.s8.crc.next = self.crc.val();
         self.s8.data.next = self.data.val();
-        // 4 bytes if bit 2 of the count is set
-        self.s4.crc.next = self.crc.val();
-        self.s4.data.next = self.data.val();
-        self.c4.next = self.crc.val();
-        self.d4.next = self.data.val();
-        if self.bytes.val().get_bit(2) {
-            self.c4.next = self.s4.crc_next.val();
-            self.d4.next = self.data.val() >> self.four_bytes.val();
+        self.zeros.next = self.eight.val() - self.bytes.val();
+        self.u4.crc.next = self.s8.crc_next.val();
+        self.c4.next = self.s8.crc_next.val();
+        if self.zeros.val().get_bit(2) {
+            self.c4.next = self.u4.crc_before.val();
         }
-        // then 2 if bit 1 is
-        self.s2.crc.next = self.c4.val();
-        self.s2.data.next = self.d4.val();
+        self.u2.crc.next = self.c4.val();
         self.c2.next = self.c4.val();
-        self.d2.next = self.d4.val();
-        if self.bytes.val().get_bit(1) {
-            self.c2.next = self.s2.crc_next.val();
-            self.d2.next = self.d4.val() >> self.two_bytes.val();
+        if self.zeros.val().get_bit(1) {
+            self.c2.next = self.u2.crc_before.val();
         }
-        // then 1 if bit 0 is
-        self.s1.crc.next = self.c2.val();
-        self.s1.data.next = self.d2.val();
-        self.c1.next = self.c2.val();
-        if self.bytes.val().get_bit(0) {
-            self.c1.next = self.s1.crc_next.val();
+        self.u1.crc.next = self.c2.val();
+        self.crc_next.next = self.c2.val();
+        if self.zeros.val().get_bit(0) {
+            self.crc_next.next = self.u1.crc_before.val();
         }
-        self.crc_next.next = self.c1.val();
-        if self.bytes.val() == self.eight.val() {
-            self.crc_next.next = self.s8.crc_next.val();
+        // No bytes: eight zeros in and out again.
+        if self.zeros.val().get_bit(3) {
+            self.crc_next.next = self.crc.val();
         }
     }
 }

@@ -21,18 +21,17 @@
 
 use rust_hdl::prelude::*;
 
-use ferroce_proto::wire::CRC_INIT;
+use ferroce_proto::wire::{crc32_register_before_zeros, CRC_INIT};
 
+use crate::blocks::crc::Crc32Step;
 use crate::blocks::{HdlDefault, HdlStruct};
 use crate::layout::L2L4;
-use crate::blocks::crc::Crc32Step;
 
 /// The beat holding the first byte under the CRC, and the bytes of that
 /// beat before it.
 const CRC_BEAT: usize = L2L4 / 8;
 const CRC_LANE: usize = L2L4 % 8;
-// `tdata >> 16` below skips CRC_LANE bytes; the beat counter saturates at
-// CRC_BEAT + 1 (3 bits).
+// The beat counter saturates at CRC_BEAT + 1 (3 bits).
 const _: () = assert!(CRC_BEAT == 5 && CRC_LANE == 2);
 
 /// A 32-bit CRC zero-extended to 128 bits.
@@ -107,16 +106,17 @@ pub struct CrcAppend {
     keep_of: [Constant<Bits<8>>; 9],
     #[constants(|n: usize| n as u64 + 1)]
     count_of: [Constant<Bits<4>>; 8],
-    #[constant(CRC_INIT as u64)]
-    crc_init: Constant<Bits<32>>,
+    /// The register that the first covered beat's bytes before the
+    /// transport header, as zeros, take to the initial value.
+    #[constant(crc32_register_before_zeros(CRC_INIT, CRC_LANE) as u64)]
+    crc_pre: Constant<Bits<32>>,
+    /// The lanes from the transport header on.
+    #[constant(u64::MAX << (8 * CRC_LANE))]
+    after_lane: Constant<Bits<64>>,
     #[constant(CRC_BEAT as u64)]
     crc_beat: Constant<Bits<3>>,
     #[constant(CRC_BEAT as u64 + 1)]
     after_crc_beat: Constant<Bits<3>>,
-    #[constant(8 * CRC_LANE as u64)]
-    lane_bits: Constant<Bits<7>>,
-    #[constant(CRC_LANE as u64)]
-    crc_lane: Constant<Bits<4>>,
     #[constant(1u64)]
     one3: Constant<Bits<3>>,
     #[constant(4u64)]
@@ -206,13 +206,14 @@ impl Logic for CrcAppend {
         // The CRC from the transport header on: the first covered beat
         // without its first bytes and from the initial value, then every
         // beat's bytes.
+        // The first covered beat's bytes before the transport header are
+        // zeros from the register that those zeros take to the initial value.
         self.step.crc.next = self.crc.q.val();
-        self.step.data.next = self.s_axis_tdata.val();
+        self.step.data.next = self.s_axis_tdata.val() & self.mask_in.val();
         self.step.bytes.next = self.n_in.val();
         if self.beat.q.val() == self.crc_beat.val() {
-            self.step.crc.next = self.crc_init.val();
-            self.step.data.next = self.s_axis_tdata.val() >> self.lane_bits.val();
-            self.step.bytes.next = self.n_in.val() - self.crc_lane.val();
+            self.step.crc.next = self.crc_pre.val();
+            self.step.data.next = self.s_axis_tdata.val() & self.mask_in.val() & self.after_lane.val();
         }
         if self.take.val() {
             self.hv.d.next = true;
