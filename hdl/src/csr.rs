@@ -362,10 +362,10 @@ impl Logic for Csr {
         self.rd_idx.next = self.zero_idx.val();
         // A constant or a hardware register: every address is one
         // register's, so at most one hits, and the value is the OR of the
-        // hit ones down a chain of ORs (an AND-OR; a chain of multiplexers,
-        // which synthesis cannot know to be one-hot, costs a LUT per bit
-        // and register).
-        // (as `Crc32Bytes` builds its next state bit by bit).
+        // hit ones, accumulated in `rd_value` as `Crc32Bytes` builds its next
+        // state bit by bit (an AND-OR; a chain of multiplexers, which
+        // synthesis cannot know to be one-hot, costs a LUT per bit and
+        // register).
         self.rd_value.next = self.zero_word.val();
         for k in 0..N_CONST {
             if self.s_axil_araddr.val() == self.const_addr[k].val() {
