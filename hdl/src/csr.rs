@@ -8,7 +8,9 @@
 //!   outstanding write and one outstanding read. A write is taken when
 //!   `awvalid` and `wvalid` are both high (`awready`/`wready` answer in the
 //!   same cycle), its response follows two cycles later; a read's answer
-//!   follows two cycles after `arvalid` is taken. Unmapped or misaligned
+//!   follows two cycles after `arvalid` is taken (not in the cycle after a
+//!   write is taken: a read taken then would meet the write in the RAM).
+//!   Unmapped or misaligned
 //!   addresses, writes to read-only registers and writes that would leave a
 //!   register outside its range (`Register::range`, judged on the value
 //!   after `wstrb`) answer SLVERR and change nothing; write-only registers
@@ -271,8 +273,14 @@ impl Logic for Csr {
             & !self.bvalid.q.val()
             & !self.w_pend.q.val()
             & !self.sweep.q.val();
-        self.rd_fire.next =
-            self.s_axil_arvalid.val() & !self.rvalid.q.val() & !self.r_pend.q.val() & !self.sweep.q.val();
+        // A read is not taken while a write's second cycle writes the RAMs:
+        // its read of `shadow_r` would meet that write (undefined, see
+        // docs/rtl.md); a cycle later it reads the new value.
+        self.rd_fire.next = self.s_axil_arvalid.val()
+            & !self.rvalid.q.val()
+            & !self.r_pend.q.val()
+            & !self.sweep.q.val()
+            & !self.w_pend.q.val();
 
         // Write, first cycle: the stored register at awaddr (its index, to
         // read its old value), its range, the data and the byte mask.

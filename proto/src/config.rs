@@ -40,6 +40,13 @@ pub struct EngineConfig {
     pub data_width: usize,
     /// Largest payload per packet, in bytes.
     pub max_mtu: u32,
+    /// Received frames' headers that may wait while the receive control
+    /// logic handles an earlier frame (1, 2 or 4). Frames arrive one beat a
+    /// cycle and the control logic spends 12 to 20 cycles on a data frame,
+    /// so short frames queue at line rate; a board whose port is slower
+    /// than its beats needs fewer. The queue costs a header (504 bits) per
+    /// place.
+    pub rx_header_queue: usize,
     /// Clock period in picoseconds.
     pub clock_ps: u32,
 }
@@ -56,6 +63,7 @@ impl EngineConfig {
         in_flight_per_path: SACK_WINDOW,
         data_width: 64,
         max_mtu: 4096,
+        rx_header_queue: 4,
         clock_ps: 4000,
     };
 
@@ -79,13 +87,16 @@ impl EngineConfig {
     /// grade 6, does not close 75 MHz), 16 packets in flight per path (64
     /// per connection, far more than its 1 Gb/s port's bandwidth-delay
     /// product; the send and receive bitmaps, their trees and the send log
-    /// shrink with it).
+    /// shrink with it), one received header waiting (its port brings a beat
+    /// every 1.6 cycles at most, a 64-byte frame in 13 cycles or more; the
+    /// board's frame store takes bursts).
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
         in_flight_per_path: 16,
+        rx_header_queue: 1,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };
@@ -146,6 +157,9 @@ impl EngineConfig {
         }
         if self.data_width != 64 {
             return Err("the data width is 64 bits in every build");
+        }
+        if !matches!(self.rx_header_queue, 1 | 2 | 4) {
+            return Err("the receive header queue holds 1, 2 or 4 headers");
         }
         if self.max_mtu < 256 || self.max_mtu > 4096 {
             return Err("the largest MTU must be 256 to 4096 bytes");

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use ferroce_hdl::emit::board::{SIM_RAM_BITS, SIM_TIMEOUT, STORE_BITS, TEST_BIT_CYCLES};
 use ferroce_proto::rng::Rng;
 
-use crate::verilator::{ModelLib, Port, Sim};
+use crate::verilator::{undefined_collisions, ModelLib, Port, Sim};
 use crate::Result;
 
 /// Which engine the simulated board carries.
@@ -48,10 +48,14 @@ pub fn model(engine: BoardEngine) -> Result<Arc<ModelLib>> {
     const A: usize = STORE_BITS;
     match engine {
         BoardEngine::Engine => ModelLib::of_block("board_engine_ecp5_85", || {
-            ferroce_hdl::emit::verilog_of(|| Ecp5_85BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT))
+            undefined_collisions(&ferroce_hdl::emit::verilog_of(|| {
+                Ecp5_85BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT)
+            }))
         }),
         BoardEngine::StandIn => ModelLib::of_block("board_stand_in", || {
-            ferroce_hdl::emit::verilog_of(|| BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT))
+            undefined_collisions(&ferroce_hdl::emit::verilog_of(|| {
+                BoardCore::<W, A, { A + 1 }>::new(TEST_BIT_CYCLES, SIM_TIMEOUT)
+            }))
         }),
     }
 }

@@ -15,7 +15,7 @@ use ferroce_proto::rng::Rng;
 use ferroce_proto::{HostMemory, Iova};
 
 use crate::memory::Memory;
-use crate::verilator::{ModelLib, Port, Sim};
+use crate::verilator::{undefined_collisions, ModelLib, Port, Sim};
 use crate::{Error, Result};
 
 /// The engine's Verilator model (the `corundum` build), built once per
@@ -25,10 +25,12 @@ pub fn model() -> Result<Arc<ModelLib>> {
 }
 
 /// The Verilator model of the engine of the preset called `preset`
-/// (`ferroce_proto::config::PRESETS`), built once per process.
+/// (`ferroce_proto::config::PRESETS`), built once per process, with a
+/// RAM's read of the word being written undefined, as synthesis has it
+/// ([`undefined_collisions`]).
 pub fn model_of(preset: &str) -> Result<Arc<ModelLib>> {
     let built = ferroce_hdl::presets::built(preset).map_err(Error::Scenario)?;
-    ModelLib::of_block(built.block, built.emit)
+    ModelLib::of_block(built.block, || undefined_collisions(&(built.emit)()))
 }
 
 /// How the DMA engine model behaves.

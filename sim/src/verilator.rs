@@ -267,6 +267,26 @@ fn mutant(name: &str, verilog: &str) -> Result<Option<String>> {
     }
 }
 
+/// The read that a RAM's registered port takes in rust-hdl's `RAM`.
+const RAM_READ: &str = "read_data <= mem[read_address];";
+
+/// `verilog` with every RAM's read of the word being written in the same
+/// cycle made undefined, as synthesis is told it is (`no_rw_check` on every
+/// memory, see docs/rtl.md): the model reads the word's complement then,
+/// which differs from the old word in every bit and equals the new word
+/// wherever that differs from the old one, so a design that uses such a
+/// read, expecting either, fails its tests. Every rust-hdl `RAM` is
+/// rewritten (its read and write clocks are one clock everywhere in the
+/// project). The engine's and the boards' models are built from this;
+/// the blocks' models are not, because their tests compare every output,
+/// don't-cares included, with rust-hdl's simulation, whose `RAM` reads the
+/// old word.
+pub fn undefined_collisions(verilog: &str) -> String {
+    let poisoned = "read_data <= (write_enable && write_address == read_address) \
+                    ? ~mem[read_address] : mem[read_address];";
+    verilog.replace(RAM_READ, poisoned)
+}
+
 impl ModelLib {
     /// Build (or reuse) the model for `verilog`, whose top module must be
     /// `top`. With `FERROCE_TRACE` set, the model is built with tracing.

@@ -7,7 +7,7 @@
 
 use ferroce_proto::regs::{self, BusError, RegFile, BLOCKS, REGION_BYTES};
 use ferroce_proto::rng::Rng;
-use ferroce_sim::verilator::{ModelLib, Port, Sim};
+use ferroce_sim::verilator::{undefined_collisions, ModelLib, Port, Sim};
 
 ferroce_sim::equivalence_inputs!(csr_inputs: ferroce_hdl::csr::Csr;
     reset, s_axil_awaddr, s_axil_awvalid, s_axil_wdata, s_axil_wstrb, s_axil_wvalid, s_axil_bready, s_axil_araddr,
@@ -28,8 +28,18 @@ const SLVERR: u64 = 2;
 impl Axi {
     fn new(seed: u64, stall: f64) -> Axi {
         let v = ferroce_hdl::emit::verilog(ferroce_hdl::csr::Csr::default());
-        let lib = ModelLib::build("csr", &v).expect("csr model builds");
-        let mut sim = Sim::new(&lib);
+        Axi::on(&ModelLib::build("csr", &v).expect("csr model builds"), seed, stall)
+    }
+
+    /// On the model whose RAMs read anything when read and written at once
+    /// (`undefined_collisions`), as the engine's models have it.
+    fn undefined_collisions(seed: u64, stall: f64) -> Axi {
+        let v = undefined_collisions(&ferroce_hdl::emit::verilog(ferroce_hdl::csr::Csr::default()));
+        Axi::on(&ModelLib::build("csr_undefined_collisions", &v).expect("csr model builds"), seed, stall)
+    }
+
+    fn on(lib: &std::sync::Arc<ModelLib>, seed: u64, stall: f64) -> Axi {
+        let mut sim = Sim::new(lib);
         sim.clock("clock");
         let names = [
             "reset",
@@ -317,4 +327,78 @@ fn build_bounded_registers_refuse_beyond_either_end_and_take_the_builds_limit() 
             assert_eq!(axi.regs_bus()[i], good);
         }
     }
+}
+
+/// A read taken while a write is under way (the same register, raised in
+/// the cycle the write is taken, or in the next) answers the old value or
+/// the new one, never anything else, on the model whose RAMs read anything
+/// when read and written at once: a read is not taken in the cycle the
+/// write's second half writes the RAMs.
+#[test]
+fn a_read_beside_a_write_of_its_register_reads_the_old_or_the_new_value() {
+    let mut axi = Axi::undefined_collisions(7, 0.0);
+    let mut rng = Rng::new(8);
+    let stored: Vec<(u32, u32)> = regs::stored()
+        .iter()
+        .filter(|(_, r)| r.access == regs::Access::Rw && r.range.is_none())
+        .map(|(a, r)| (*a, r.reset))
+        .collect();
+    assert!(stored.len() >= 10, "{} unbounded read-write registers", stored.len());
+    let mut value: std::collections::HashMap<u32, u32> = stored.iter().copied().collect();
+    for _ in 0..2 * regs::N_STORED {
+        axi.tick(); // the sweep after reset, when nothing is taken
+    }
+    let (mut old_seen, mut new_seen) = (0, 0);
+    for n in 0..400 {
+        let (addr, _) = stored[rng.below(stored.len() as u64) as usize];
+        let new = rng.next_u64() as u32;
+        let lag = n % 2; // the read raised with the write, or a cycle after it is taken
+        axi.set("s_axil_awaddr", addr as u64);
+        axi.set("s_axil_wdata", new as u64);
+        axi.set("s_axil_wstrb", 0xf);
+        axi.set("s_axil_awvalid", 1);
+        axi.set("s_axil_wvalid", 1);
+        axi.set("s_axil_araddr", addr as u64);
+        axi.set("s_axil_arvalid", (lag == 0) as u64);
+        axi.set("s_axil_bready", 1);
+        axi.set("s_axil_rready", 1);
+        let (mut bresp, mut rdata, mut read_taken) = (None, None, false);
+        for cycle in 0..20 {
+            axi.sim.eval();
+            let write_taken = axi.get("s_axil_awready") == 1;
+            read_taken |= axi.get("s_axil_arready") == 1;
+            let arready = axi.get("s_axil_arready") == 1;
+            if axi.get("s_axil_bvalid") == 1 {
+                bresp = Some(axi.get("s_axil_bresp"));
+            }
+            if axi.get("s_axil_rvalid") == 1 {
+                rdata = Some(axi.get("s_axil_rdata") as u32);
+            }
+            axi.tick();
+            if write_taken {
+                axi.set("s_axil_awvalid", 0);
+                axi.set("s_axil_wvalid", 0);
+                axi.set("s_axil_arvalid", 1);
+            }
+            if arready {
+                axi.set("s_axil_arvalid", 0);
+            }
+            if bresp.is_some() && rdata.is_some() {
+                break;
+            }
+            assert!(cycle < 19, "write and read of {addr:#x} not both answered");
+        }
+        assert!(read_taken);
+        assert_eq!(bresp, Some(OKAY), "write of {addr:#x}");
+        let got = rdata.expect("a read answer");
+        let old = value[&addr];
+        assert!(got == old || got == new, "read of {addr:#x} beside its write: {got:#x}, old {old:#x}, new {new:#x}");
+        old_seen += (got == old && old != new) as u32;
+        new_seen += (got == new && old != new) as u32;
+        if lag == 1 {
+            assert_eq!(got, new, "a read raised after the write was taken reads the new value");
+        }
+        value.insert(addr, new);
+    }
+    assert!(old_seen > 100 && new_seen > 100, "old {old_seen}, new {new_seen}");
 }

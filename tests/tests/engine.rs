@@ -56,39 +56,44 @@ fn one_byte_and_one_mebibyte_messages() {
     run(Opts { op: Op::Write, count: 1, size: 1 << 20, loss: 0.01, paths: 8, streams: 1, ..Opts::default() });
 }
 
+/// A small build's run under loss: every operation on `mixed` (count,
+/// size, paths, streams, MTU) at 1, 2 and 10 % loss, then one large write
+/// on `large` (size, paths, MTU) at 2 %, which loses at least
+/// `large_lost` frames.
+fn survives_loss(
+    c: ferroce_proto::config::EngineConfig,
+    mixed: (u32, u32, u32, u32, u32),
+    large: (u32, u32, u32),
+    large_lost: u64,
+) {
+    let on_board = |o: Opts| Opts { preset: c.name.into(), line_rate_mbps: c.line_mbps(), ..o };
+    let (count, size, paths, streams, mtu) = mixed;
+    for (op, loss, seed) in [(Op::Write, 0.01, 1), (Op::Send, 0.02, 2), (Op::Mixed, 0.1, 4)] {
+        let r = run(on_board(Opts { op, count, size, loss, seed, paths, streams, mtu, ..Opts::default() }));
+        assert!(r.frames_lost > 0 && r.retransmits > 0, "{}, {op:?}: {r:?}", c.name);
+    }
+    let (size, paths, mtu) = large;
+    let r =
+        run(on_board(Opts { op: Op::Write, count: 1, size, loss: 0.02, paths, streams: 1, mtu, ..Opts::default() }));
+    assert!(r.frames_lost > large_lost && u64::from(r.retransmits) > large_lost, "{}: {r:?}", c.name);
+}
+
 /// The `ecp5-85` build (8 x 8 x 8 at 25 MHz, 64 packets in flight per
 /// path where `corundum` keeps 256) moves every operation through loss as
 /// well, and a 1 MiB write of 1 024 packets at 2 % loss, whose holes hold
 /// each path's oldest PSN back while later ones are SACKed.
 #[test]
 fn the_ecp5_85_build_survives_loss() {
-    let c = ferroce_proto::config::EngineConfig::ECP5_85;
-    let on_board = |o: Opts| Opts { preset: c.name.into(), line_rate_mbps: c.line_mbps(), ..o };
-    for (op, loss, seed) in [(Op::Write, 0.01, 1), (Op::Send, 0.02, 2), (Op::Mixed, 0.1, 4)] {
-        let r = run(on_board(Opts {
-            op,
-            count: 24,
-            size: 5000,
-            loss,
-            seed,
-            paths: 4,
-            streams: 3,
-            mtu: 512,
-            ..Opts::default()
-        }));
-        assert!(r.frames_lost > 0 && r.retransmits > 0, "{op:?}: {r:?}");
-    }
-    let r = run(on_board(Opts {
-        op: Op::Write,
-        count: 1,
-        size: 1 << 20,
-        loss: 0.02,
-        paths: 8,
-        streams: 1,
-        mtu: 1024,
-        ..Opts::default()
-    }));
-    assert!(r.frames_lost > 5 && r.retransmits > 5, "{r:?}");
+    survives_loss(ferroce_proto::config::EngineConfig::ECP5_85, (24, 5000, 4, 3, 512), (1 << 20, 8, 1024), 5);
+}
+
+/// The `ecp5-25` build (2 x 4 x 2 at 50 MHz, 16 packets in flight per
+/// path, one received header waiting where the others keep four) moves
+/// every operation through loss too, on all its paths and streams, and a
+/// 256 KiB write whose 16-packet windows fill on every path.
+#[test]
+fn the_ecp5_25_build_survives_loss() {
+    survives_loss(ferroce_proto::config::EngineConfig::ECP5_25, (16, 3000, 4, 2, 256), (1 << 18, 4, 1024), 2);
 }
 
 /// `control.window_cap` reaches the send path: every path of a lossless

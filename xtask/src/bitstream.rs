@@ -291,13 +291,16 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     // Its two-entry tables as registers, as `synth-engine` has them.
     let script = match engine {
         Engine::Preset => format!(
-            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
+            "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
              synth_ecp5 -top top -nowidelut -json top.json -run map_ram:; tee -o top.stat stat",
+            crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH,
             crate::synth::SMALL_TABLES
         ),
         Engine::StandIn => {
-            "read_verilog -sv top.v liteeth_core.v; synth_ecp5 -top top -json top.json; tee -o top.stat stat"
-                .to_string()
+            format!(
+                "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -json top.json; tee -o top.stat stat",
+                crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH
+            )
         }
     };
     eprintln!(

@@ -405,6 +405,26 @@ pub fn resources(no_speed: bool, speed_json: Option<String>) -> anyhow::Result<(
     Ok(())
 }
 
+/// The yosys command after `read_verilog` in every engine and board
+/// build: a RAM's read of the word being written in the same cycle is
+/// undefined (`no_rw_check` on every memory). The ECP5's block RAM
+/// leaves a read of the word its other port writes undefined; asked for
+/// the old word, as rust-hdl's `RAM` describes it, yosys adds a register
+/// and a multiplexer per bit of the memory's width (`ecp5-25`: 686 LUT4
+/// and 1 368 FF on seven block RAMs). The Verilator models read the word's
+/// complement then (`ferroce_sim::verilator::undefined_collisions`), so
+/// the tests fail if the design uses such a read.
+macro_rules! undefined_collisions {
+    () => {
+        "setattr -set no_rw_check 1 m:*"
+    };
+}
+
+/// The board builds' form of [`undefined_collisions!`]: every memory but
+/// the generated LiteEth core's, whose reads stay as its Verilog has
+/// them (nothing simulates it with undefined collisions).
+pub const UNDEFINED_COLLISIONS_BUT_LITEETH: &str = concat!(undefined_collisions!(), " liteeth_core/* %d");
+
 /// The yosys command between [`ENGINE_SCRIPT`]'s two halves of
 /// `synth_ecp5` (the board builds of the engine take it too).
 macro_rules! small_tables {
@@ -433,6 +453,9 @@ macro_rules! small_tables {
 /// entries the multiplexer costs as much as the RAM.
 pub const ENGINE_SCRIPT: &str = concat!(
     "read_verilog -sv ferroce_engine.v
+",
+    undefined_collisions!(),
+    "
 synth_ecp5 -top top -nowidelut -run begin:map_ram
 ",
     small_tables!(),

@@ -79,8 +79,9 @@
 //! Frames wait in `frame_fifo` (16 KiB) while their headers are processed;
 //! `s_axis_tready` drops when it or the parser's result slot is full.
 //!
-//! State: the parse results wait in a queue of four (`hq`, block RAM of
-//! eight slots with a registered read, so the headers of the frame being
+//! State: the parse results wait in a queue of the build's
+//! `rx_header_queue` (four, or one on `ecp5-25`: `hq`, a RAM of twice as
+//! many slots with a registered read, so the headers of the frame being
 //! processed stay in the slot behind the queue until the next frame is
 //! taken; the RAM's output register holds them); the rings' bases and
 //! counts per stream key (`meta`), the ring entries (`ring`, 16 per stream
@@ -95,7 +96,9 @@ use ferroce_proto::wire::{flags, Ecn, NakCode, Opcode};
 use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
-use super::cfg::{CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW};
+use super::cfg::{
+    CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+};
 use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
 use super::rx_check::RxCheck;
@@ -125,11 +128,12 @@ pub const COUNTERS: &[&str] = &[
     "cnt_post_drop",
 ];
 
-/// Parse results waiting for the control logic.
-const HQ_DEPTH: u64 = 4;
+/// Parse results waiting for the control logic (the build's
+/// `rx_header_queue`).
+const HQ_DEPTH: u64 = RX_HEADER_QUEUE as u64;
 /// Slot-index bits of the parse-result RAM: twice the queue, so that the
 /// slot of the frame being processed is never the one written.
-const HQ_BITS: usize = 3;
+const HQ_BITS: usize = RX_HEADER_SLOT_BITS;
 
 /// Bits of a ring's count (0 to `RECV_RING` buffers).
 const CNT_BITS: usize = RECV_RING_BITS + 1;
