@@ -19,10 +19,13 @@
 //! beat under the pointer is there in the following cycle; a beat written
 //! at that same edge to that same address is forwarded from a register.
 //! At such an edge the RAM is read at another address (bit 0 flipped) and
-//! its output ignored, so the read and write addresses provably never meet:
-//! synthesis then maps the RAM to block RAM as is, without the read-before-
-//! write emulation (a second copy of the write port in registers, and a
-//! bypass) that it adds when a read may collide with a write.
+//! its output ignored, so the read and write addresses never meet (a read
+//! of the word being written is undefined: synthesis is told so, and the
+//! engine's models read garbage then; docs/rtl.md). Before synthesis was
+//! told, this was also what kept yosys from adding its read-before-write
+//! emulation (a second copy of the write port in registers, and a bypass),
+//! which it did for every RAM whose read it could not prove apart from
+//! the write.
 
 use rust_hdl::prelude::*;
 
