@@ -173,6 +173,7 @@ pub struct Driver<D: Device> {
     /// Connections and streams per connection the engine was built with.
     max_conns: u32,
     max_streams: u32,
+    max_mrs: u32,
 }
 
 impl<D: Device> std::fmt::Debug for Driver<D> {
@@ -214,9 +215,11 @@ impl<D: Device> Driver<D> {
             cq: Ring { spec: cq, prod: 0, cons: 0 },
             max_conns: 0,
             max_streams: 0,
+            max_mrs: 0,
         };
         d.max_conns = d.get(regs::engine_info::MAX_CONNS)?;
         d.max_streams = d.get(regs::engine_info::MAX_STREAMS)?;
+        d.max_mrs = d.get(regs::engine_info::MAX_MRS)?;
         let window = d.get(regs::engine_info::MAX_IN_FLIGHT)?;
         for (reg, v) in settings {
             d.set(reg, if reg == control::WINDOW_CAP { v.min(window) } else { v })?;
@@ -315,7 +318,13 @@ impl<D: Device> Driver<D> {
 
     /// Open memory region `m` to remote WRITEs.
     pub fn register_mr(&mut self, m: &MrSpec) -> Result<()> {
-        if m.len == 0 || m.base.checked_add(m.len).is_none() || m.slot >= 16 {
+        if m.slot >= self.max_mrs {
+            return Err(Error::BadRequest(format!(
+                "region slot {}: this engine has {} memory-region slots (engine_info.max_mrs)",
+                m.slot, self.max_mrs
+            )));
+        }
+        if m.len == 0 || m.base.checked_add(m.len).is_none() {
             return Err(Error::BadRequest(format!(
                 "region slot {}: {:#x}+{} is empty or wraps",
                 m.slot, m.base, m.len

@@ -331,6 +331,24 @@ fn register_mr_writes_the_region_and_refuses_empty_wrapping_or_unknown_slots() {
     assert_eq!(d.dev.writes.len(), writes, "nothing written for a refused region");
 }
 
+/// A build with fewer memory-region slots (`engine_info.max_mrs`: four in
+/// `ecp5-25`) refuses a slot beyond them, saying how many it has.
+#[test]
+fn register_mr_refuses_a_slot_the_build_lacks() {
+    let mut dev = logged();
+    dev.twin.file.set(regs::engine_info::MAX_MRS.offset(), 4);
+    let mut d = up_with(dev);
+    let m = MrSpec { slot: 3, rkey: 7, base: 0x1000, len: 0x100, remote_write: true, conn: 0 };
+    d.register_mr(&m).unwrap();
+    assert_eq!(reg(&mut d, mr_table::INDEX), 3);
+    let writes = d.dev.writes.len();
+    match d.register_mr(&MrSpec { slot: 4, ..m }) {
+        Err(Error::BadRequest(why)) => assert!(why.contains("4 memory-region slots"), "{why}"),
+        other => panic!("slot 4 of 4: {other:?}"),
+    }
+    assert_eq!(d.dev.writes.len(), writes, "nothing written for a refused region");
+}
+
 #[test]
 fn a_busy_command_is_polled_until_done_and_gives_up_after_a_thousand_polls() {
     let mut dev = logged();

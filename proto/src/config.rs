@@ -18,7 +18,7 @@
 //! message window per stream (16) and the data width (64) are the same in
 //! every build today; [`EngineConfig::check`] says so when asked for others.
 
-use crate::params::{MSG_WINDOW, SACK_WINDOW};
+use crate::params::{MEMORY_REGIONS, MSG_WINDOW, SACK_WINDOW};
 use crate::regs::{self, Bounds, Reg};
 
 /// A build of the engine.
@@ -40,6 +40,9 @@ pub struct EngineConfig {
     pub data_width: usize,
     /// Largest payload per packet, in bytes.
     pub max_mtu: u32,
+    /// Memory regions open to remote WRITEs (2 to 16, a power of two):
+    /// each is compared with every WRITE's key at once.
+    pub memory_regions: usize,
     /// Received frames' headers that may wait while the receive control
     /// logic handles an earlier frame (1, 2 or 4). Frames arrive one beat a
     /// cycle and the control logic spends 12 to 20 cycles on a data frame,
@@ -63,6 +66,7 @@ impl EngineConfig {
         in_flight_per_path: SACK_WINDOW,
         data_width: 64,
         max_mtu: 4096,
+        memory_regions: MEMORY_REGIONS,
         rx_header_queue: 4,
         clock_ps: 4000,
     };
@@ -87,7 +91,8 @@ impl EngineConfig {
     /// grade 6, does not close 75 MHz), 16 packets in flight per path (64
     /// per connection, far more than its 1 Gb/s port's bandwidth-delay
     /// product; the send and receive bitmaps, their trees and the send log
-    /// shrink with it), one received header waiting (its port brings a beat
+    /// shrink with it), four memory regions (each is a key compared with
+    /// every WRITE's), one received header waiting (its port brings a beat
     /// every 1.6 cycles at most, a 64-byte frame in 13 cycles or more; the
     /// board's frame store takes bursts).
     pub const ECP5_25: EngineConfig = EngineConfig {
@@ -96,6 +101,7 @@ impl EngineConfig {
         path_bits: 2,
         stream_bits: 1,
         in_flight_per_path: 16,
+        memory_regions: 4,
         rx_header_queue: 1,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
@@ -158,6 +164,9 @@ impl EngineConfig {
         if self.data_width != 64 {
             return Err("the data width is 64 bits in every build");
         }
+        if !self.memory_regions.is_power_of_two() || self.memory_regions < 2 || self.memory_regions > MEMORY_REGIONS {
+            return Err("memory regions must be a power of two, 2 to 16");
+        }
         if !matches!(self.rx_header_queue, 1 | 2 | 4) {
             return Err("the receive header queue holds 1, 2 or 4 headers");
         }
@@ -171,7 +180,7 @@ impl EngineConfig {
     }
 
     /// The build's `engine_info` constants, register by register.
-    pub const fn info(&self) -> [(Reg, u32); 7] {
+    pub const fn info(&self) -> [(Reg, u32); 8] {
         [
             (regs::engine_info::DATA_WIDTH, self.data_width as u32),
             (regs::engine_info::MAX_CONNS, self.conns() as u32),
@@ -180,6 +189,7 @@ impl EngineConfig {
             (regs::engine_info::MAX_MTU, self.max_mtu),
             (regs::engine_info::CLOCK_PS, self.clock_ps),
             (regs::engine_info::MAX_IN_FLIGHT, self.in_flight_per_path as u32),
+            (regs::engine_info::MAX_MRS, self.memory_regions as u32),
         ]
     }
 
@@ -203,6 +213,8 @@ impl EngineConfig {
             Some(Bounds { min: 1, max: self.in_flight_per_path as u32 })
         } else if reg == regs::path_table::INDEX {
             Some(Bounds { min: 0, max: (self.conns() * self.paths()) as u32 - 1 })
+        } else if reg == regs::mr_table::INDEX {
+            Some(Bounds { min: 0, max: self.memory_regions as u32 - 1 })
         } else {
             reg.register().range
         }
@@ -240,7 +252,7 @@ mod tests {
         for (reg, value) in c.info() {
             assert_eq!(reg.register().reset, value, "{reg}");
         }
-        for reg in [regs::control::MTU, regs::path_table::INDEX] {
+        for reg in [regs::control::MTU, regs::path_table::INDEX, regs::mr_table::INDEX] {
             assert_eq!(c.range(reg), reg.register().range, "{reg}");
         }
     }
@@ -262,5 +274,11 @@ mod tests {
         assert_eq!(e.window_slot_bits(), 4);
         assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 16);
         assert_eq!(EngineConfig::ECP5_85.window_slot_bits(), 6);
+        assert_eq!(e.reset(regs::engine_info::MAX_MRS), 4);
+        assert_eq!(e.range(regs::mr_table::INDEX), Some(Bounds { min: 0, max: 3 }));
+        for bad in [1, 3, 32] {
+            let bad = EngineConfig { memory_regions: bad, ..e };
+            assert!(bad.check().unwrap_err().contains("memory regions"), "{bad:?}");
+        }
     }
 }

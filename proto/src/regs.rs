@@ -108,6 +108,8 @@ pub const MAX_STREAMS: u32 = crate::config::EngineConfig::CORUNDUM.streams() as 
 pub const CLOCK_PS: u32 = crate::config::EngineConfig::CORUNDUM.clock_ps;
 /// Packets a path may have in flight (`engine_info.max_in_flight`).
 pub const MAX_IN_FLIGHT: u32 = crate::config::EngineConfig::CORUNDUM.in_flight_per_path as u32;
+/// Memory-region slots (`engine_info.max_mrs`).
+pub const MAX_MRS: u32 = crate::config::EngineConfig::CORUNDUM.memory_regions as u32;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -152,6 +154,7 @@ pub const BLOCKS: &[Block] = &[
                 MAX_IN_FLIGHT,
                 "packets a path may have in flight (its send window's slots; at most the 256 of a SACK)",
             ),
+            r("max_mrs", 0x2c, Const, MAX_MRS, "memory-region slots (`mr_table.index` below it)"),
         ],
     },
     Block {
@@ -246,7 +249,7 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Memory regions open to remote WRITEs, written through a window.",
         regs: &[
-            r("index", 0x0c, Rw, 0, "table slot"),
+            r("index", 0x0c, Rw, 0, "table slot").within(0, MAX_MRS - 1),
             r("rkey", 0x10, Rw, 0, "remote key"),
             r("base_lo", 0x14, Rw, 0, "region start, bits 31:0"),
             r("base_hi", 0x18, Rw, 0, "region start, bits 63:32"),
@@ -412,6 +415,7 @@ handles! {
     engine_info {
         BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
         MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps", MAX_IN_FLIGHT = "max_in_flight",
+        MAX_MRS = "max_mrs",
     }
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",

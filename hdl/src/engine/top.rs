@@ -48,7 +48,7 @@ use ferroce_proto::params::{
 use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
 
-use super::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::cfg::{CONNS, CONN_KEY_BITS, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
 use super::tx_path::TxPath;
@@ -123,7 +123,7 @@ const CONN_HIGH_BITS: usize = 16 - CONN_KEY_BITS;
 /// The last connection number.
 const LAST_CONN: usize = CONNS - 1;
 /// Memory regions.
-const REGIONS: usize = 16;
+const REGIONS: usize = MRS;
 /// Bits of an index into the `strobe` bus.
 const STROBE_INDEX_BITS: usize = index_bits(crate::csr::STORED_BITS / 32);
 /// Bits of the connection count as a number (0..=CONNS).
@@ -1402,7 +1402,7 @@ impl Logic for Engine {
         self.rxp.conn_wr_paths.next = self.w_conn_paths.val().get_bits::<5>(0);
         self.rxp.conn_wr_generation.next = self.w_conn_generation.val().get_bits::<8>(0);
         self.rxp.mr_wr.next = self.mr_w.q.val();
-        self.rxp.mr_wr_index.next = self.w_mr_index.val().get_bits::<4>(0);
+        self.rxp.mr_wr_index.next = self.w_mr_index.val().get_bits::<MR_BITS>(0);
         self.rxp.mr_wr_valid_bit.next = self.mr_valid_bit.q.val();
         self.rxp.mr_wr_rkey.next = self.cfg.val().mr_rkey;
         self.rxp.mr_wr_base.next = self.w_mr_base.val().into();

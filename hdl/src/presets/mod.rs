@@ -39,6 +39,10 @@ macro_rules! preset {
             pub const WINDOW: usize = CONFIG.in_flight_per_path;
             /// Bits of a window slot (PSN mod `WINDOW`).
             pub const WINDOW_SLOT_BITS: usize = CONFIG.window_slot_bits();
+            /// Memory regions.
+            pub const MRS: usize = CONFIG.memory_regions;
+            /// Bits of a memory-region index.
+            pub const MR_BITS: usize = CONFIG.memory_regions.trailing_zeros() as usize;
             /// Received headers that may wait for the receive control logic.
             pub const RX_HEADER_QUEUE: usize = CONFIG.rx_header_queue;
             /// Slot-index bits of the received-header RAM: twice the queue.

@@ -39,18 +39,15 @@
 //!   the region check of both the whole message and this packet; SENDs:
 //!   true) and `out_addr` (`remote_addr + offset`).
 
-use ferroce_proto::params::{GENERATION_BITS, MEMORY_REGIONS, RKEY_BITS};
+use ferroce_proto::params::{GENERATION_BITS, RKEY_BITS};
 use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
-use super::cfg::CONN_KEY_BITS;
+pub use super::cfg::MRS;
+use super::cfg::{CONN_KEY_BITS, MR_BITS};
 
 /// Connections in the table.
 pub const CONNS: usize = 1 << CONN_KEY_BITS;
-/// Memory regions in the table.
-pub const MRS: usize = MEMORY_REGIONS;
-/// Bits of a region index.
-const MR_BITS: usize = 4;
 const _: () = assert!(1 << MR_BITS == MRS);
 
 /// A connection's entry.

@@ -97,7 +97,7 @@ use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 use super::cfg::{
-    CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    CONN_KEY_BITS, MR_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
 };
 use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
@@ -258,7 +258,7 @@ pub struct RxPath {
     pub conn_wr_paths: Signal<In, Bits<5>>,
     pub conn_wr_generation: Signal<In, Bits<8>>,
     pub mr_wr: Signal<In, bool>,
-    pub mr_wr_index: Signal<In, Bits<4>>,
+    pub mr_wr_index: Signal<In, Bits<MR_BITS>>,
     pub mr_wr_valid_bit: Signal<In, bool>,
     pub mr_wr_rkey: Signal<In, Bits<32>>,
     pub mr_wr_base: Signal<In, Bits<64>>,
