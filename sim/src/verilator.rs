@@ -268,7 +268,11 @@ fn mutant(name: &str, verilog: &str) -> Result<Option<String>> {
 }
 
 /// The read that a RAM's registered port takes in rust-hdl's `RAM`.
-const RAM_READ: &str = "read_data <= mem[read_address];";
+pub const RAM_READ: &str = "read_data <= mem[read_address];";
+
+/// [`RAM_READ`] as [`undefined_collisions`] rewrites it.
+pub const RAM_READ_UNDEFINED: &str =
+    "read_data <= (write_enable && write_address == read_address) ? ~mem[read_address] : mem[read_address];";
 
 /// `verilog` with every RAM's read of the word being written in the same
 /// cycle made undefined, as synthesis is told it is (`no_rw_check` on every
@@ -282,9 +286,7 @@ const RAM_READ: &str = "read_data <= mem[read_address];";
 /// don't-cares included, with rust-hdl's simulation, whose `RAM` reads the
 /// old word.
 pub fn undefined_collisions(verilog: &str) -> String {
-    let poisoned = "read_data <= (write_enable && write_address == read_address) \
-                    ? ~mem[read_address] : mem[read_address];";
-    verilog.replace(RAM_READ, poisoned)
+    verilog.replace(RAM_READ, RAM_READ_UNDEFINED)
 }
 
 impl ModelLib {

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use ferroce_proto::rng::Rng;
-use ferroce_sim::verilator::{undefined_collisions, ModelLib, Sim};
+use ferroce_sim::verilator::{undefined_collisions, ModelLib, Sim, RAM_READ, RAM_READ_UNDEFINED};
 
 const A: usize = ferroce_hdl::emit::PATH_KEY_BITS + 8;
 
@@ -91,9 +91,9 @@ fn a_read_of_the_entry_being_written_is_the_old_entrys_complement() {
 #[test]
 fn every_ram_of_the_engine_is_modelled_with_undefined_collisions() {
     let v = (ferroce_hdl::presets::built("ecp5-25").expect("the preset").emit)();
-    let rams = v.matches("read_data <= mem[read_address];").count();
+    let rams = v.matches(RAM_READ).count();
     assert!(rams >= 20, "{rams} RAMs in the ecp5-25 engine");
     let poisoned = undefined_collisions(&v);
-    assert_eq!(poisoned.matches("read_data <= mem[read_address];").count(), 0);
-    assert_eq!(poisoned.matches("? ~mem[read_address] : mem[read_address];").count(), rams);
+    assert_eq!(poisoned.matches(RAM_READ).count(), 0);
+    assert_eq!(poisoned.matches(RAM_READ_UNDEFINED).count(), rams);
 }
