@@ -19,6 +19,9 @@
 //! * `regs` (out): every RW and WO register, register i of
 //!   `ferroce_proto::regs::stored()` at bits 32i..32i+31; `strobe` (out): bit
 //!   i pulses for one cycle after register i is written.
+//! * `pulses` (out): the self-clearing bits (`Register::pulse`) a write
+//!   set, in the cycle its `strobe` bit pulses; they are never stored (the
+//!   register reads them as 0).
 //! * `hw` (in): every hardware-set RO register, register j of
 //!   `ferroce_proto::regs::hardware()` at bits 32j..32j+31.
 //!
@@ -160,7 +163,13 @@ pub struct Csr {
     pub regs: Signal<Out, Bits<STORED_BITS>>,
     pub strobe: Signal<Out, Bits<N_STORED>>,
     pub hw: Signal<In, Bits<HW_BITS>>,
+    pub pulses: Signal<Out, Bits<32>>,
     regs_q: DFF<Bits<STORED_BITS>>,
+    pulses_q: DFF<Bits<32>>,
+    /// The written register's self-clearing bits.
+    w_pulse: DFF<Bits<32>>,
+    wr_pulse: Signal<Local, Bits<32>>,
+    wr_kept: Signal<Local, Bits<32>>,
     strobe_q: DFF<Bits<N_STORED>>,
     bvalid: DFF<bool>,
     bresp: DFF<Bits<2>>,
@@ -223,6 +232,8 @@ pub struct Csr {
     stored_offset: [Constant<Bits<OFFSET_BITS>>; N_STORED],
     #[constants(|i: usize| 1u64 << i)]
     stored_strobe: [Constant<Bits<N_STORED>>; N_STORED],
+    #[constants(|i: usize| stored(i).pulse as u64)]
+    stored_pulse: [Constant<Bits<32>>; N_STORED],
     /// Hardware registers: address.
     #[constants(|j: usize| regs::hardware()[j].0 as u64)]
     hw_addr: [Constant<Bits<ADDR_BITS>>; N_HARDWARE],
@@ -262,7 +273,7 @@ impl Logic for Csr {
     fn update(&mut self) {
         dff_setup!(
             self, clock, regs_q, strobe_q, bvalid, bresp, rvalid, rresp, rdata, sweep, sweep_idx, w_pend, w_idx, w_hit,
-            w_min, w_max, w_data, w_mask, r_pend, r_ram, r_other, r_ok
+            w_min, w_max, w_data, w_mask, r_pend, r_ram, r_other, r_ok, pulses_q, w_pulse
         );
         self.shadow_w.read_clock.next = self.clock.val();
         self.shadow_w.write_clock.next = self.clock.val();
@@ -304,12 +315,14 @@ impl Logic for Csr {
         self.wr_idx.next = self.zero_idx.val();
         self.wr_min.next = self.zero_word.val();
         self.wr_max.next = self.zero_word.val();
+        self.wr_pulse.next = self.zero_word.val();
         for i in 0..N_STORED {
             if self.s_axil_awaddr.val() == self.stored_addr[i].val() {
                 self.wr_any.next = true;
                 self.wr_idx.next = self.stored_idx[i].val();
                 self.wr_min.next = self.stored_min[i].val();
                 self.wr_max.next = self.stored_max[i].val();
+                self.wr_pulse.next = self.stored_pulse[i].val();
             }
         }
         self.shadow_w.read_address.next = self.wr_idx.val();
@@ -321,6 +334,7 @@ impl Logic for Csr {
             self.w_max.d.next = self.wr_max.val();
             self.w_data.d.next = self.s_axil_wdata.val();
             self.w_mask.d.next = self.byte_mask.val().into();
+            self.w_pulse.d.next = self.wr_pulse.val();
         } else {
             self.w_pend.d.next = false;
         }
@@ -332,14 +346,16 @@ impl Logic for Csr {
         self.wr_ok.next = self.w_hit.q.val()
             & (self.wr_value.val() >= self.w_min.q.val())
             & (self.wr_value.val() <= self.w_max.q.val());
-        self.value_word.next.word = self.wr_value.val();
+        // Self-clearing bits act (`pulses`) and are not kept.
+        self.wr_kept.next = self.wr_value.val() & !self.w_pulse.q.val();
+        self.value_word.next.word = self.wr_kept.val();
         self.value_word.next.zero = self.zero_bus_hi.val();
         self.value_wide.next = self.value_word.val().into();
         self.shadow_w.write_address.next = self.w_idx.q.val();
-        self.shadow_w.write_data.next = self.wr_value.val();
+        self.shadow_w.write_data.next = self.wr_kept.val();
         self.shadow_w.write_enable.next = self.w_pend.q.val() & self.wr_ok.val();
         self.shadow_r.write_address.next = self.w_idx.q.val();
-        self.shadow_r.write_data.next = self.wr_value.val();
+        self.shadow_r.write_data.next = self.wr_kept.val();
         self.shadow_r.write_enable.next = self.w_pend.q.val() & self.wr_ok.val();
 
         // The sweep after reset: every register's reset value into the
@@ -434,7 +450,9 @@ impl Logic for Csr {
             self.rvalid.d.next = false;
         }
         self.strobe_q.d.next = self.zero_strobe.val();
+        self.pulses_q.d.next = self.zero_word.val();
         if self.w_pend.q.val() & self.wr_ok.val() {
+            self.pulses_q.d.next = self.wr_value.val() & self.w_pulse.q.val();
             for i in 0..N_STORED {
                 if self.w_idx.q.val() == self.stored_idx[i].val() {
                     self.regs_q.d.next = (self.regs_q.q.val() & !(self.word_mask.val() << self.stored_offset[i].val()))
@@ -451,6 +469,7 @@ impl Logic for Csr {
             self.rresp.d.next = self.okay.val();
             self.rdata.d.next = self.zero_word.val();
             self.strobe_q.d.next = self.zero_strobe.val();
+            self.pulses_q.d.next = self.zero_word.val();
             self.regs_q.d.next = self.regs_reset.val();
             self.sweep.d.next = true;
             self.sweep_idx.d.next = self.zero_idx.val();
@@ -467,5 +486,6 @@ impl Logic for Csr {
         self.s_axil_rdata.next = self.rdata.q.val();
         self.regs.next = self.regs_q.q.val();
         self.strobe.next = self.strobe_q.q.val();
+        self.pulses.next = self.pulses_q.q.val();
     }
 }

@@ -44,12 +44,23 @@ pub struct EngineConfig {
     /// each is compared with every WRITE's key at once.
     pub memory_regions: usize,
     /// Received frames' headers that may wait while the receive control
-    /// logic handles an earlier frame (1, 2 or 4). Frames arrive one beat a
-    /// cycle and the control logic spends 12 to 20 cycles on a data frame,
-    /// so short frames queue at line rate; a board whose port is slower
-    /// than its beats needs fewer. The queue costs a header (504 bits) per
-    /// place.
+    /// logic handles an earlier frame (0, 1, 2 or 4). Frames arrive one
+    /// beat a cycle and the control logic spends 12 to 20 cycles on a data
+    /// frame, so short frames queue at line rate; a board whose port is
+    /// slower than its beats needs fewer. The queue costs a header (504
+    /// bits) per place. At 0 a parsed header waits in the parser, which
+    /// takes no further frame until the control logic takes it, and the
+    /// control logic reads it from one register (no queue, and no
+    /// multiplexer choosing the slot being processed).
     pub rx_header_queue: usize,
+    /// The send side's CRC takes the zero bytes past a frame's last byte
+    /// back one a cycle (up to 7 cycles a frame, in which no beat enters)
+    /// instead of in the last beat's step: one CRC matrix instead of four.
+    /// For a build whose clock outpaces its port, such as a board's
+    /// Gigabit port (a 64-byte frame is 672 ns on the wire; its 8 beats and
+    /// 7 more cycles are 300 ns at 50 MHz); not for one that sends a beat
+    /// every cycle.
+    pub serial_crc_tail: bool,
     /// Clock period in picoseconds.
     pub clock_ps: u32,
 }
@@ -68,6 +79,7 @@ impl EngineConfig {
         max_mtu: 4096,
         memory_regions: MEMORY_REGIONS,
         rx_header_queue: 4,
+        serial_crc_tail: false,
         clock_ps: 4000,
     };
 
@@ -92,9 +104,10 @@ impl EngineConfig {
     /// per connection, far more than its 1 Gb/s port's bandwidth-delay
     /// product; the send and receive bitmaps, their trees and the send log
     /// shrink with it), four memory regions (each is a key compared with
-    /// every WRITE's), one received header waiting (its port brings a beat
-    /// every 1.6 cycles at most, a 64-byte frame in 13 cycles or more; the
-    /// board's frame store takes bursts).
+    /// every WRITE's), no received header queue: a parsed header waits in
+    /// the parser (its port brings a beat every 1.6 cycles at most, a
+    /// 64-byte frame in 13 cycles or more; the board's frame store takes
+    /// bursts), the send CRC's last zero bytes taken back one a cycle.
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
@@ -102,7 +115,8 @@ impl EngineConfig {
         stream_bits: 1,
         in_flight_per_path: 16,
         memory_regions: 4,
-        rx_header_queue: 1,
+        rx_header_queue: 0,
+        serial_crc_tail: true,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };
@@ -167,8 +181,8 @@ impl EngineConfig {
         if !self.memory_regions.is_power_of_two() || self.memory_regions < 2 || self.memory_regions > MEMORY_REGIONS {
             return Err("memory regions must be a power of two, 2 to 16");
         }
-        if !matches!(self.rx_header_queue, 1 | 2 | 4) {
-            return Err("the receive header queue holds 1, 2 or 4 headers");
+        if !matches!(self.rx_header_queue, 0 | 1 | 2 | 4) {
+            return Err("the receive header queue holds 0, 1, 2 or 4 headers");
         }
         if self.max_mtu < 256 || self.max_mtu > 4096 {
             return Err("the largest MTU must be 256 to 4096 bytes");

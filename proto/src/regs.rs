@@ -67,12 +67,20 @@ pub struct Register {
     /// these are values the hardware cannot use (a field narrower than 32
     /// bits, a timer beyond its reach, a zero it would divide or loop by).
     pub range: Option<Bounds>,
+    /// Self-clearing bits: a write of 1 acts once and the bit reads as 0
+    /// (it is never stored).
+    pub pulse: u32,
 }
 
 impl Register {
     /// The register, taking only `min..=max`.
     const fn within(self, min: u32, max: u32) -> Register {
         Register { range: Some(Bounds { min, max }), ..self }
+    }
+
+    /// The register with self-clearing bits `mask`.
+    const fn pulsing(self, mask: u32) -> Register {
+        Register { pulse: mask, ..self }
     }
 }
 
@@ -121,7 +129,7 @@ const TIMER_NS: u32 = i32::MAX as u32;
 const RING_LOG: u32 = 31;
 
 const fn r(name: &'static str, offset: u32, access: Access, reset: u32, doc: &'static str) -> Register {
-    Register { name, offset, access, reset, doc, range: None }
+    Register { name, offset, access, reset, doc, range: None, pulse: 0 }
 }
 
 use Access::{Const, Ro, Rw, Wo};
@@ -163,7 +171,7 @@ pub const BLOCKS: &[Block] = &[
         version: VERSION,
         doc: "Enable, addresses and transport timing.",
         regs: &[
-            r("ctrl", 0x0c, Rw, 0, "bit0 enable; bit1 clear statistics (self-clearing)"),
+            r("ctrl", 0x0c, Rw, 0, "bit0 enable; bit1 clear statistics (self-clearing)").pulsing(0b10),
             r("status", 0x10, Ro, 0, "bit0 running; bit1 a DMA error was seen"),
             r("mac_lo", 0x14, Rw, 0, "local MAC address bytes 2-5 (byte 2 in bits 31:24)"),
             r("mac_hi", 0x18, Rw, 0, "local MAC address bytes 0-1 in bits 15:0").within(0, U16),
@@ -554,6 +562,11 @@ impl RegFile {
         b.regs.iter().find(|r| r.offset == off).map(|r| (r.access, r.range))
     }
 
+    /// The self-clearing bits of the register at `addr` (none if unmapped).
+    fn pulse_at(addr: u32) -> u32 {
+        Reg::at(addr).map_or(0, |r| r.register().pulse)
+    }
+
     /// Bus read.
     pub fn read(&self, addr: u32) -> core::result::Result<u32, BusError> {
         match Self::lookup(addr) {
@@ -570,7 +583,7 @@ impl RegFile {
             Some((Access::Ro | Access::Const, _)) => Err(BusError::ReadOnly),
             Some((_, Some(b))) if !b.contains(value) => Err(BusError::OutOfRange),
             Some(_) => {
-                self.values[addr as usize / 4] = value;
+                self.values[addr as usize / 4] = value & !Self::pulse_at(addr);
                 Ok(())
             }
         }
@@ -737,6 +750,17 @@ mod tests {
         assert_eq!(rf.get(cmd), 1);
         assert_eq!(rf.write(port, 4000), Ok(()));
         assert_eq!(rf.read(port), Ok(4000));
+    }
+
+    #[test]
+    fn self_clearing_bits_act_and_read_as_zero() {
+        let mut rf = RegFile::new();
+        let ctrl = control::CTRL.offset();
+        assert_eq!(control::CTRL.register().pulse, 0b10);
+        assert_eq!(rf.write(ctrl, 0b11), Ok(()));
+        assert_eq!(rf.read(ctrl), Ok(0b01), "bit 1 is not kept");
+        assert_eq!(rf.write_strobed(ctrl, 0b10, 0b1), Ok(()));
+        assert_eq!(rf.read(ctrl), Ok(0), "nor is bit 0 when written 0");
     }
 
     fn ranged() -> Vec<(u32, &'static str, &'static Register, Bounds)> {

@@ -5,7 +5,9 @@
 //! the bytes from the transport header on, least significant byte first,
 //! in the last beat or one more). Frames of every length modulo 8, from
 //! the shortest an ACK or NAK makes to jumbo data frames
-//! (`ferroce_sim::axis::random_packet`, as the `tx_build` test's).
+//! (`ferroce_sim::axis::random_packet`, as the `tx_build` test's). Both
+//! forms: the last beat's zero bytes taken back in its step, and serially
+//! (`CrcAppend<true>`, which holds the last beat up to 7 cycles).
 
 use std::collections::VecDeque;
 
@@ -14,7 +16,9 @@ use ferroce_proto::wire;
 use ferroce_sim::axis::{random_packet, FrameOut};
 use ferroce_sim::verilator::{ModelLib, Sim};
 
-ferroce_sim::equivalence_inputs!(crc_append_inputs: ferroce_hdl::tx::crc_append::CrcAppend;
+ferroce_sim::equivalence_inputs!(crc_append_inputs: ferroce_hdl::tx::crc_append::CrcAppend<false>;
+    reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
+ferroce_sim::equivalence_inputs!(crc_append_serial_inputs: ferroce_hdl::tx::crc_append::CrcAppend<true>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
 
 /// A random frame, as `wire::encode` builds it.
@@ -25,9 +29,24 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn frames_get_the_trailer_the_model_gives() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::default());
-    let lib = ModelLib::build("crc_append", &v).expect("crc_append model builds");
-    ferroce_sim::verilator::record_next("crc_append", REPLAYED);
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<false>::default());
+    let cycles = frames_out("crc_append", &v);
+    let rec = ferroce_sim::verilator::take_recording("crc_append").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<crc_append_inputs>("crc_append", &rec, &[]);
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<true>::default());
+    let serial_cycles = frames_out("crc_append_serial", &v);
+    let rec = ferroce_sim::verilator::take_recording("crc_append_serial").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<crc_append_serial_inputs>("crc_append_serial", &rec, &[]);
+    // The same frames (the same draws until the timing differs); the
+    // serial tail's wait shows as more cycles for them.
+    assert!(serial_cycles > cycles + 6_000, "serial tail: {serial_cycles} cycles, in its step: {cycles}");
+}
+
+/// Runs the test's traffic through the block's Verilog (model `name`),
+/// recording its first cycles; the cycles it took.
+fn frames_out(name: &str, v: &str) -> u64 {
+    let lib = ModelLib::build(name, v).expect("crc_append model builds");
+    ferroce_sim::verilator::record_next(name, REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |s: &Sim, n: &str| s.port(n);
@@ -39,7 +58,7 @@ fn frames_get_the_trailer_the_model_gives() {
     // Frames waiting to go in (with how much of each went in), and out.
     let mut inq: VecDeque<(Vec<u8>, usize)> = VecDeque::new();
     let mut want: VecDeque<Vec<u8>> = VecDeque::new();
-    let (mut made, mut frames, mut idle) = (0, 0, 0);
+    let (mut made, mut frames, mut idle, mut cycles) = (0, 0, 0, 0u64);
     let mut lengths = [0u32; 8];
     let mut spilled = 0;
     let mut out = FrameOut::default();
@@ -72,6 +91,7 @@ fn frames_get_the_trailer_the_model_gives() {
         let beat = (s.get(p(&s, "m_axis_tdata")), s.get(p(&s, "m_axis_tkeep")), s.get(p(&s, "m_axis_tlast")));
         let done = out.cycle(out_valid, ready, beat);
         s.tick();
+        cycles += 1;
         idle = if out_valid { 0 } else { idle + 1 };
         assert!(idle < 100, "frame {frames} stuck");
         if taken {
@@ -92,8 +112,7 @@ fn frames_get_the_trailer_the_model_gives() {
     }
     assert!(lengths.iter().all(|&n| n > 100), "every length modulo 8: {lengths:?}");
     assert!(spilled > 1000, "{spilled} trailers in a beat of their own");
-    let rec = ferroce_sim::verilator::take_recording("crc_append").expect("the first cycles were recorded");
-    ferroce_sim::equivalence::check_replay::<crc_append_inputs>("crc_append", &rec, &[]);
+    cycles
 }
 
 /// Cycles of the test's traffic replayed into rust-hdl's simulator.

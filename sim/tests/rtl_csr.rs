@@ -20,6 +20,8 @@ struct Axi {
     /// Probability that the master stalls a cycle (valid late, ready low).
     stall: f64,
     strobes_seen: Vec<u64>,
+    /// Self-clearing bits seen on `pulses`, with the strobe beside them.
+    pulses_seen: Vec<(u64, u64)>,
 }
 
 const OKAY: u64 = 0;
@@ -63,9 +65,10 @@ impl Axi {
             "regs",
             "strobe",
             "hw",
+            "pulses",
         ];
         let p = names.iter().map(|n| (*n, sim.port(n))).collect();
-        let mut a = Axi { sim, rng: Rng::new(seed), p, stall, strobes_seen: Vec::new() };
+        let mut a = Axi { sim, rng: Rng::new(seed), p, stall, strobes_seen: Vec::new(), pulses_seen: Vec::new() };
         a.set("reset", 1);
         a.tick();
         a.set("reset", 0);
@@ -86,6 +89,10 @@ impl Axi {
         let s = self.get("strobe");
         if s != 0 {
             self.strobes_seen.push(s);
+        }
+        let pulses = self.get("pulses");
+        if pulses != 0 {
+            self.pulses_seen.push((pulses, s));
         }
     }
 
@@ -219,8 +226,10 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
     let mapped: Vec<u32> = regs::all_regs().map(|(a, _)| a).chain((0..BLOCKS.len()).map(regs::block_base)).collect();
     let stored = regs::stored();
     let ranged: Vec<u32> = stored.iter().filter(|(_, r)| r.range.is_some()).map(|(a, _)| *a).collect();
+    let pulsing: Vec<u32> = stored.iter().filter(|(_, r)| r.pulse != 0).map(|(a, _)| *a).collect();
+    assert!(!pulsing.is_empty(), "a register with self-clearing bits");
     let mut rng = Rng::new(99);
-    let (mut errors, mut writes_ok, mut out_of_range, mut edges_taken) = (0, 0, 0, 0);
+    let (mut errors, mut writes_ok, mut out_of_range, mut edges_taken, mut pulsed) = (0, 0, 0, 0, 0);
     for n in 0..4000 {
         if n % 500 == 0 {
             let hw: Vec<u32> = (0..regs::N_HARDWARE).map(|_| rng.next_u64() as u32).collect();
@@ -234,6 +243,7 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
             1 => REGION_BYTES + (rng.below(0x1000) as u32 & !3),                            // beyond the map
             2 => rng.below(REGION_BYTES as u64) as u32 & !3,                                // anywhere inside
             3 => ranged[rng.below(ranged.len() as u64) as usize],                           // a ranged register
+            4 => pulsing[rng.below(pulsing.len() as u64) as usize],                         // self-clearing bits
             _ => mapped[rng.below(mapped.len() as u64) as usize],
         };
         if rng.chance(0.5) {
@@ -249,6 +259,7 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
                 }
             }
             axi.strobes_seen.clear();
+            axi.pulses_seen.clear();
             let got = axi.write(addr, data, strb);
             let r = model.write_strobed(addr, data, strb);
             let want = resp(r);
@@ -261,12 +272,19 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
                 }
                 let i = stored.iter().position(|(a, _)| *a == addr).expect("a writable register");
                 assert_eq!(axi.strobes_seen, vec![1u64 << i], "strobe of {addr:#x}");
+                // Self-clearing bits written as 1 pulse beside the strobe
+                // (and were not kept: the model reads them as 0).
+                let mask = (0..4).filter(|b| strb >> b & 1 == 1).fold(0u32, |m, b| m | 0xff << (8 * b));
+                let want_pulses = data & mask & stored[i].1.pulse;
+                let seen = if want_pulses == 0 { vec![] } else { vec![(want_pulses as u64, 1u64 << i)] };
+                assert_eq!(axi.pulses_seen, seen, "pulses of {data:#x} (strobe {strb:#x}) to {addr:#x}");
+                pulsed += (want_pulses != 0) as u32;
             } else {
                 errors += 1;
                 if r == Err(BusError::OutOfRange) {
                     out_of_range += 1;
                 }
-                assert!(axi.strobes_seen.is_empty(), "a refused write strobed");
+                assert!(axi.strobes_seen.is_empty() && axi.pulses_seen.is_empty(), "a refused write strobed");
             }
         } else {
             let (r, data) = axi.read(addr);
@@ -283,7 +301,10 @@ fn random_accesses_match_the_reference_and_errors_change_nothing() {
             assert_eq!(bus[i], model.get(*a), "regs bus {} after access {n}", r.name);
         }
     }
-    assert!(errors > 500 && writes_ok > 500, "errors {errors}, good writes {writes_ok}");
+    assert!(
+        errors > 500 && writes_ok > 500 && pulsed > 30,
+        "errors {errors}, good writes {writes_ok}, pulses {pulsed}"
+    );
     assert!(
         out_of_range > 100 && edges_taken > 60,
         "writes refused for their value {out_of_range}, range ends taken {edges_taken}"
@@ -338,23 +359,24 @@ fn build_bounded_registers_refuse_beyond_either_end_and_take_the_builds_limit() 
 fn a_read_beside_a_write_of_its_register_reads_the_old_or_the_new_value() {
     let mut axi = Axi::undefined_collisions(7, 0.0);
     let mut rng = Rng::new(8);
-    let stored: Vec<(u32, u32)> = regs::stored()
+    let stored: Vec<(u32, u32, u32)> = regs::stored()
         .iter()
         .filter(|(_, r)| r.access == regs::Access::Rw && r.range.is_none())
-        .map(|(a, r)| (*a, r.reset))
+        .map(|(a, r)| (*a, r.reset, r.pulse))
         .collect();
     assert!(stored.len() >= 10, "{} unbounded read-write registers", stored.len());
-    let mut value: std::collections::HashMap<u32, u32> = stored.iter().copied().collect();
+    let mut value: std::collections::HashMap<u32, u32> = stored.iter().map(|&(a, v, _)| (a, v)).collect();
     for _ in 0..2 * regs::N_STORED {
         axi.tick(); // the sweep after reset, when nothing is taken
     }
     let (mut old_seen, mut new_seen) = (0, 0);
     for n in 0..400 {
-        let (addr, _) = stored[rng.below(stored.len() as u64) as usize];
-        let new = rng.next_u64() as u32;
+        let (addr, _, pulse) = stored[rng.below(stored.len() as u64) as usize];
+        let written = rng.next_u64() as u32;
+        let new = written & !pulse; // self-clearing bits are not kept
         let lag = n % 2; // the read raised with the write, or a cycle after it is taken
         axi.set("s_axil_awaddr", addr as u64);
-        axi.set("s_axil_wdata", new as u64);
+        axi.set("s_axil_wdata", written as u64);
         axi.set("s_axil_wstrb", 0xf);
         axi.set("s_axil_awvalid", 1);
         axi.set("s_axil_wvalid", 1);

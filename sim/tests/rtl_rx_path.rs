@@ -23,7 +23,7 @@ ferroce_sim::equivalence_inputs!(rx_path_inputs: ferroce_hdl::rx::rx_path::RxPat
     conn_wr_paths, conn_wr_generation, mr_wr, mr_wr_index, mr_wr_valid_bit, mr_wr_rkey, mr_wr_base, mr_wr_len,
     mr_wr_remote_write, mr_wr_conn, ctl_valid, ctl_op, ctl_key, ctl_psn, post_valid, post_key, post_addr, post_len,
     post_id, timer_valid, timer_key, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser,
-    m_dma_cmd_ready, m_dma_data_tready, m_ack_ready, m_nak_ready, m_fb_ready, m_cpl_ready);
+    m_dma_cmd_ready, m_dma_data_tready, m_ack_ready, m_nak_ready, m_fb_ready, m_cpl_ready, clear_stats);
 
 /// Cycles of the lockstep run replayed into rust-hdl's simulator: the
 /// clearing sweep after reset (2^PATH_KEY_BITS cycles), bring-up and the

@@ -33,7 +33,7 @@ ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPat
     fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, ack_valid, ack_key,
     ack_cum, ack_sack, ack_ts, ack_sport, ack_pending, ack_ce, nak_valid, nak_key, nak_psn, nak_stream,
     nak_msg_seq, nak_code, nak_sport, rto_valid, rto_key, release_valid, release_key, release_psn, tx_go, tx_mask,
-    m_rd_cmd_ready, s_rd_tdata, s_rd_tkeep, s_rd_tvalid, s_rd_tlast, m_axis_tready, m_cpl_ready, pt_key);
+    m_rd_cmd_ready, s_rd_tdata, s_rd_tkeep, s_rd_tvalid, s_rd_tlast, m_axis_tready, m_cpl_ready, pt_key, clear_stats);
 
 /// Cycles of the lockstep run replayed into rust-hdl's simulator: the
 /// clearing sweep after reset (2^PATH_KEY_BITS cycles), set-up and the

@@ -128,6 +128,7 @@ impl Logic for StandIn {
             | self.m_dma_wr_cmd_ready.val()
             | self.m_dma_wr_tready.val()
             | self.csr.regs.val().any()
+            | self.csr.pulses.val().any()
             | self.csr.strobe.val().any();
     }
 }

@@ -404,6 +404,8 @@ pub struct Engine {
     csr: Csr,
     rxp: RxPath,
     txp: TxPath,
+    /// `control.ctrl` bit 1 written: the counters restart from 0.
+    clear_stats: Signal<Local, bool>,
     ackt: RtoTimer<PATH_KEY_BITS>,
     rtot: RtoTimer<PATH_KEY_BITS>,
     arm_w: Signal<Local, WideKey>,
@@ -664,6 +666,12 @@ pub struct Engine {
     conn_bit: [Constant<Bits<CONNS>>; CONNS],
     #[constant(PATH_BITS as u64)]
     conn_in_key: Constant<Bits<{ index_bits(PATH_KEY_BITS) }>>,
+    /// Where the connection starts in `path_table.index`.
+    #[constant(PATH_BITS as u64)]
+    conn_in_index: Constant<Bits<5>>,
+    /// Path keys: connections * paths.
+    #[constant((CONNS << PATH_BITS) as u64)]
+    n_path_keys: Constant<Bits<32>>,
     #[constant(2u64)]
     two2: Constant<Bits<2>>,
     #[constant(STREAM_BITS as u64)]
@@ -674,6 +682,8 @@ pub struct Engine {
     beat_no2: [Constant<Bits<2>>; RQE_WORDS],
     #[constant(strobe_of("control", "port_seed"))]
     strobe_seed: Constant<Bits<STROBE_INDEX_BITS>>,
+    #[constant(strobe_of("control", "ctrl"))]
+    strobe_ctrl: Constant<Bits<STROBE_INDEX_BITS>>,
     #[constant(strobe_of("conn_table", "cmd"))]
     strobe_conn: Constant<Bits<STROBE_INDEX_BITS>>,
     #[constant(strobe_of("mr_table", "cmd"))]
@@ -989,6 +999,11 @@ impl Logic for Engine {
             self.cqe[i].d.next = self.cqe[i].q.val();
         }
         self.csr.clock.next = self.clock.val();
+        // ---- the counters: `control.ctrl` bit 1 (self-clearing) clears them ----
+        self.clear_stats.next =
+            self.csr.strobe.val().get_bit(self.strobe_ctrl.val().index()) & self.csr.pulses.val().get_bit(1);
+        self.txp.clear_stats.next = self.clear_stats.val();
+        self.rxp.clear_stats.next = self.clear_stats.val();
         self.csr.reset.next = self.reset.val();
         self.rxp.clock.next = self.clock.val();
         self.rxp.reset.next = self.reset.val();
@@ -1548,10 +1563,11 @@ impl Logic for Engine {
         self.m_mac_tx_tvalid.next = self.txp.m_axis_tvalid.val();
         self.m_mac_tx_tlast.next = self.txp.m_axis_tlast.val();
         self.txp.m_cpl_ready.next = self.take_tx_cpl.val();
-        // The path window: connection * 16 + path.
+        // The path window: connection * max_paths + path (the build's
+        // paths per connection, `engine_info.max_paths`).
         self.pt.next.path = self.w_path_index.val().get_bits::<PATH_BITS>(0);
-        self.pt.next.conn = self.w_path_index.val().get_bits::<CONN_KEY_BITS>(4);
-        self.pt_in_range.next = self.w_path_index.val() < (self.n_conns.val() << 4);
+        self.pt.next.conn = self.w_path_index.val().get_bits::<CONN_KEY_BITS>(self.conn_in_index.val().index());
+        self.pt_in_range.next = self.w_path_index.val() < self.n_path_keys.val();
         self.txp.pt_key.next = self.pt.val().into();
 
         // ---- timers: fired keys wait until taken; a newer request replaces them ----
@@ -2136,6 +2152,7 @@ impl Logic for Engine {
                 | self.rxp.m_fb_ts.val().any()
                 | self.rxp.m_fb_pkts.val().any()
                 | self.rxp.cnt_frames.val().any()
+                | self.csr.pulses.val().any()
                 | self.rxp.cnt_dup_retx.val().any()
                 | self.rxp.cnt_post_drop.val().any()
                 | self.txp.tx_done.val()

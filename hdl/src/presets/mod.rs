@@ -45,8 +45,15 @@ macro_rules! preset {
             pub const MR_BITS: usize = CONFIG.memory_regions.trailing_zeros() as usize;
             /// Received headers that may wait for the receive control logic.
             pub const RX_HEADER_QUEUE: usize = CONFIG.rx_header_queue;
-            /// Slot-index bits of the received-header RAM: twice the queue.
-            pub const RX_HEADER_SLOT_BITS: usize = CONFIG.rx_header_queue.trailing_zeros() as usize + 1;
+            /// The send CRC takes a frame's last zero bytes back serially.
+            pub const SERIAL_CRC_TAIL: bool = CONFIG.serial_crc_tail;
+            /// Slot-index bits of the received-header RAM: twice the queue
+            /// (two slots, unused, without a queue).
+            pub const RX_HEADER_SLOT_BITS: usize = if CONFIG.rx_header_queue == 0 {
+                1
+            } else {
+                CONFIG.rx_header_queue.trailing_zeros() as usize + 1
+            };
         }
         #[path = "../csr.rs"]
         pub mod csr;

@@ -80,10 +80,14 @@
 //! `s_axis_tready` drops when it or the parser's result slot is full.
 //!
 //! State: the parse results wait in a queue of the build's
-//! `rx_header_queue` (four, or one on `ecp5-25`: `hq`, a RAM of twice as
-//! many slots with a registered read, so the headers of the frame being
-//! processed stay in the slot behind the queue until the next frame is
-//! taken; the RAM's output register holds them); the rings' bases and
+//! `rx_header_queue` (four in `corundum` and `ecp5-85`: `hq`, a RAM of
+//! twice as many slots with a registered read, so the headers of the frame
+//! being processed stay in the slot behind the queue until the next frame
+//! is taken; the RAM's output register holds them). With no queue
+//! (`ecp5-25`) a parsed header waits in the parser, whose result is taken,
+//! and its verdict given to the frame FIFO, when the control logic takes
+//! the frame: the header is loaded into one register (`hq_hdr`) then, and
+//! the parser takes the next frame. The rings' bases and
 //! counts per stream key (`meta`), the ring entries (`ring`, 16 per stream
 //! key) and each path key's last timestamp and source port (`tsp`) are
 //! block RAMs read through their registered port. Header fields come from
@@ -354,6 +358,8 @@ pub struct RxPath {
     pub cnt_ce: Signal<Out, Bits<32>>,
     pub cnt_bytes: Signal<Out, Bits<64>>,
     pub cnt_post_drop: Signal<Out, Bits<32>>,
+    /// Zero the counters (`control.ctrl` bit 1).
+    pub clear_stats: Signal<In, bool>,
     parse: RxParse,
     fifo: FrameFifo,
     check: RxCheck,
@@ -370,6 +376,9 @@ pub struct RxPath {
     hq_wr: DFF<Bits<HQ_BITS>>,
     hq_rd: DFF<Bits<HQ_BITS>>,
     hq_cur: DFF<Bits<HQ_BITS>>,
+    /// Without a queue (`rx_header_queue` 0): the header of the frame being
+    /// processed, loaded as the control logic takes it from the parser.
+    hq_hdr: DFF<Bits<HB>>,
     // ---- receive rings ----
     meta: RAM<RingMeta, STREAM_KEY_BITS>,
     ring: RAM<RingEntry, RING_ADDR_BITS>,
@@ -456,6 +465,8 @@ pub struct RxPath {
     hq_full: Signal<Local, bool>,
     hq_take: Signal<Local, bool>,
     hq_ra: Signal<Local, Bits<HQ_BITS>>,
+    /// The frame taken now is good (its parse result and addresses).
+    take_good: Signal<Local, bool>,
     // ---- rings ----
     m_base: Signal<Local, Bits<32>>,
     m_count: Signal<Local, Bits<CNT_BITS>>,
@@ -597,6 +608,9 @@ pub struct RxPath {
     kind_write_imm: Constant<Bits<2>>,
     #[constant(HQ_DEPTH)]
     hq_depth: Constant<Bits<HQ_BITS>>,
+    /// No header queue: the control logic takes a header from the parser.
+    #[constant(HQ_DEPTH == 0)]
+    hq_direct: Constant<bool>,
     #[constant(PATH_BITS as u64)]
     conn_in_path_key: Constant<Bits<32>>,
     #[constant(STREAM_BITS as u64)]
@@ -636,7 +650,7 @@ impl Logic for RxPath {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hq_good, hq_wr, hq_rd, hq_cur, ring_ra_q, cur_base, cur_count, pk, pa, pl, pi, t_key, st,
+            self, clock, hq_good, hq_wr, hq_rd, hq_cur, hq_hdr, ring_ra_q, cur_base, cur_count, pk, pa, pl, pi, t_key, st,
             init_busy, init_addr, acc_ok, w_addr, probe, fail, urgent, d_place, d_addr, f_pop, f_nak, f_commit,
             f_ackg, nak_code, ctl_op_q, ctl_key_q, ctl_psn_q, a_cum, a_map, a_pending, a_ce, a_ts, a_sport, a_key,
             arm_v, arm_k, data_v, data_c, c_kind, c_status, c_seq, c_len, c_imm, c_id, n_frames, n_data, n_dup,
@@ -666,7 +680,11 @@ impl Logic for RxPath {
         self.tsp.write_clock.next = self.clock.val();
 
         // ---- the frame being processed: its headers are hq's output ----
-        self.fields.hdr.next = self.hq.read_data.val();
+        if self.hq_direct.val() {
+            self.fields.hdr.next = self.hq_hdr.q.val();
+        } else {
+            self.fields.hdr.next = self.hq.read_data.val();
+        }
         self.is_write.next = (self.fields.opcode.val() == self.op_write.val()) | (self.fields.opcode.val() == self.op_write_imm.val());
         self.is_send.next = self.fields.opcode.val() == self.op_send.val();
         self.is_data.next = self.is_write.val() | self.is_send.val();
@@ -700,11 +718,24 @@ impl Logic for RxPath {
         self.hq_any.next = self.hq_wr.q.val() != self.hq_rd.q.val();
         self.hq_full.next = (self.hq_wr.q.val() - self.hq_rd.q.val()) == self.hq_depth.val();
         self.hq_take.next = self.parse.m_valid.val() & !self.hq_full.val() & self.fifo.verdict_ready.val();
+        self.take_good.next = self.hq_good.q.val().get_bit(self.hq_rd.q.val().index());
+        // Without a queue the parser's result is the frame waiting, taken
+        // (and its verdict given) when the control logic takes the frame.
+        if self.hq_direct.val() {
+            self.hq_any.next = self.parse.m_valid.val() & self.fifo.verdict_ready.val();
+            self.take_good.next = self.p_good.val();
+        }
         self.take_frame.next = self.idle.val()
             & !self.ctl_valid.val()
             & !self.post_valid.val()
             & !self.timer_valid.val()
             & self.hq_any.val();
+        if self.hq_direct.val() {
+            self.hq_take.next = self.take_frame.val();
+        }
+        if self.hq_take.val() & self.hq_direct.val() {
+            self.hq_hdr.d.next = self.parse.m_hdr.val();
+        }
         // The RAM's output register holds the last frame taken: read its
         // slot again until the next one is taken.
         if self.take_frame.val() {
@@ -716,7 +747,7 @@ impl Logic for RxPath {
         self.hq.read_address.next = self.hq_ra.val();
         self.hq.write_address.next = self.hq_wr.q.val();
         self.hq.write_data.next = self.parse.m_hdr.val();
-        self.hq.write_enable.next = self.hq_take.val();
+        self.hq.write_enable.next = self.hq_take.val() & !self.hq_direct.val();
 
         // ---- the MAC stream feeds the parser and the frame FIFO together ----
         self.parse.cfg_port.next = self.cfg_port.val();
@@ -1040,7 +1071,7 @@ impl Logic for RxPath {
                     self.st.d.next = self.S_T0.val();
                 } else if self.take_frame.val() {
                     self.n_frames.d.next = self.n_frames.q.val() + self.one32.val();
-                    if self.hq_good.q.val().get_bit(self.hq_rd.q.val().index()) {
+                    if self.take_good.val() {
                         self.st.d.next = self.S_CHK.val();
                     } else {
                         self.n_malformed.d.next = self.n_malformed.q.val() + self.one32.val();
@@ -1277,14 +1308,7 @@ impl Logic for RxPath {
                 self.init_busy.d.next = false;
             }
         }
-        if self.reset.val() {
-            self.st.d.next = self.S_IDLE.val();
-            self.init_busy.d.next = true;
-            self.init_addr.d.next = self.zero_key.val();
-            self.hq_wr.d.next = self.zero_hq.val();
-            self.hq_rd.d.next = self.zero_hq.val();
-            self.arm_v.d.next = false;
-            self.data_v.d.next = false;
+        if self.reset.val() | self.clear_stats.val() {
             self.n_frames.d.next = self.zero32.val();
             self.n_data.d.next = self.zero32.val();
             self.n_dup.d.next = self.zero32.val();
@@ -1297,6 +1321,15 @@ impl Logic for RxPath {
             self.n_ce.d.next = self.zero32.val();
             self.n_post_drop.d.next = self.zero32.val();
             self.n_bytes.d.next = self.zero64.val();
+        }
+        if self.reset.val() {
+            self.st.d.next = self.S_IDLE.val();
+            self.init_busy.d.next = true;
+            self.init_addr.d.next = self.zero_key.val();
+            self.hq_wr.d.next = self.zero_hq.val();
+            self.hq_rd.d.next = self.zero_hq.val();
+            self.arm_v.d.next = false;
+            self.data_v.d.next = false;
         }
 
         self.unused_ok.next = false

@@ -118,7 +118,8 @@
 use rust_hdl::prelude::*;
 
 use super::cfg::{
-    CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW, WINDOW_SLOT_BITS,
+    CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
@@ -686,6 +687,8 @@ pub struct TxPath {
     pub cnt_rtos: Signal<Out, Bits<32>>,
     pub cnt_repaths: Signal<Out, Bits<32>>,
     pub cnt_naks_received: Signal<Out, Bits<32>>,
+    /// Zero the counters (`control.ctrl` bit 1).
+    pub clear_stats: Signal<In, bool>,
     // ---- sub-blocks ----
     retx: Retx<PATH_KEY_BITS, WINDOW>,
     cc: Cc<PATH_KEY_BITS>,
@@ -695,7 +698,7 @@ pub struct TxPath {
     build: TxBuild,
     cbuild: TxBuild,
     // the trailer's CRC, after the builders' multiplexer
-    crc_out: CrcAppend,
+    crc_out: CrcAppend<SERIAL_CRC_TAIL>,
     f_tdata: Signal<Local, Bits<64>>,
     f_tkeep: Signal<Local, Bits<8>>,
     f_tvalid: Signal<Local, bool>,
@@ -2578,6 +2581,8 @@ impl Logic for TxPath {
             self.sent_v.d.next = false;
             self.rto_v.d.next = false;
             self.rnr_v.d.next = false;
+        }
+        if self.reset.val() | self.clear_stats.val() {
             self.n_data.d.next = self.zero32.val();
             self.n_retx.d.next = self.zero32.val();
             self.n_acks.d.next = self.zero32.val();
