@@ -548,8 +548,9 @@ impl RegFile {
         RegFile { values }
     }
 
-    /// The access type of the register at `addr` and its range, if any.
-    fn lookup(addr: u32) -> Option<(Access, Option<Bounds>)> {
+    /// The access type of the register at `addr`, its range, if any, and
+    /// its self-clearing bits.
+    fn lookup(addr: u32) -> Option<(Access, Option<Bounds>, u32)> {
         if addr % 4 != 0 {
             return None;
         }
@@ -557,21 +558,16 @@ impl RegFile {
         let off = addr % BLOCK_SPAN;
         let b = BLOCKS.get(i)?;
         if HEADER.iter().any(|&(_, o)| o == off) {
-            return Some((Access::Ro, None));
+            return Some((Access::Ro, None, 0));
         }
-        b.regs.iter().find(|r| r.offset == off).map(|r| (r.access, r.range))
-    }
-
-    /// The self-clearing bits of the register at `addr` (none if unmapped).
-    fn pulse_at(addr: u32) -> u32 {
-        Reg::at(addr).map_or(0, |r| r.register().pulse)
+        b.regs.iter().find(|r| r.offset == off).map(|r| (r.access, r.range, r.pulse))
     }
 
     /// Bus read.
     pub fn read(&self, addr: u32) -> core::result::Result<u32, BusError> {
         match Self::lookup(addr) {
             None => Err(BusError::Unmapped),
-            Some((Access::Wo, _)) => Ok(0),
+            Some((Access::Wo, _, _)) => Ok(0),
             Some(_) => Ok(self.values[addr as usize / 4]),
         }
     }
@@ -580,10 +576,10 @@ impl RegFile {
     pub fn write(&mut self, addr: u32, value: u32) -> core::result::Result<(), BusError> {
         match Self::lookup(addr) {
             None => Err(BusError::Unmapped),
-            Some((Access::Ro | Access::Const, _)) => Err(BusError::ReadOnly),
-            Some((_, Some(b))) if !b.contains(value) => Err(BusError::OutOfRange),
-            Some(_) => {
-                self.values[addr as usize / 4] = value & !Self::pulse_at(addr);
+            Some((Access::Ro | Access::Const, _, _)) => Err(BusError::ReadOnly),
+            Some((_, Some(b), _)) if !b.contains(value) => Err(BusError::OutOfRange),
+            Some((_, _, pulse)) => {
+                self.values[addr as usize / 4] = value & !pulse;
                 Ok(())
             }
         }
