@@ -61,6 +61,17 @@ pub struct EngineConfig {
     /// 7 more cycles are 300 ns at 50 MHz); not for one that sends a beat
     /// every cycle.
     pub serial_crc_tail: bool,
+    /// Data frames and ACK and NAK frames are built by one frame builder
+    /// instead of one each. With two, an ACK or NAK frame goes out
+    /// between two data frames even when the next data frame's header is
+    /// already waiting, and its header is made while a data frame goes
+    /// out; with one, frames go out in the order the control logic decides
+    /// them (it still takes ACK and NAK requests before data), and an ACK
+    /// decided while a data frame waits goes out after it. For a build
+    /// whose port is slower than its beats, where a frame builder (header
+    /// buffers, field placement, IPv4 checksum) is a large share of the
+    /// logic.
+    pub one_frame_builder: bool,
     /// Clock period in picoseconds.
     pub clock_ps: u32,
 }
@@ -80,6 +91,7 @@ impl EngineConfig {
         memory_regions: MEMORY_REGIONS,
         rx_header_queue: 4,
         serial_crc_tail: false,
+        one_frame_builder: false,
         clock_ps: 4000,
     };
 
@@ -107,7 +119,8 @@ impl EngineConfig {
     /// every WRITE's), no received header queue: a parsed header waits in
     /// the parser (its port brings a beat every 1.6 cycles at most, a
     /// 64-byte frame in 13 cycles or more; the board's frame store takes
-    /// bursts), the send CRC's last zero bytes taken back one a cycle.
+    /// bursts), the send CRC's last zero bytes taken back one a cycle,
+    /// one frame builder for data, ACK and NAK frames.
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
@@ -117,6 +130,7 @@ impl EngineConfig {
         memory_regions: 4,
         rx_header_queue: 0,
         serial_crc_tail: true,
+        one_frame_builder: true,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };

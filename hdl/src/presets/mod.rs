@@ -47,6 +47,8 @@ macro_rules! preset {
             pub const RX_HEADER_QUEUE: usize = CONFIG.rx_header_queue;
             /// The send CRC takes a frame's last zero bytes back serially.
             pub const SERIAL_CRC_TAIL: bool = CONFIG.serial_crc_tail;
+            /// One frame builder for data, ACK and NAK frames.
+            pub const ONE_FRAME_BUILDER: bool = CONFIG.one_frame_builder;
             /// Slot-index bits of the received-header RAM: twice the queue
             /// (two slots, unused, without a queue).
             pub const RX_HEADER_SLOT_BITS: usize = if CONFIG.rx_header_queue == 0 {

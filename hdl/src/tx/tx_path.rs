@@ -21,6 +21,10 @@
 //! payload is read from host memory (`m_rd_cmd_*`, data on `s_rd_*`;
 //! retransmissions re-read it) and its header goes to `tx_build`; the read
 //! is asked for first, so that it overlaps the frame still being sent.
+//! Data frames have their own builder (`build`), ACK and NAK frames
+//! theirs (`cbuild`), and between frames an ACK or NAK frame goes first;
+//! a build with `EngineConfig::one_frame_builder` makes every frame in
+//! `build`, in the order the control logic decides them.
 //!
 //! An ACK credits the newly acknowledged PSNs' bytes to their messages (in
 //! PSN order from the oldest); a message completes when it is fully sent
@@ -118,7 +122,7 @@
 use rust_hdl::prelude::*;
 
 use super::cfg::{
-    CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    CONNS, CONN_KEY_BITS, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
     WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
@@ -929,6 +933,10 @@ pub struct TxPath {
     S_SETUP: Constant<Bits<6>>,
     #[constant(S_CTLF0 as u64)]
     S_CTLF0: Constant<Bits<6>>,
+    /// `build` makes ACK and NAK frames too (`cbuild` is left idle, its
+    /// frames never chosen, and synthesis removes it).
+    #[constant(ONE_FRAME_BUILDER)]
+    one_builder: Constant<bool>,
     #[constant(S_CTLF as u64)]
     S_CTLF: Constant<Bits<6>>,
     #[constant(S_A1 as u64)]
@@ -1266,8 +1274,13 @@ impl Logic for TxPath {
         // A frame is decided only when its builder can take the header (each
         // holds one besides the frame going out), so the control logic never
         // waits for the MAC.
-        self.ack_in.next = self.ack_valid.val() & self.cbuild.hdr_ready.val();
-        self.nak_in.next = self.nak_valid.val() & self.cbuild.hdr_ready.val();
+        if self.one_builder.val() {
+            self.ack_in.next = self.ack_valid.val() & self.build.hdr_ready.val();
+            self.nak_in.next = self.nak_valid.val() & self.build.hdr_ready.val();
+        } else {
+            self.ack_in.next = self.ack_valid.val() & self.cbuild.hdr_ready.val();
+            self.nak_in.next = self.nak_valid.val() & self.cbuild.hdr_ready.val();
+        }
         self.take_ack.next = self.idle.val() & !self.ctl_valid.val() & self.ack_in.val();
         self.take_nak.next = self.idle.val() & !self.ctl_valid.val() & !self.ack_in.val() & self.nak_in.val();
         self.take_fb.next =
@@ -1869,9 +1882,16 @@ impl Logic for TxPath {
                 self.st.d.next = self.S_CTLF.val();
             }
             S_CTLF => {
-                self.cbuild.hdr_valid.next = true;
-                if self.cbuild.hdr_ready.val() {
-                    self.st.d.next = self.S_IDLE.val();
+                if self.one_builder.val() {
+                    self.build.hdr_valid.next = true;
+                    if self.build.hdr_ready.val() {
+                        self.st.d.next = self.S_IDLE.val();
+                    }
+                } else {
+                    self.cbuild.hdr_valid.next = true;
+                    if self.cbuild.hdr_ready.val() {
+                        self.st.d.next = self.S_IDLE.val();
+                    }
                 }
             }
 
@@ -2356,8 +2376,9 @@ impl Logic for TxPath {
             }
         }
 
-        // ---- frames: data from `build`, ACK and NAK frames from `cbuild`,
-        // their CRC trailer from `crc_out` ----
+        // ---- frames: data from `build`, ACK and NAK frames from `cbuild`
+        // (or from `build` too, `one_builder`), their CRC trailer from
+        // `crc_out` ----
         self.build.eth_dst.next = self.ccx.q.val().mac;
         self.build.eth_src.next = self.cfg_mac.val();
         self.build.ip_dscp.next = self.dscp.val();
@@ -2408,6 +2429,16 @@ impl Logic for TxPath {
         self.build.nak_code.next = self.zero8.val();
         self.build.nak_msg_seq.next = self.zero32.val();
         self.build.nak_info.next = self.zero32.val();
+        if self.one_builder.val() {
+            // The builder takes each kind's fields only for that kind.
+            self.build.ack_sack.next = self.h_sack.q.val();
+            self.build.ack_ts_echo.next = self.h_ts_echo.q.val();
+            self.build.ack_rate_hint.next = self.cfg_hint.val();
+            self.build.ack_ecn_ce.next = self.h_ce.q.val();
+            self.build.ack_acked_pkts.next = self.h_pending.q.val();
+            self.build.nak_code.next = self.h_nak_code.q.val();
+            self.build.nak_msg_seq.next = self.h_nak_msg.q.val();
+        }
         self.build.s_payload_tdata.next = self.s_rd_tdata.val();
         self.build.s_payload_tkeep.next = self.s_rd_tkeep.val();
         self.build.s_payload_tvalid.next = self.s_rd_tvalid.val();
@@ -2460,6 +2491,9 @@ impl Logic for TxPath {
             self.sel_ctl.next = self.sel_q.q.val();
         } else {
             self.sel_ctl.next = self.cbuild.m_axis_tvalid.val();
+        }
+        if self.one_builder.val() {
+            self.sel_ctl.next = false;
         }
         self.crc_out.clock.next = self.clock.val();
         self.crc_out.reset.next = self.reset.val();
