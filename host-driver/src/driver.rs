@@ -4,6 +4,7 @@
 //! the engine reaches by DMA (the simulator's buffer, or pinned memory on
 //! hardware). Every wait has a limit and ends in a typed error.
 
+use ferroce_proto::config::dma_reaches;
 use ferroce_proto::defaults::DEFAULTS;
 use ferroce_proto::model::Recovery;
 use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
@@ -174,6 +175,9 @@ pub struct Driver<D: Device> {
     max_conns: u32,
     max_streams: u32,
     max_mrs: u32,
+    /// Bits of the DMA addresses the engine drives
+    /// (`engine_info.dma_addr_bits`).
+    dma_addr_bits: u32,
 }
 
 impl<D: Device> std::fmt::Debug for Driver<D> {
@@ -204,9 +208,20 @@ impl<D: Device> Driver<D> {
                 )));
             }
         }
+        let map = Engine::discover(&mut dev, 0)?;
+        let dma_addr_bits = dev.read32(map.addr(regs::engine_info::DMA_ADDR_BITS))?;
+        for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
+            let bytes = (entry as u64) << r.log_size;
+            if !dma_reaches(dma_addr_bits, r.base, bytes) {
+                return Err(Error::BadRequest(format!(
+                    "{name} ring: {:#x}+{bytes} does not lie below 2^{dma_addr_bits}, the engine's DMA addresses \
+                     (engine_info.dma_addr_bits)",
+                    r.base
+                )));
+            }
+        }
         // No completion anywhere in the ring yet (see [`Driver::poll`]).
         dev.write_mem(cq.base, &vec![0u8; CQE_BYTES << cq.log_size])?;
-        let map = Engine::discover(&mut dev, 0)?;
         let mut d = Driver {
             dev,
             map,
@@ -216,6 +231,7 @@ impl<D: Device> Driver<D> {
             max_conns: 0,
             max_streams: 0,
             max_mrs: 0,
+            dma_addr_bits,
         };
         d.max_conns = d.get(regs::engine_info::MAX_CONNS)?;
         d.max_streams = d.get(regs::engine_info::MAX_STREAMS)?;
@@ -330,6 +346,7 @@ impl<D: Device> Driver<D> {
                 m.slot, m.base, m.len
             )));
         }
+        self.check_reach("region slot", m.slot, m.base, m.len)?;
         self.set(mr_table::INDEX, m.slot)?;
         self.set(mr_table::RKEY, m.rkey)?;
         self.set(mr_table::BASE_LO, m.base as u32)?;
@@ -363,6 +380,7 @@ impl<D: Device> Driver<D> {
             return Err(Error::BadRequest(format!("work request {}: zero-length message", w.id)));
         }
         self.check_target("work request", w.id, w.conn, w.stream)?;
+        self.check_reach("work request", w.id, w.local, w.len as u64)?;
         self.push(true, &w.encode())
     }
 
@@ -379,7 +397,21 @@ impl<D: Device> Driver<D> {
             return Err(Error::BadRequest(format!("receive buffer {}: empty or wrapping", r.id)));
         }
         self.check_target("receive buffer", r.id, r.conn, r.stream)?;
+        self.check_reach("receive buffer", r.id, r.addr, r.len as u64)?;
         self.push(false, &r.encode())
+    }
+
+    /// The engine must reach a request's local buffer (or a region):
+    /// below 2^`engine_info.dma_addr_bits`.
+    fn check_reach(&self, what: &str, id: u32, base: u64, len: u64) -> Result<()> {
+        if !dma_reaches(self.dma_addr_bits, base, len) {
+            return Err(Error::BadRequest(format!(
+                "{what} {id}: {base:#x}+{len} does not lie below 2^{}, the engine's DMA addresses \
+                 (engine_info.dma_addr_bits)",
+                self.dma_addr_bits
+            )));
+        }
+        Ok(())
     }
 
     /// A request's connection and stream must exist in this engine.
@@ -455,6 +487,8 @@ mod tests {
     struct Posted {
         file: RegFile,
         writes: Writes,
+        /// `engine_info.dma_addr_bits` of a build other than the map's.
+        dma_addr_bits: Option<u32>,
     }
 
     /// (offset, value) of every write, in order.
@@ -462,6 +496,9 @@ mod tests {
 
     impl RegisterAccess for Posted {
         fn read32(&mut self, offset: u32) -> Result<u32> {
+            if let Some(bits) = self.dma_addr_bits.filter(|_| offset == regs::engine_info::DMA_ADDR_BITS.offset()) {
+                return Ok(bits);
+            }
             self.file.read(offset).map_err(|e| Error::Access { offset, what: format!("{e:?}") })
         }
         fn write32(&mut self, offset: u32, value: u32) -> Result<()> {
@@ -485,7 +522,7 @@ mod tests {
 
     fn posted() -> (Posted, Writes) {
         let writes = Rc::default();
-        (Posted { file: RegFile::new(), writes: Rc::clone(&writes) }, writes)
+        (Posted { file: RegFile::new(), writes: Rc::clone(&writes), dma_addr_bits: None }, writes)
     }
 
     fn rings() -> (RingSpec, RingSpec, RingSpec) {
@@ -563,5 +600,65 @@ mod tests {
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &c, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "v1's RTL settings are accepted: {m}");
         }
+    }
+
+    /// A build with 32-bit DMA addresses: rings, regions and buffers that
+    /// do not lie below 2^32 are refused by name before anything about
+    /// them is written; a 64-bit build takes them.
+    #[test]
+    fn what_the_engines_dma_addresses_do_not_reach_is_refused() {
+        use ferroce_proto::rings::WqeOp;
+        let (sq, rq, cq) = rings();
+        let narrow = || {
+            let (mut dev, writes) = posted();
+            dev.dma_addr_bits = Some(32);
+            (dev, writes)
+        };
+        let high = RingSpec { base: 1 << 32, log_size: 2 };
+        for (name, [s, r, c]) in [("send", [high, rq, cq]), ("receive", [sq, high, cq]), ("completion", [sq, rq, high])]
+        {
+            let (dev, writes) = narrow();
+            let m = match Driver::bring_up(dev, &cfg(), s, r, c) {
+                Err(Error::BadRequest(m)) => m,
+                other => panic!("{name}: {:?}", other.map(|_| ())),
+            };
+            assert!(m.starts_with(&format!("{name} ring: 0x100000000+")), "{m}");
+            assert!(m.contains("below 2^32") && m.contains("engine_info.dma_addr_bits"), "{m}");
+            assert_eq!(*writes.borrow(), [], "{name}: written before the refusal");
+        }
+        // Its end (exclusive) must lie below 2^32, as a region's must.
+        let at = |base| RingSpec { base, log_size: 2 };
+        let last = (1 << 32) - 4 * WQE_BYTES as u64;
+        let (dev, _) = narrow();
+        let m = refusal(Driver::bring_up(dev, &cfg(), at(last), rq, cq).map(|_| ()));
+        assert!(m.starts_with("send ring: 0xffffff00+256 does not lie below 2^32"), "{m}");
+        let (dev, writes) = narrow();
+        let mut d = Driver::bring_up(dev, &cfg(), at(last - 64), rq, cq).expect("a ring ending below 2^32");
+        writes.borrow_mut().clear();
+        let mr = |base, len| MrSpec { slot: 0, rkey: 1, base, len, remote_write: true, conn: 0 };
+        let m = refusal(d.register_mr(&mr(0xffff_f000, 0x1000)));
+        assert_eq!(m, "region slot 0: 0xfffff000+4096 does not lie below 2^32, the engine's DMA addresses (engine_info.dma_addr_bits)");
+        let wqe = |local| Wqe { op: WqeOp::Write, stream: 0, conn: 0, len: 64, local, remote: 1 << 40, rkey: 1, imm: 0, id: 7 };
+        let m = match d.post_send(&wqe(u32::MAX as u64 - 63)) {
+            Err(Error::BadRequest(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(m.starts_with("work request 7: 0xffffffc0+64 does not lie below 2^32"), "{m}");
+        let rqe = Rqe { conn: 0, stream: 0, len: 16, addr: 1 << 33, id: 9 };
+        let m = match d.post_recv(&rqe) {
+            Err(Error::BadRequest(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(m.starts_with("receive buffer 9: 0x200000000+16 does not lie below 2^32"), "{m}");
+        assert_eq!(*writes.borrow(), [], "a refused request reached the bus");
+        // The peer's address is the peer's: a 32-bit build sends to any.
+        assert_eq!(d.post_send(&wqe(u32::MAX as u64 - 64)).unwrap(), true);
+        d.register_mr(&mr(0xffff_f000, 0xfff)).unwrap();
+        assert!(writes.borrow().contains(&(mr_table::BASE_LO.offset(), 0xffff_f000)));
+        // A 64-bit build reaches them all.
+        let (dev, _) = posted();
+        let mut d = Driver::bring_up(dev, &cfg(), high, rq, cq).unwrap();
+        assert_eq!(d.post_recv(&rqe).unwrap(), true);
+        assert_eq!(d.post_send(&wqe(1 << 40)).unwrap(), true);
     }
 }

@@ -246,6 +246,7 @@ const RING_BYTES: u64 = 1 << 20;
 const RKEY: u32 = 0x7e57;
 /// Largest transfer the simulator is given (bytes of source and target).
 pub const MAX_BYTES: u64 = 256 << 20;
+const _: () = assert!(MAX_BYTES <= 0x4000_0000, "a simulated 32-bit build's source and target are 1 GiB apart");
 
 /// Check `o` before anything runs.
 pub fn validate(o: &Opts) -> Result<()> {
@@ -352,12 +353,18 @@ pub fn run_sim(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<Report> {
 pub fn run_sim_device(o: &Opts, progress: &mut dyn FnMut(u64, u64)) -> Result<(Report, SimLoopback)> {
     validate(o)?;
     let total = o.size as u64 * o.count as u64;
+    // Source and target above 4 GiB, where the build's DMA addresses reach
+    // (`engine_info.dma_addr_bits`); a build of 32-bit addresses gets them
+    // at 1 and 2 GiB.
+    let bits = ferroce_proto::config::preset(&o.preset).map_err(Error::BadRequest)?.dma_addr_bits;
+    // (`validate` keeps a run within MAX_BYTES, below 1 GiB.)
+    let (src, dst) = if bits < 64 { (0x4000_0000, 0x8000_0000) } else { (0x1_0000_0000, 0x2_0000_0000) };
     let l = Layout {
         sq: 0x1000_0000,
         rq: 0x1010_0000,
         cq: 0x1020_0000,
-        src: 0x1_0000_0000,
-        dst: 0x2_0000_0000,
+        src,
+        dst,
         ..Layout::packed(0, [LOG_SQ, LOG_RQ, LOG_CQ], total)
     };
     let mut mem = Memory::default();

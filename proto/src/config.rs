@@ -72,6 +72,17 @@ pub struct EngineConfig {
     /// buffers, field placement, IPv4 checksum) is a large share of the
     /// logic.
     pub one_frame_builder: bool,
+    /// Bits of the DMA addresses the engine drives (32 to 64), as a
+    /// device's DMA mask: host memory the engine reaches (its rings, the
+    /// buffers of its work requests, its memory regions) lies below
+    /// 2^`dma_addr_bits`. The registers holding the upper halves of ring
+    /// bases and region bases and lengths are bounded by it, the driver
+    /// refuses buffers above it, and a remote WRITE whose end passes it is
+    /// refused like one outside its region. Remote addresses sent to the
+    /// peer are the peer's and keep 64 bits. A board whose memory is a few
+    /// KiB to MiB needs 32: the address sums and compares, and the region
+    /// table, are half as wide.
+    pub dma_addr_bits: u32,
     /// Clock period in picoseconds.
     pub clock_ps: u32,
 }
@@ -92,6 +103,7 @@ impl EngineConfig {
         rx_header_queue: 4,
         serial_crc_tail: false,
         one_frame_builder: false,
+        dma_addr_bits: 64,
         clock_ps: 4000,
     };
 
@@ -131,6 +143,7 @@ impl EngineConfig {
         rx_header_queue: 0,
         serial_crc_tail: true,
         one_frame_builder: true,
+        dma_addr_bits: 32,
         clock_ps: 20_000,
         ..EngineConfig::CORUNDUM
     };
@@ -201,6 +214,9 @@ impl EngineConfig {
         if self.max_mtu < 256 || self.max_mtu > 4096 {
             return Err("the largest MTU must be 256 to 4096 bytes");
         }
+        if self.dma_addr_bits < 32 || self.dma_addr_bits > 64 {
+            return Err("DMA addresses must be 32 to 64 bits");
+        }
         if self.clock_ps < 1000 {
             return Err("the clock period must be at least 1000 ps");
         }
@@ -208,7 +224,7 @@ impl EngineConfig {
     }
 
     /// The build's `engine_info` constants, register by register.
-    pub const fn info(&self) -> [(Reg, u32); 8] {
+    pub const fn info(&self) -> [(Reg, u32); 9] {
         [
             (regs::engine_info::DATA_WIDTH, self.data_width as u32),
             (regs::engine_info::MAX_CONNS, self.conns() as u32),
@@ -218,6 +234,7 @@ impl EngineConfig {
             (regs::engine_info::CLOCK_PS, self.clock_ps),
             (regs::engine_info::MAX_IN_FLIGHT, self.in_flight_per_path as u32),
             (regs::engine_info::MAX_MRS, self.memory_regions as u32),
+            (regs::engine_info::DMA_ADDR_BITS, self.dma_addr_bits),
         ]
     }
 
@@ -231,11 +248,30 @@ impl EngineConfig {
         self.info().iter().find(|(r, _)| *r == reg).map_or(reg.register().reset, |(_, v)| *v)
     }
 
+    /// Does this build reach [`base`, `base` + `len`)? See
+    /// [`dma_reaches`].
+    pub const fn dma_reaches(&self, base: u64, len: u64) -> bool {
+        dma_reaches(self.dma_addr_bits, base, len)
+    }
+
+    /// The registers holding the upper 32 bits of a DMA address or of a
+    /// region's length.
+    pub const DMA_HIGH_HALVES: [Reg; 5] = [
+        regs::queues::SQ_BASE_HI,
+        regs::queues::RQ_BASE_HI,
+        regs::queues::CQ_BASE_HI,
+        regs::mr_table::BASE_HI,
+        regs::mr_table::LEN_HI,
+    ];
+
     /// The range of `reg` in this build: the map's, with the bounds that
     /// follow the build's sizes (`control.mtu` up to `max_mtu`,
-    /// `path_table.index` below connections x paths).
+    /// `path_table.index` below connections x paths, the upper halves of
+    /// DMA addresses and region lengths within `dma_addr_bits`).
     pub fn range(&self, reg: Reg) -> Option<Bounds> {
-        if reg == regs::control::MTU {
+        if self.dma_addr_bits < 64 && EngineConfig::DMA_HIGH_HALVES.contains(&reg) {
+            Some(Bounds { min: 0, max: ((1u64 << (self.dma_addr_bits - 32)) - 1) as u32 })
+        } else if reg == regs::control::MTU {
             Some(Bounds { min: 1, max: self.max_mtu })
         } else if reg == regs::control::WINDOW_CAP {
             Some(Bounds { min: 1, max: self.in_flight_per_path as u32 })
@@ -246,6 +282,17 @@ impl EngineConfig {
         } else {
             reg.register().range
         }
+    }
+}
+
+/// Does an engine whose DMA addresses have `bits` bits
+/// (`engine_info.dma_addr_bits`) reach [`base`, `base` + `len`)? The end
+/// must lie below 2^`bits` (at 64 bits: not wrap), as the engine's region
+/// check has it for remote WRITEs.
+pub const fn dma_reaches(bits: u32, base: u64, len: u64) -> bool {
+    match base.checked_add(len) {
+        Some(end) => bits >= 64 || end >> bits == 0,
+        None => false,
     }
 }
 
@@ -304,6 +351,19 @@ mod tests {
         assert_eq!(EngineConfig::ECP5_85.window_slot_bits(), 6);
         assert_eq!(e.reset(regs::engine_info::MAX_MRS), 4);
         assert_eq!(e.range(regs::mr_table::INDEX), Some(Bounds { min: 0, max: 3 }));
+        assert_eq!(e.reset(regs::engine_info::DMA_ADDR_BITS), 32);
+        for reg in EngineConfig::DMA_HIGH_HALVES {
+            assert_eq!(e.range(reg), Some(Bounds { min: 0, max: 0 }), "{reg}");
+            assert_eq!(EngineConfig::CORUNDUM.range(reg), reg.register().range, "{reg}");
+            assert_eq!(EngineConfig { dma_addr_bits: 40, ..e }.range(reg), Some(Bounds { min: 0, max: 255 }), "{reg}");
+        }
+        assert!(e.dma_reaches(0xffff_f000, 0xfff) && !e.dma_reaches(0xffff_f000, 0x1000));
+        assert!(!e.dma_reaches(u64::MAX, 2) && EngineConfig::CORUNDUM.dma_reaches(1 << 40, 1));
+        assert!(!EngineConfig::CORUNDUM.dma_reaches(u64::MAX, 2));
+        for bad in [0, 31, 65] {
+            let bad = EngineConfig { dma_addr_bits: bad, ..e };
+            assert_eq!(bad.check(), Err("DMA addresses must be 32 to 64 bits"));
+        }
         for bad in [1, 3, 32] {
             let bad = EngineConfig { memory_regions: bad, ..e };
             assert!(bad.check().unwrap_err().contains("memory regions"), "{bad:?}");

@@ -118,6 +118,8 @@ pub const CLOCK_PS: u32 = crate::config::EngineConfig::CORUNDUM.clock_ps;
 pub const MAX_IN_FLIGHT: u32 = crate::config::EngineConfig::CORUNDUM.in_flight_per_path as u32;
 /// Memory-region slots (`engine_info.max_mrs`).
 pub const MAX_MRS: u32 = crate::config::EngineConfig::CORUNDUM.memory_regions as u32;
+/// Bits of the engine's DMA addresses (`engine_info.dma_addr_bits`).
+pub const DMA_ADDR_BITS: u32 = crate::config::EngineConfig::CORUNDUM.dma_addr_bits;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -163,6 +165,14 @@ pub const BLOCKS: &[Block] = &[
                 "packets a path may have in flight (its send window's slots; at most the 256 of a SACK)",
             ),
             r("max_mrs", 0x2c, Const, MAX_MRS, "memory-region slots (`mr_table.index` below it)"),
+            r(
+                "dma_addr_bits",
+                0x30,
+                Const,
+                DMA_ADDR_BITS,
+                "bits of the DMA addresses the engine drives: rings, buffers and regions lie below 2^this, and the \
+                 `_hi` halves of ring bases and of region bases and lengths are bounded by it",
+            ),
         ],
     },
     Block {
@@ -423,7 +433,7 @@ handles! {
     engine_info {
         BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
         MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps", MAX_IN_FLIGHT = "max_in_flight",
-        MAX_MRS = "max_mrs",
+        MAX_MRS = "max_mrs", DMA_ADDR_BITS = "dma_addr_bits",
     }
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",

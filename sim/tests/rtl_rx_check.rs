@@ -2,9 +2,12 @@
 //! checks (`MrTable::check_write` as `Delivery::place` applies it, and the
 //! endpoint's connection check), with tables rewritten as it runs and
 //! addresses aimed at region edges and at 64-bit wrap-around; and directed
-//! edges with literal expectations (no model involved).
+//! edges with literal expectations (no model involved). Both for the
+//! default build (64-bit DMA addresses) and for `ecp5-25`'s (32-bit: its
+//! table, sums and limit), each against the model with that width.
 
 use ferroce_hdl::rx::rx_check::CONNS;
+use ferroce_proto::config::EngineConfig;
 use ferroce_proto::model::mr::MrTable;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{Access, MemoryRegion};
@@ -27,11 +30,37 @@ fn model() -> std::sync::Arc<ModelLib> {
         .expect("rx_check model builds")
 }
 
+/// `ecp5-25`'s block: 2 connections, 4 regions, 32-bit DMA addresses.
+fn narrow_model() -> std::sync::Arc<ModelLib> {
+    ModelLib::of_block("rx_check_ecp5_25", || {
+        ferroce_hdl::emit::verilog(ferroce_hdl::presets::ecp5_25::rx_check::RxCheck::default())
+    })
+    .expect("rx_check (ecp5-25) model builds")
+}
+
 #[test]
 fn checks_match_the_model() {
     let lib = model();
     ferroce_sim::verilator::record_next("rx_check", REPLAYED);
-    let mut s = Sim::new(&lib);
+    random_checks(&lib, EngineConfig::CORUNDUM, 100_000);
+    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
+    let rec = ferroce_sim::verilator::take_recording("rx_check").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<rx_check_inputs>("rx_check", &rec, &[]);
+}
+
+#[test]
+fn a_32_bit_build_checks_as_the_model_with_32_bit_addresses() {
+    // More packets: with two connections fewer pass the connection check.
+    random_checks(&narrow_model(), EngineConfig::ECP5_25, 150_000);
+}
+
+/// `packets` packets against the model of a build with `e`'s connections,
+/// regions and DMA address bits; regions as its registers allow (base and
+/// length below 2^A), remote addresses anywhere.
+fn random_checks(lib: &std::sync::Arc<ModelLib>, e: EngineConfig, packets: u32) {
+    let (conns, mrs, bits) = (e.conns(), e.memory_regions, e.dma_addr_bits);
+    let top = if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
+    let mut s = Sim::new(lib);
     s.clock("clock");
     let port = |s: &Sim, n: &str| s.port(n);
     let set = |s: &mut Sim, n: &str, v: u64| {
@@ -40,22 +69,27 @@ fn checks_match_the_model() {
     };
     s.reset("reset", Some("ready"), 1 << 10);
     let mut rng = Rng::new(4);
-    let mut conns = [Conn::default(); CONNS];
-    let mut slots: [Option<MemoryRegion>; 16] = [None; 16];
-    let mut table = MrTable::default();
+    let n_conns = conns;
+    // Connection numbers and keys a little beyond the tables (the default
+    // build's: 68 and 26, regions' keys below 24).
+    let conn_span = n_conns as u64 + (n_conns as u64 / 16).max(1);
+    let (key_span, region_keys) = (mrs as u64 + 10, mrs as u64 + 8);
+    let mut conns = vec![Conn::default(); n_conns];
+    let mut slots: Vec<Option<MemoryRegion>> = vec![None; mrs];
+    let mut table = MrTable::with_addr_bits(bits);
     let (mut conn_ok, mut granted, mut denied) = (0u32, 0u32, 0u32);
-    for n in 0..100_000u32 {
+    for n in 0..packets {
         // A packet, often aimed at a region's edges, judged by the tables as
         // they are before this cycle's table writes (which land at the edge).
         let path = rng.below(20) as u8;
         let src = rng.below(4) as u32;
         let write = !rng.chance(0.2);
-        let rkey = rng.below(26) as u32;
+        let rkey = rng.below(key_span) as u32;
         let target = slots.iter().flatten().find(|m| m.rkey.0 == rkey).copied();
         // Mostly the region's own connection, so that grants are common.
         let conn = match target {
             Some(m) if rng.chance(0.7) => m.conn.0,
-            _ => rng.below(CONNS as u64 + 4) as u16,
+            _ => rng.below(conn_span) as u16,
         };
         let msg_span = if rng.chance(0.5) { 1 << 10 } else { 1 << 16 };
         let msg_len = 1 + rng.below(msg_span) as u32;
@@ -64,6 +98,8 @@ fn checks_match_the_model() {
             (Some(m), 1) => m.base.0.wrapping_add(rng.below(m.len + 10)).wrapping_sub(5),
             (Some(m), 2) => m.base.0,
             _ if rng.chance(0.1) => u64::MAX - rng.below(1 << 16),
+            // Narrower DMA addresses: mostly below their top, some above.
+            _ if bits < 64 && rng.chance(0.8) => rng.below(1 << 40) & top,
             _ => rng.below(1 << 40),
         };
         let offset = rng.below(msg_len as u64 + 3) as u32;
@@ -72,7 +108,7 @@ fn checks_match_the_model() {
         // Mostly the connection's generation, else one of an earlier life.
         let generation = if rng.chance(0.8) { c.generation } else { c.generation.wrapping_sub(1) };
         let want_conn =
-            (conn as usize) < CONNS && c.valid && c.peer == src && path < c.paths && c.generation == generation;
+            (conn as usize) < n_conns && c.valid && c.peer == src && path < c.paths && c.generation == generation;
         let addr = Iova(remote).checked_add(offset as u64);
         let want_access = !write
             || (addr.is_some()
@@ -96,7 +132,7 @@ fn checks_match_the_model() {
         set(&mut s, "conn_wr", 0);
         set(&mut s, "mr_wr", 0);
         if rng.chance(0.05) {
-            let i = rng.below(CONNS as u64) as usize;
+            let i = rng.below(n_conns as u64) as usize;
             let c = Conn {
                 valid: !rng.chance(0.2),
                 peer: rng.below(4) as u32,
@@ -112,7 +148,7 @@ fn checks_match_the_model() {
             set(&mut s, "conn_wr_generation", c.generation as u64);
         }
         if rng.chance(0.05) {
-            let i = rng.below(16) as usize;
+            let i = rng.below(mrs as u64) as usize;
             let used: Vec<u32> = slots
                 .iter()
                 .enumerate()
@@ -120,23 +156,23 @@ fn checks_match_the_model() {
                 .map(|(_, m)| m.unwrap().rkey.0)
                 .collect();
             let rkey = loop {
-                let r = rng.below(24) as u32;
+                let r = rng.below(region_keys) as u32;
                 if !used.contains(&r) {
                     break r;
                 }
             };
-            let base = if rng.chance(0.2) { u64::MAX - rng.below(1 << 20) } else { rng.below(1 << 40) };
+            let base = if rng.chance(0.2) { top - rng.below(1 << 20) } else { rng.below(1 << 40) & top };
             let len = 1 + rng.below(1 << 20);
             let mr = MemoryRegion {
                 rkey: Rkey(rkey),
                 base: Iova(base),
                 len,
                 access: Access { remote_write: !rng.chance(0.2) },
-                conn: ConnId(rng.below(CONNS as u64 + 4) as u16),
+                conn: ConnId(rng.below(conn_span) as u16),
             };
             let valid = !rng.chance(0.2) && base.checked_add(len).is_some();
             slots[i] = valid.then_some(mr);
-            table = MrTable::default();
+            table = MrTable::with_addr_bits(bits);
             for m in slots.iter().flatten() {
                 table.register(*m).expect("unique rkeys, no wrap");
             }
@@ -157,18 +193,16 @@ fn checks_match_the_model() {
             want_access,
             "packet {n}: access check, write {write}, rkey {rkey}, addr {remote:#x}+{offset}, len {msg_len}/{payload}"
         );
-        assert_eq!(s.get(port(&s, "out_addr")), remote.wrapping_add(offset as u64), "packet {n}: address");
+        assert_eq!(s.get(port(&s, "out_addr")), remote.wrapping_add(offset as u64) & top, "packet {n}: address");
         conn_ok += want_conn as u32;
         granted += (write && want_access) as u32;
         denied += (write && !want_access) as u32;
     }
     assert!(
         conn_ok > 5_000 && granted > 5_000 && denied > 20_000,
-        "conn ok {conn_ok}, granted {granted}, denied {denied}"
+        "{}: conn ok {conn_ok}, granted {granted}, denied {denied}",
+        e.name
     );
-    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
-    let rec = ferroce_sim::verilator::take_recording("rx_check").expect("the first cycles were recorded");
-    ferroce_sim::equivalence::check_replay::<rx_check_inputs>("rx_check", &rec, &[]);
 }
 
 /// A packet as `rx_check` sees it.
@@ -196,14 +230,19 @@ struct Region {
     conn: u16,
 }
 
-struct Checker(Sim);
+/// The block, and its addresses' mask.
+struct Checker(Sim, u64);
 
 impl Checker {
     fn new() -> Checker {
-        let mut s = Sim::new(&model());
+        Checker::of(&model(), u64::MAX)
+    }
+
+    fn of(lib: &std::sync::Arc<ModelLib>, mask: u64) -> Checker {
+        let mut s = Sim::new(lib);
         s.clock("clock");
         s.reset("reset", Some("ready"), 1 << 10);
-        Checker(s)
+        Checker(s, mask)
     }
 
     fn set(&mut self, n: &str, v: u64) {
@@ -267,7 +306,7 @@ impl Checker {
         self.0.tick();
         self.set("in_valid", 0);
         assert_eq!(self.get("out_valid"), 1);
-        assert_eq!(self.get("out_addr"), p.remote.wrapping_add(p.offset as u64), "{p:?}: address");
+        assert_eq!(self.get("out_addr"), p.remote.wrapping_add(p.offset as u64) & self.1, "{p:?}: address");
         (self.get("out_conn_ok") == 1, self.get("out_access_ok") == 1)
     }
 }
@@ -362,6 +401,34 @@ fn region_edges_are_exact() {
     for (what, p, want) in cases {
         assert_eq!(c.check(*p), (true, *want), "{what}: {p:?}");
     }
+}
+
+/// `ecp5-25`'s block (32-bit DMA addresses, 2 connections, 4 regions):
+/// an access must end below 2^32, even in a region registered across it,
+/// and a remote address above 2^32 does not alias the low addresses.
+#[test]
+fn a_32_bit_build_writes_below_2_to_the_32_only() {
+    let mut c = Checker::of(&narrow_model(), u32::MAX as u64);
+    c.conn(1, PEER, 4, 0);
+    c.region(&Region { slot: 0, rkey: 0x11, base: 0x1000, len: 0x1000, write: true, conn: 1 });
+    c.region(&Region { slot: 3, rkey: 0x44, base: 0xffff_ff00, len: 0x200, write: true, conn: 1 });
+    let w = |rkey, remote, len| Pkt { conn: 1, ..write(rkey, remote, len) };
+    let cases: &[(&str, Pkt, bool)] = &[
+        ("a low region", w(0x11, 0x1000, 0x1000), true),
+        ("ending at 2^32 - 1", w(0x44, 0xffff_ff00, 0xff), true),
+        ("ending at 2^32", w(0x44, 0xffff_ff00, 0x100), false),
+        ("at 2^32, inside the region as registered", w(0x44, 1 << 32, 1), false),
+        ("a packet crossing 2^32", Pkt { offset: 0xf0, payload: 0x20, msg_len: 0xff, ..w(0x44, 0xffff_ff00, 0) }, false),
+        ("the low region's addresses plus 2^32", w(0x11, (1 << 32) | 0x1000, 1), false),
+        ("the low region's addresses plus 2^63", w(0x11, (1 << 63) | 0x1000, 1), false),
+        ("zero bytes at 2^32 - 1", Pkt { payload: 0, msg_len: 0, ..w(0x44, 0xffff_ffff, 0) }, true),
+    ];
+    for (what, p, want) in cases {
+        assert_eq!(c.check(*p), (true, *want), "{what}: {p:?}");
+    }
+    // Base and length are kept to 32 bits: the table has no more.
+    c.region(&Region { slot: 0, rkey: 0x11, base: (1 << 40) | 0x1000, len: 0x1000, write: true, conn: 1 });
+    assert_eq!(c.check(w(0x11, 0x1000, 1)), (true, true), "upper bits of a base are not kept");
 }
 
 #[test]

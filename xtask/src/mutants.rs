@@ -46,8 +46,8 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "rx_check",
         what: "bound: a message may start one byte before its region",
-        from: "in_region_msg = (remote65 >= base65)",
-        to: "in_region_msg = (remote65 + 65'd1 >= base65)",
+        from: " & (remote65 >= base65)",
+        to: " & (remote65 + 65'd1 >= base65)",
         tests: RX_CHECK,
     },
     Mutant {
@@ -74,7 +74,7 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "rx_check",
         what: "dropped condition: a message end that wraps past 2^64",
-        from: "(msg_end$q <= region_end) & ~msg_end$q[32'h40]",
+        from: "(msg_end$q <= region_end) & ~|(msg_end$q & past_dma)",
         to: "(msg_end$q <= region_end)",
         tests: RX_CHECK,
     },

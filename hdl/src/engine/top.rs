@@ -48,7 +48,9 @@ use ferroce_proto::params::{
 use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
 
-use super::cfg::{CONNS, CONN_KEY_BITS, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS};
+use super::cfg::{
+    CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
+};
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
 use super::tx_path::TxPath;
@@ -429,6 +431,10 @@ pub struct Engine {
     w_mac_hi: Signal<Local, Bits<32>>,
     w_peer_mac_hi: Signal<Local, Bits<32>>,
     sq_base: Signal<Local, Bits<64>>,
+    /// The DMA commands' addresses before the build's DMA address bits are
+    /// taken (`DMA_ADDR_MASK`).
+    rd_cmd_addr: Signal<Local, Bits<64>>,
+    wr_cmd_addr: Signal<Local, Bits<64>>,
     rq_base: Signal<Local, Bits<64>>,
     cq_base: Signal<Local, Bits<64>>,
     ck: Signal<Local, PathKey>,
@@ -892,6 +898,8 @@ pub struct Engine {
     zero16: Constant<Bits<16>>,
     #[constant(0u64)]
     zero32: Constant<Bits<32>>,
+    #[constant(DMA_ADDR_MASK)]
+    dma_mask: Constant<Bits<64>>,
     #[constant(0u64)]
     zero64: Constant<Bits<64>>,
     #[constant(0u64)]
@@ -1220,15 +1228,17 @@ impl Logic for Engine {
             & self.rd_room.val();
         self.m_dma_rd_cmd_valid.next = self.rd_cmd_valid.val();
         if self.txp.m_rd_cmd_valid.val() {
-            self.m_dma_rd_cmd_addr.next = self.txp.m_rd_cmd_addr.val();
+            self.rd_cmd_addr.next = self.txp.m_rd_cmd_addr.val();
             self.m_dma_rd_cmd_len.next = self.txp.m_rd_cmd_len.val();
         } else if self.sqf.q.val() == self.F_CMD.val() {
-            self.m_dma_rd_cmd_addr.next = self.sq_base.val() + self.sq_offset.val();
+            self.rd_cmd_addr.next = self.sq_base.val() + self.sq_offset.val();
             self.m_dma_rd_cmd_len.next = self.wqe_len.val();
         } else {
-            self.m_dma_rd_cmd_addr.next = self.rq_base.val() + self.rq_offset.val();
+            self.rd_cmd_addr.next = self.rq_base.val() + self.rq_offset.val();
             self.m_dma_rd_cmd_len.next = self.rqe_len.val();
         }
+        // The build's DMA address bits; the driver keeps everything below.
+        self.m_dma_rd_cmd_addr.next = self.rd_cmd_addr.val() & self.dma_mask.val();
         self.rd_who.push.next = self.rd_cmd_valid.val() & self.m_dma_rd_cmd_ready.val();
         if self.grant_tx.val() {
             self.rd_who.push_data.next = self.rd_tx.val();
@@ -1267,12 +1277,13 @@ impl Logic for Engine {
             !self.wr_busy.q.val() & !self.rxp.m_dma_cmd_valid.val() & (self.cqs.q.val() == self.Q_CMD.val());
         self.m_dma_wr_cmd_valid.next = self.wr_pick_rx.val() | self.wr_pick_cq.val();
         if self.wr_pick_rx.val() {
-            self.m_dma_wr_cmd_addr.next = self.rxp.m_dma_cmd_addr.val();
+            self.wr_cmd_addr.next = self.rxp.m_dma_cmd_addr.val();
             self.m_dma_wr_cmd_len.next = self.rxp.m_dma_cmd_len.val();
         } else {
-            self.m_dma_wr_cmd_addr.next = self.cq_base.val() + self.cq_offset.val();
+            self.wr_cmd_addr.next = self.cq_base.val() + self.cq_offset.val();
             self.m_dma_wr_cmd_len.next = self.cqe_len.val();
         }
+        self.m_dma_wr_cmd_addr.next = self.wr_cmd_addr.val() & self.dma_mask.val();
         self.cqe_word.next = self.zero64.val();
         if self.cqe_beat.q.val() == self.zero2.val() {
             self.cqe_word.next = self.cqe[0].q.val();
@@ -1434,7 +1445,8 @@ impl Logic for Engine {
         self.rk.next.conn = self.r_conn.val().get_bits::<CONN_KEY_BITS>(0);
         self.rk.next.stream = self.r_stream.val().get_bits::<STREAM_BITS>(0);
         self.rxp.post_key.next = self.rk.val().into();
-        self.rxp.post_addr.next = self.rqe_all.val().get_bits::<RQE_ADDR_BITS>(self.rqe_addr_at.val().index());
+        self.rxp.post_addr.next =
+            self.rqe_all.val().get_bits::<RQE_ADDR_BITS>(self.rqe_addr_at.val().index()) & self.dma_mask.val();
         self.rxp.post_len.next = self.r_len.val();
         self.rxp.post_id.next = self.rqe_all.val().get_bits::<RQE_ID_BITS>(self.rqe_id_at.val().index());
         self.rxp.timer_valid.next = self.ack_first.any.val();
@@ -1511,7 +1523,8 @@ impl Logic for Engine {
         self.txp.wr_key.next = self.wk.val().into();
         self.txp.wr_op.next = self.w_op.val().get_bits::<2>(0);
         self.txp.wr_len.next = self.w_len.val();
-        self.txp.wr_local.next = self.wqe_all.val().get_bits::<WQE_LOCAL_BITS>(self.wqe_local_at.val().index());
+        self.txp.wr_local.next =
+            self.wqe_all.val().get_bits::<WQE_LOCAL_BITS>(self.wqe_local_at.val().index()) & self.dma_mask.val();
         self.txp.wr_remote.next = self.wqe_all.val().get_bits::<WQE_REMOTE_BITS>(self.wqe_remote_at.val().index());
         self.txp.wr_rkey.next = self.wqe_all.val().get_bits::<WQE_RKEY_BITS>(self.wqe_rkey_at.val().index());
         self.txp.wr_imm.next = self.wqe_all.val().get_bits::<WQE_IMM_BITS>(self.wqe_imm_at.val().index());

@@ -49,6 +49,12 @@ macro_rules! preset {
             pub const SERIAL_CRC_TAIL: bool = CONFIG.serial_crc_tail;
             /// One frame builder for data, ACK and NAK frames.
             pub const ONE_FRAME_BUILDER: bool = CONFIG.one_frame_builder;
+            /// Bits of the DMA addresses the engine drives.
+            pub const DMA_ADDR_BITS: usize = CONFIG.dma_addr_bits as usize;
+            /// Bits of an address sum with its carry.
+            pub const DMA_SUM_BITS: usize = DMA_ADDR_BITS + 1;
+            /// The DMA address bits, as a mask of 64.
+            pub const DMA_ADDR_MASK: u64 = u64::MAX >> (64 - DMA_ADDR_BITS);
             /// Slot-index bits of the received-header RAM: twice the queue
             /// (two slots, unused, without a queue).
             pub const RX_HEADER_SLOT_BITS: usize = if CONFIG.rx_header_queue == 0 {

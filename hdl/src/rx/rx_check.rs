@@ -38,13 +38,22 @@
 //!   address sums registered in the first cycle and the held fields): `out_valid`, `out_conn_ok`, `out_access_ok` (WRITEs:
 //!   the region check of both the whole message and this packet; SENDs:
 //!   true) and `out_addr` (`remote_addr + offset`).
+//!
+//! Addresses have the build's DMA address bits (`DMA_ADDR_BITS`, A): the
+//! table keeps A bits of base and length (`mr_wr_*` are cut to them; the
+//! registers are bounded so), the remote address's bits above A are not
+//! summed (a remote address with any of them set is refused), and an
+//! access must end below 2^A (at A = 64: not wrap), as
+//! `MrTable::with_addr_bits` has it. `out_addr` has A bits. The sums keep
+//! their 65-bit form; with the operands' bits above A constant zero,
+//! synthesis keeps A + 1 bits of them.
 
 use ferroce_proto::params::{GENERATION_BITS, RKEY_BITS};
 use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 pub use super::cfg::MRS;
-use super::cfg::{CONN_KEY_BITS, MR_BITS};
+use super::cfg::{CONN_KEY_BITS, DMA_ADDR_BITS, DMA_ADDR_MASK, MR_BITS};
 
 /// Connections in the table.
 pub const CONNS: usize = 1 << CONN_KEY_BITS;
@@ -62,8 +71,8 @@ pub struct ConnEntry {
 /// A region's entry, less its valid bit and its rkey.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct MrEntry {
-    pub base: Bits<64>,
-    pub len: Bits<64>,
+    pub base: Bits<DMA_ADDR_BITS>,
+    pub len: Bits<DMA_ADDR_BITS>,
     pub conn: Bits<16>,
     pub remote_write: bool,
 }
@@ -73,6 +82,11 @@ pub struct MrEntry {
 pub struct Ext64 {
     pub lo: Bits<64>,
     pub hi: Bits<1>,
+}
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct ExtDma {
+    pub lo: Bits<DMA_ADDR_BITS>,
+    pub hi: Bits<{ 65 - DMA_ADDR_BITS }>,
 }
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct Ext32 {
@@ -142,8 +156,13 @@ pub struct RxCheck {
     x_offset: Signal<Local, Ext32>,
     x_msg_len: Signal<Local, Ext32>,
     x_payload: Signal<Local, Ext16>,
-    x_base: Signal<Local, Ext64>,
-    x_len: Signal<Local, Ext64>,
+    x_base: Signal<Local, ExtDma>,
+    x_len: Signal<Local, ExtDma>,
+    /// The remote address has bits set above the DMA address bits.
+    remote_high: Signal<Local, bool>,
+    /// The table writes' bits above the DMA address bits, which the
+    /// registers' ranges keep 0 and the table does not hold.
+    unused_high: Signal<Local, bool>,
     remote65: Signal<Local, Bits<65>>,
     offset65: Signal<Local, Bits<65>>,
     msg_len65: Signal<Local, Bits<65>>,
@@ -178,6 +197,13 @@ pub struct RxCheck {
     zero33: Constant<Bits<33>>,
     #[constant(0u64)]
     zero49: Constant<Bits<49>>,
+    #[constant(0u64)]
+    zero_above_dma: Constant<Bits<{ 65 - DMA_ADDR_BITS }>>,
+    /// The DMA address bits, and the sums' bits from 2^A on.
+    #[constant(DMA_ADDR_MASK)]
+    dma_mask: Constant<Bits<64>>,
+    #[constant(Bits::<65>::mask() & !bit_cast::<65, 64>(DMA_ADDR_MASK.into()))]
+    past_dma: Constant<Bits<65>>,
 }
 
 impl Logic for RxCheck {
@@ -227,8 +253,9 @@ impl Logic for RxCheck {
             & (self.conn_ram.read_data.val().paths > self.in_path.val().get_bits::<5>(0))
             & (self.conn_ram.read_data.val().generation == self.in_generation.val());
         // Region: both checks of the model, the whole message and then this
-        // packet, each inside [base, base + len) with no wrap of addr + len.
-        self.x_remote.next.lo = self.in_remote_addr.val();
+        // packet, each inside [base, base + len) and ending below 2^A.
+        self.remote_high.next = (self.in_remote_addr.val() & !self.dma_mask.val()).any();
+        self.x_remote.next.lo = self.in_remote_addr.val() & self.dma_mask.val();
         self.x_remote.next.hi = self.zero1.val();
         self.x_offset.next.lo = self.in_offset.val();
         self.x_offset.next.hi = self.zero33.val();
@@ -237,9 +264,9 @@ impl Logic for RxCheck {
         self.x_payload.next.lo = self.in_payload_len.val();
         self.x_payload.next.hi = self.zero49.val();
         self.x_base.next.lo = self.mr_ram.read_data.val().base;
-        self.x_base.next.hi = self.zero1.val();
+        self.x_base.next.hi = self.zero_above_dma.val();
         self.x_len.next.lo = self.mr_ram.read_data.val().len;
-        self.x_len.next.hi = self.zero1.val();
+        self.x_len.next.hi = self.zero_above_dma.val();
         self.remote65.next = self.x_remote.val().into();
         self.base65.next = self.x_base.val().into();
         self.offset65.next = self.x_offset.val().into();
@@ -251,20 +278,21 @@ impl Logic for RxCheck {
         self.pkt_addr.d.next = self.pkt_addr_c.val();
         self.pkt_end.d.next = self.pkt_addr_c.val() + self.payload65.val();
         self.region_end.next = self.base65.val() + self.len65.val();
-        self.in_region_msg.next = (self.remote65.val() >= self.base65.val())
+        self.in_region_msg.next = !self.remote_high.val()
+            & (self.remote65.val() >= self.base65.val())
             & (self.msg_end.q.val() <= self.region_end.val())
-            & !self.msg_end.q.val().get_bit(64);
-        self.in_region_pkt.next = !self.pkt_addr.q.val().get_bit(64)
+            & !(self.msg_end.q.val() & self.past_dma.val()).any();
+        self.in_region_pkt.next = !(self.pkt_addr.q.val() & self.past_dma.val()).any()
             & (self.pkt_addr.q.val() >= self.base65.val())
             & (self.pkt_end.q.val() <= self.region_end.val())
-            & !self.pkt_end.q.val().get_bit(64);
+            & !(self.pkt_end.q.val() & self.past_dma.val()).any();
         self.out_access_ok.next = !self.in_write.val()
             | (self.found.q.val()
                 & self.mr_ram.read_data.val().remote_write
                 & (self.mr_ram.read_data.val().conn == self.in_conn.val())
                 & self.in_region_msg.val()
                 & self.in_region_pkt.val());
-        self.out_addr.next = self.pkt_addr.q.val().get_bits::<64>(0);
+        self.out_addr.next = self.pkt_addr.q.val().get_bits::<64>(0) & self.dma_mask.val();
 
         // Table writes.
         self.conn_ram.write_address.next = self.conn_wr_index.val();
@@ -283,8 +311,10 @@ impl Logic for RxCheck {
             }
         }
         self.mr_ram.write_address.next = self.mr_wr_index.val();
-        self.mr_ram.write_data.next.base = self.mr_wr_base.val();
-        self.mr_ram.write_data.next.len = self.mr_wr_len.val();
+        self.unused_high.next =
+            ((self.mr_wr_base.val() | self.mr_wr_len.val()) & !self.dma_mask.val()).any();
+        self.mr_ram.write_data.next.base = self.mr_wr_base.val().get_bits::<DMA_ADDR_BITS>(0);
+        self.mr_ram.write_data.next.len = self.mr_wr_len.val().get_bits::<DMA_ADDR_BITS>(0);
         self.mr_ram.write_data.next.conn = self.mr_wr_conn.val();
         self.mr_ram.write_data.next.remote_write = self.mr_wr_remote_write.val();
         self.mr_ram.write_enable.next = self.mr_wr.val();

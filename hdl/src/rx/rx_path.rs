@@ -732,9 +732,9 @@ impl Logic for RxPath {
             & self.hq_any.val();
         if self.hq_direct.val() {
             self.hq_take.next = self.take_frame.val();
-        }
-        if self.hq_take.val() & self.hq_direct.val() {
-            self.hq_hdr.d.next = self.parse.m_hdr.val();
+            if self.take_frame.val() {
+                self.hq_hdr.d.next = self.parse.m_hdr.val();
+            }
         }
         // The RAM's output register holds the last frame taken: read its
         // slot again until the next one is taken.

@@ -814,6 +814,9 @@ pub struct TxPath {
     sub_ready: Signal<Local, bool>,
     idle: Signal<Local, bool>,
     take_ctl: Signal<Local, bool>,
+    /// The builder of ACK and NAK frames can take a header (`cbuild`, or
+    /// `build` with one builder).
+    ctl_hdr_ready: Signal<Local, bool>,
     ack_in: Signal<Local, bool>,
     nak_in: Signal<Local, bool>,
     take_ack: Signal<Local, bool>,
@@ -1274,13 +1277,12 @@ impl Logic for TxPath {
         // A frame is decided only when its builder can take the header (each
         // holds one besides the frame going out), so the control logic never
         // waits for the MAC.
+        self.ctl_hdr_ready.next = self.cbuild.hdr_ready.val();
         if self.one_builder.val() {
-            self.ack_in.next = self.ack_valid.val() & self.build.hdr_ready.val();
-            self.nak_in.next = self.nak_valid.val() & self.build.hdr_ready.val();
-        } else {
-            self.ack_in.next = self.ack_valid.val() & self.cbuild.hdr_ready.val();
-            self.nak_in.next = self.nak_valid.val() & self.cbuild.hdr_ready.val();
+            self.ctl_hdr_ready.next = self.build.hdr_ready.val();
         }
+        self.ack_in.next = self.ack_valid.val() & self.ctl_hdr_ready.val();
+        self.nak_in.next = self.nak_valid.val() & self.ctl_hdr_ready.val();
         self.take_ack.next = self.idle.val() & !self.ctl_valid.val() & self.ack_in.val();
         self.take_nak.next = self.idle.val() & !self.ctl_valid.val() & !self.ack_in.val() & self.nak_in.val();
         self.take_fb.next =
@@ -1884,14 +1886,11 @@ impl Logic for TxPath {
             S_CTLF => {
                 if self.one_builder.val() {
                     self.build.hdr_valid.next = true;
-                    if self.build.hdr_ready.val() {
-                        self.st.d.next = self.S_IDLE.val();
-                    }
                 } else {
                     self.cbuild.hdr_valid.next = true;
-                    if self.cbuild.hdr_ready.val() {
-                        self.st.d.next = self.S_IDLE.val();
-                    }
+                }
+                if self.ctl_hdr_ready.val() {
+                    self.st.d.next = self.S_IDLE.val();
                 }
             }
 
@@ -2379,6 +2378,15 @@ impl Logic for TxPath {
         // ---- frames: data from `build`, ACK and NAK frames from `cbuild`
         // (or from `build` too, `one_builder`), their CRC trailer from
         // `crc_out` ----
+        // The ACK and NAK fields, at `cbuild`'s inputs (and from there at
+        // `build`'s with one builder).
+        self.cbuild.ack_sack.next = self.h_sack.q.val();
+        self.cbuild.ack_ts_echo.next = self.h_ts_echo.q.val();
+        self.cbuild.ack_rate_hint.next = self.cfg_hint.val();
+        self.cbuild.ack_ecn_ce.next = self.h_ce.q.val();
+        self.cbuild.ack_acked_pkts.next = self.h_pending.q.val();
+        self.cbuild.nak_code.next = self.h_nak_code.q.val();
+        self.cbuild.nak_msg_seq.next = self.h_nak_msg.q.val();
         self.build.eth_dst.next = self.ccx.q.val().mac;
         self.build.eth_src.next = self.cfg_mac.val();
         self.build.ip_dscp.next = self.dscp.val();
@@ -2429,15 +2437,16 @@ impl Logic for TxPath {
         self.build.nak_code.next = self.zero8.val();
         self.build.nak_msg_seq.next = self.zero32.val();
         self.build.nak_info.next = self.zero32.val();
+        // ACK and NAK frames' own fields, set at `cbuild`'s inputs (above).
         if self.one_builder.val() {
             // The builder takes each kind's fields only for that kind.
-            self.build.ack_sack.next = self.h_sack.q.val();
-            self.build.ack_ts_echo.next = self.h_ts_echo.q.val();
-            self.build.ack_rate_hint.next = self.cfg_hint.val();
-            self.build.ack_ecn_ce.next = self.h_ce.q.val();
-            self.build.ack_acked_pkts.next = self.h_pending.q.val();
-            self.build.nak_code.next = self.h_nak_code.q.val();
-            self.build.nak_msg_seq.next = self.h_nak_msg.q.val();
+            self.build.ack_sack.next = self.cbuild.ack_sack.val();
+            self.build.ack_ts_echo.next = self.cbuild.ack_ts_echo.val();
+            self.build.ack_rate_hint.next = self.cbuild.ack_rate_hint.val();
+            self.build.ack_ecn_ce.next = self.cbuild.ack_ecn_ce.val();
+            self.build.ack_acked_pkts.next = self.cbuild.ack_acked_pkts.val();
+            self.build.nak_code.next = self.cbuild.nak_code.val();
+            self.build.nak_msg_seq.next = self.cbuild.nak_msg_seq.val();
         }
         self.build.s_payload_tdata.next = self.s_rd_tdata.val();
         self.build.s_payload_tkeep.next = self.s_rd_tkeep.val();
@@ -2473,13 +2482,6 @@ impl Logic for TxPath {
         self.cbuild.data_remote_addr.next = self.zero64.val();
         self.cbuild.data_rkey.next = self.zero32.val();
         self.cbuild.data_immediate.next = self.zero32.val();
-        self.cbuild.ack_sack.next = self.h_sack.q.val();
-        self.cbuild.ack_ts_echo.next = self.h_ts_echo.q.val();
-        self.cbuild.ack_rate_hint.next = self.cfg_hint.val();
-        self.cbuild.ack_ecn_ce.next = self.h_ce.q.val();
-        self.cbuild.ack_acked_pkts.next = self.h_pending.q.val();
-        self.cbuild.nak_code.next = self.h_nak_code.q.val();
-        self.cbuild.nak_msg_seq.next = self.h_nak_msg.q.val();
         self.cbuild.nak_info.next = self.zero32.val();
         self.cbuild.s_payload_tdata.next = self.zero64.val();
         self.cbuild.s_payload_tkeep.next = self.zero8.val();

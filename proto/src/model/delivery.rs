@@ -47,6 +47,12 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// No buffers, no regions, for an engine whose DMA addresses have
+    /// `addr_bits` bits (`MrTable::with_addr_bits`).
+    pub fn with_addr_bits(addr_bits: u32) -> Delivery {
+        Delivery { mrs: MrTable::with_addr_bits(addr_bits), ..Delivery::default() }
+    }
+
     /// Post a receive buffer.
     pub fn post_recv(&mut self, rb: RecvBuffer) {
         self.streams.entry((rb.conn, rb.stream)).or_default().buffers.push_back(rb);

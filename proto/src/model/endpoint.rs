@@ -59,6 +59,10 @@ pub struct EndpointConfig {
     /// further past a path's cumulative PSN is out of the window, so the
     /// peer's paths must not have more in flight.
     pub path_window: u32,
+    /// Bits of the host addresses the endpoint reaches
+    /// (`EngineConfig::dma_addr_bits`): a remote WRITE must end below
+    /// 2^this.
+    pub dma_addr_bits: u32,
     /// Consecutive RTOs after which a path gets a new source port.
     pub repath_after_rtos: u32,
     /// Consecutive RTOs after which a path takes no new data.
@@ -90,6 +94,7 @@ impl EndpointConfig {
             rnr_delay: crate::types::ns(DEFAULTS.rnr_delay_ns as u64),
             max_cwnd: DEFAULTS.window_cap,
             path_window: PATH_WINDOW,
+            dma_addr_bits: 64,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
             recovery: DEFAULTS.recovery,
@@ -132,6 +137,9 @@ impl EndpointConfig {
         }
         if !self.path_window.is_power_of_two() || !(16..=PATH_WINDOW).contains(&self.path_window) {
             return Err(Error::BadConfig(format!("path_window must be a power of two, 16..={PATH_WINDOW}")));
+        }
+        if !(32..=64).contains(&self.dma_addr_bits) {
+            return bad("dma_addr_bits must be 32..=64");
         }
         Ok(())
     }
@@ -267,12 +275,13 @@ impl Endpoint {
     pub fn new(cfg: EndpointConfig) -> Result<Endpoint> {
         cfg.validate()?;
         let ports = PortGen::new(Rng::new(cfg.seed).next_u64() as u32);
+        let delivery = Delivery::with_addr_bits(cfg.dma_addr_bits);
         Ok(Endpoint {
             cfg,
             conns: BTreeMap::new(),
             order: Vec::new(),
             rr: 0,
-            delivery: Delivery::default(),
+            delivery,
             control: VecDeque::new(),
             ports,
             stats: Stats::default(),
