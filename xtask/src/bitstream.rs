@@ -287,14 +287,21 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     let nextpnr = tools::ensure(&tools::NEXTPNR, log)?;
 
     // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
-    // area is short on the boards); the stand-in keeps the default.
-    // Its two-entry tables as registers, as `synth-engine` has them.
+    // area is short on the boards; and the preset's LUT mapping, as
+    // `synth-engine` maps it: `synth::maps_for_area`); the stand-in keeps
+    // the default. Its two-entry tables as registers, as `synth-engine`
+    // has them.
+    let area = crate::synth::maps_for_area(board.preset());
+    if area {
+        std::fs::write(dir.join(crate::synth::AREA_ABC_FILE), crate::synth::AREA_ABC)?;
+    }
     let script = match engine {
         Engine::Preset => format!(
             "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
-             synth_ecp5 -top top -nowidelut -json top.json -run map_ram:; tee -o top.stat stat",
+             {}; tee -o top.stat stat",
             crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH,
-            crate::synth::SMALL_TABLES
+            crate::synth::SMALL_TABLES,
+            crate::synth::after_map_ram(area, "top.json").lines().collect::<Vec<_>>().join("; ")
         ),
         Engine::StandIn => {
             format!(
