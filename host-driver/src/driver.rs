@@ -161,6 +161,17 @@ pub fn check_value(reg: Reg, value: u32) -> Result<()> {
     }
 }
 
+/// `what` (a ring, a region, a buffer) must lie below 2^`bits`, the
+/// engine's DMA addresses (`engine_info.dma_addr_bits`).
+fn within_dma(bits: u32, what: String, base: u64, len: u64) -> Result<()> {
+    if dma_reaches(bits, base, len) {
+        return Ok(());
+    }
+    Err(Error::BadRequest(format!(
+        "{what}: {base:#x}+{len} does not lie below 2^{bits}, the engine's DMA addresses (engine_info.dma_addr_bits)"
+    )))
+}
+
 /// Polls of a command status before giving up.
 const CMD_POLLS: usize = 1_000;
 
@@ -211,14 +222,7 @@ impl<D: Device> Driver<D> {
         let map = Engine::discover(&mut dev, 0)?;
         let dma_addr_bits = dev.read32(map.addr(regs::engine_info::DMA_ADDR_BITS))?;
         for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
-            let bytes = (entry as u64) << r.log_size;
-            if !dma_reaches(dma_addr_bits, r.base, bytes) {
-                return Err(Error::BadRequest(format!(
-                    "{name} ring: {:#x}+{bytes} does not lie below 2^{dma_addr_bits}, the engine's DMA addresses \
-                     (engine_info.dma_addr_bits)",
-                    r.base
-                )));
-            }
+            within_dma(dma_addr_bits, format!("{name} ring"), r.base, (entry as u64) << r.log_size)?;
         }
         // No completion anywhere in the ring yet (see [`Driver::poll`]).
         dev.write_mem(cq.base, &vec![0u8; CQE_BYTES << cq.log_size])?;
@@ -401,17 +405,9 @@ impl<D: Device> Driver<D> {
         self.push(false, &r.encode())
     }
 
-    /// The engine must reach a request's local buffer (or a region):
-    /// below 2^`engine_info.dma_addr_bits`.
+    /// The engine must reach a request's local buffer (or a region).
     fn check_reach(&self, what: &str, id: u32, base: u64, len: u64) -> Result<()> {
-        if !dma_reaches(self.dma_addr_bits, base, len) {
-            return Err(Error::BadRequest(format!(
-                "{what} {id}: {base:#x}+{len} does not lie below 2^{}, the engine's DMA addresses \
-                 (engine_info.dma_addr_bits)",
-                self.dma_addr_bits
-            )));
-        }
-        Ok(())
+        within_dma(self.dma_addr_bits, format!("{what} {id}"), base, len)
     }
 
     /// A request's connection and stream must exist in this engine.

@@ -497,9 +497,9 @@ pub const AREA_ABC_FILE: &str = "area.abc";
 
 /// ABC's script for LUT mapping by area: `abc9`'s default script
 /// (`&scorr; &sweep; &dc2; &dch -f -r; &if; &mfs`) with area-oriented
-/// mapping (`&if -a`), repeated three times over the mapped network
-/// restructured again (`&st; &syn2; &dch -f -r`), each round keeping the
-/// last round's smaller network.
+/// mapping (`&if -a`), then two more rounds of mapping (`&if -a; &mfs`)
+/// over the mapped network restructured again (`&st`, `&syn2` before the
+/// second, `&dch -f -r` before each).
 pub const AREA_ABC: &str = "&scorr
 &sweep
 &dc2

@@ -49,13 +49,11 @@ impl MrTable {
         let Some(mr) = self.regions.get(&rkey) else {
             return false;
         };
-        let Some(end) = addr.checked_add(len) else {
-            return false;
-        };
-        if self.addr_bits < 64 && end.0 >> self.addr_bits != 0 {
+        if !crate::config::dma_reaches(self.addr_bits, addr.0, len) {
             return false;
         }
-        mr.access.remote_write && mr.conn == conn && addr >= mr.base && end.0 <= mr.base.0 + mr.len
+        let end = addr.0 + len;
+        mr.access.remote_write && mr.conn == conn && addr >= mr.base && end <= mr.base.0 + mr.len
     }
 }
 
