@@ -61,6 +61,13 @@ pub struct EngineConfig {
     /// 7 more cycles are 300 ns at 50 MHz); not for one that sends a beat
     /// every cycle.
     pub serial_crc_tail: bool,
+    /// Bytes the send and receive CRCs take a cycle: 8 (a beat a cycle) or
+    /// 4 (each beat under a CRC in two cycles: half the matrix, half the
+    /// frame paths' rate; the send side must take its CRC's tail serially).
+    /// For a build whose beats outpace its port more than twice, such as a
+    /// board's Gigabit port at 64 bits and 50 MHz (3.2 Gb/s of beats); its
+    /// line rate ([`EngineConfig::line_mbps`]) is then the CRCs'.
+    pub crc_bytes: usize,
     /// Data frames and ACK and NAK frames are built by one frame builder
     /// instead of one each. With two, an ACK or NAK frame goes out
     /// between two data frames even when the next data frame's header is
@@ -102,6 +109,7 @@ impl EngineConfig {
         memory_regions: MEMORY_REGIONS,
         rx_header_queue: 4,
         serial_crc_tail: false,
+        crc_bytes: 8,
         one_frame_builder: false,
         dma_addr_bits: 64,
         clock_ps: 4000,
@@ -131,8 +139,9 @@ impl EngineConfig {
     /// every WRITE's), no received header queue: a parsed header waits in
     /// the parser (its port brings a beat every 1.6 cycles at most, a
     /// 64-byte frame in 13 cycles or more; the board's frame store takes
-    /// bursts), the send CRC's last zero bytes taken back one a cycle,
-    /// one frame builder for data, ACK and NAK frames.
+    /// bursts), CRCs of four bytes a cycle (its frame paths carry 1.6 Gb/s,
+    /// more than its port's 1 Gb/s), the send CRC's last zero bytes taken
+    /// back one a cycle, one frame builder for data, ACK and NAK frames.
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
@@ -142,6 +151,7 @@ impl EngineConfig {
         memory_regions: 4,
         rx_header_queue: 0,
         serial_crc_tail: true,
+        crc_bytes: 4,
         one_frame_builder: true,
         dma_addr_bits: 32,
         clock_ps: 20_000,
@@ -169,10 +179,12 @@ impl EngineConfig {
         1 << self.stream_bits
     }
 
-    /// The MAC interface's line rate at this clock (Mb/s): one beat of
-    /// `data_width` bits per cycle.
+    /// The frame paths' line rate at this clock (Mb/s): one beat of
+    /// `data_width` bits per cycle, or `crc_bytes` a cycle when the CRCs
+    /// take fewer bytes than a beat.
     pub const fn line_mbps(&self) -> u32 {
-        (self.data_width as u64 * 1_000_000 / self.clock_ps as u64) as u32
+        let bits = if 8 * self.crc_bytes < self.data_width { 8 * self.crc_bytes } else { self.data_width };
+        (bits as u64 * 1_000_000 / self.clock_ps as u64) as u32
     }
 
     /// Bits of a path key {connection, path}.
@@ -204,6 +216,12 @@ impl EngineConfig {
         }
         if self.data_width != 64 {
             return Err("the data width is 64 bits in every build");
+        }
+        if self.crc_bytes != 8 && self.crc_bytes != 4 {
+            return Err("the CRCs take 8 or 4 bytes a cycle");
+        }
+        if self.crc_bytes == 4 && !self.serial_crc_tail {
+            return Err("CRCs of 4 bytes a cycle need the send CRC's tail taken serially");
         }
         if !self.memory_regions.is_power_of_two() || self.memory_regions < 2 || self.memory_regions > MEMORY_REGIONS {
             return Err("memory regions must be a power of two, 2 to 16");
@@ -368,5 +386,13 @@ mod tests {
             let bad = EngineConfig { memory_regions: bad, ..e };
             assert!(bad.check().unwrap_err().contains("memory regions"), "{bad:?}");
         }
+        // CRCs of four bytes a cycle: half the beats' rate (1.6 Gb/s at 50 MHz).
+        assert_eq!(e.line_mbps(), 1600);
+        assert_eq!(EngineConfig { crc_bytes: 8, ..e }.line_mbps(), 3200);
+        assert_eq!(EngineConfig::CORUNDUM.line_mbps(), 16_000);
+        for bad in [0, 2, 6, 16] {
+            assert_eq!(EngineConfig { crc_bytes: bad, ..e }.check(), Err("the CRCs take 8 or 4 bytes a cycle"));
+        }
+        assert!(EngineConfig { serial_crc_tail: false, ..e }.check().unwrap_err().contains("serially"));
     }
 }

@@ -7,7 +7,9 @@
 //! the shortest an ACK or NAK makes to jumbo data frames
 //! (`ferroce_sim::axis::random_packet`, as the `tx_build` test's). Both
 //! forms: the last beat's zero bytes taken back in its step, and serially
-//! (`CrcAppend<true>`, which holds the last beat up to 7 cycles).
+//! (`CrcAppend<true, _>`, which holds the last beat up to 7 cycles); the
+//! serial form also with a CRC of four bytes a cycle (`CrcAppend<true,
+//! true>`, two cycles for each beat under the CRC).
 
 use std::collections::VecDeque;
 
@@ -16,9 +18,11 @@ use ferroce_proto::wire;
 use ferroce_sim::axis::{random_packet, FrameOut};
 use ferroce_sim::verilator::{ModelLib, Sim};
 
-ferroce_sim::equivalence_inputs!(crc_append_inputs: ferroce_hdl::tx::crc_append::CrcAppend<false>;
+ferroce_sim::equivalence_inputs!(crc_append_inputs: ferroce_hdl::tx::crc_append::CrcAppend<false, false>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
-ferroce_sim::equivalence_inputs!(crc_append_serial_inputs: ferroce_hdl::tx::crc_append::CrcAppend<true>;
+ferroce_sim::equivalence_inputs!(crc_append_serial_inputs: ferroce_hdl::tx::crc_append::CrcAppend<true, false>;
+    reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
+ferroce_sim::equivalence_inputs!(crc_append_half_inputs: ferroce_hdl::tx::crc_append::CrcAppend<true, true>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, m_axis_tready);
 
 /// A random frame, as `wire::encode` builds it.
@@ -29,17 +33,23 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn frames_get_the_trailer_the_model_gives() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<false>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<false, false>::default());
     let cycles = frames_out("crc_append", &v);
     let rec = ferroce_sim::verilator::take_recording("crc_append").expect("the first cycles were recorded");
     ferroce_sim::equivalence::check_replay::<crc_append_inputs>("crc_append", &rec, &[]);
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<true>::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<true, false>::default());
     let serial_cycles = frames_out("crc_append_serial", &v);
     let rec = ferroce_sim::verilator::take_recording("crc_append_serial").expect("the first cycles were recorded");
     ferroce_sim::equivalence::check_replay::<crc_append_serial_inputs>("crc_append_serial", &rec, &[]);
     // The same frames (the same draws until the timing differs); the
     // serial tail's wait shows as more cycles for them.
     assert!(serial_cycles > cycles + 6_000, "serial tail: {serial_cycles} cycles, in its step: {cycles}");
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::tx::crc_append::CrcAppend::<true, true>::default());
+    let half_cycles = frames_out("crc_append_half", &v);
+    let rec = ferroce_sim::verilator::take_recording("crc_append_half").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<crc_append_half_inputs>("crc_append_half", &rec, &[]);
+    // Each beat under the CRC waits a cycle more at the input.
+    assert!(half_cycles > serial_cycles + 20_000, "four bytes a cycle: {half_cycles} cycles, eight: {serial_cycles}");
 }
 
 /// Runs the test's traffic through the block's Verilog (model `name`),

@@ -5,7 +5,8 @@
 //! result with the model's verdict, its length and its header bytes; a bad
 //! frame never stalls the ones after it. Some frames carry the MAC's
 //! bad-frame flag (`tuser`), mostly on their last beat: those are reported
-//! as MAC errors whatever their bytes.
+//! as MAC errors whatever their bytes. Both forms: the CRC of eight bytes
+//! a cycle and of four (`RxParse<true>`, two cycles a beat under the CRC).
 
 use std::collections::VecDeque;
 
@@ -18,7 +19,9 @@ use ferroce_proto::{ConnId, Iova, MsgSeq, PathId, Psn, Rkey, StreamId};
 use ferroce_sim::equivalence::check_replay;
 use ferroce_sim::verilator::{record_next, take_recording, ModelLib, Sim};
 
-ferroce_sim::equivalence_inputs!(rx_parse_inputs: ferroce_hdl::rx::rx_parse::RxParse;
+ferroce_sim::equivalence_inputs!(rx_parse_inputs: ferroce_hdl::rx::rx_parse::RxParse<false>;
+    reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser, cfg_port, m_ready);
+ferroce_sim::equivalence_inputs!(rx_parse_half_inputs: ferroce_hdl::rx::rx_parse::RxParse<true>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser, cfg_port, m_ready);
 
 const PORT: u16 = wire::FERROCE_PORT;
@@ -167,9 +170,24 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::default());
-    let lib = ModelLib::build("rx_parse", &v).expect("rx_parse model builds");
-    record_next("rx_parse", REPLAYED);
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::<false>::default());
+    let cycles = agrees_with_the_model("rx_parse", &v);
+    let rec = take_recording("rx_parse").expect("the first cycles were recorded");
+    check_replay::<rx_parse_inputs>("rx_parse", &rec, &[]);
+    // The CRC of four bytes a cycle: the same frames, the same verdicts;
+    // each beat under the CRC takes a cycle more.
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::<true>::default());
+    let half_cycles = agrees_with_the_model("rx_parse_half", &v);
+    let rec = take_recording("rx_parse_half").expect("the first cycles were recorded");
+    check_replay::<rx_parse_half_inputs>("rx_parse_half", &rec, &[]);
+    assert!(half_cycles > cycles + 1_000_000, "four bytes a cycle: {half_cycles} cycles, eight: {cycles}");
+}
+
+/// Runs the test's frames through the parser's Verilog (model `name`),
+/// recording its first cycles; the cycles it took.
+fn agrees_with_the_model(name: &str, v: &str) -> u64 {
+    let lib = ModelLib::build(name, v).expect("rx_parse model builds");
+    record_next(name, REPLAYED);
     let mut s = Sim::new(&lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
@@ -199,6 +217,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     let mut counts = [0u64; 9];
     let mut checked = 0;
     let mut idle_cycles = 0;
+    let mut cycles = 0u64;
     while checked < total {
         // Source: a new frame when the last is out; random idle.
         if current.is_none() && sent < total {
@@ -242,6 +261,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
         }
         let result_taken = result.is_some() && ready_out;
         s.tick();
+        cycles += 1;
         if beat_taken {
             let (f, at, _) = current.as_mut().expect("a frame was offered");
             *at += 8.min(f.len() - *at);
@@ -274,9 +294,7 @@ fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     for code in 1..9 {
         assert!(counts[code] > 50, "error class {code} exercised: {counts:?}");
     }
-    // The same Rust in rust-hdl's own simulator, on this test's first cycles.
-    let rec = take_recording("rx_parse").expect("the first cycles were recorded");
-    check_replay::<rx_parse_inputs>("rx_parse", &rec, &[]);
+    cycles
 }
 
 /// Cycles of this test's traffic replayed into rust-hdl's simulator.
@@ -284,7 +302,7 @@ const REPLAYED: u64 = 4000;
 
 #[test]
 fn header_bytes_of_a_good_frame_are_presented() {
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::default());
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::<false>::default());
     let lib = ModelLib::build("rx_parse", &v).expect("rx_parse model builds");
     let mut s = Sim::new(&lib);
     s.clock("clock");

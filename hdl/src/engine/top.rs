@@ -70,7 +70,8 @@ pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
 /// the builds' clocks today).
 pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 
-/// The line rate of the MAC interface at this clock: 64 bits per cycle.
+/// The frame paths' line rate at this clock: 64 bits per cycle, or 32 where
+/// the CRCs take four bytes a cycle.
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
@@ -2258,7 +2259,8 @@ mod tests {
         let c = ferroce_proto::model::EndpointConfig::new([2, 0, 0, 0, 0, 1], [10, 0, 0, 1], 10_000, 1024);
         assert_eq!(super::ACTIVE_WINDOW_PS, c.active_window, "the receiver's activity window");
         let cfg = super::super::cfg::CONFIG;
-        assert_eq!(super::MAC_MBPS, (64_000_000 / u64::from(cfg.clock_ps)) as u32, "64 bits per cycle");
+        let bits = if cfg.crc_bytes == 4 { 32 } else { 64 };
+        assert_eq!(super::MAC_MBPS, (bits * 1_000_000 / u64::from(cfg.clock_ps)) as u32, "{bits} bits per cycle");
         assert_eq!(u64::from(super::NS_PER_CYCLE * 1000 + super::PS_REMAINDER), u64::from(cfg.clock_ps));
         assert_eq!(
             (c.repath_after_rtos, c.retire_after_rtos),

@@ -47,6 +47,8 @@ macro_rules! preset {
             pub const RX_HEADER_QUEUE: usize = CONFIG.rx_header_queue;
             /// The send CRC takes a frame's last zero bytes back serially.
             pub const SERIAL_CRC_TAIL: bool = CONFIG.serial_crc_tail;
+            /// The send and receive CRCs take four bytes a cycle, not eight.
+            pub const HALF_RATE_CRC: bool = CONFIG.crc_bytes == 4;
             /// One frame builder for data, ACK and NAK frames.
             pub const ONE_FRAME_BUILDER: bool = CONFIG.one_frame_builder;
             /// Bits of the DMA addresses the engine drives.

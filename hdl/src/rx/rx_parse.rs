@@ -34,6 +34,12 @@
 //! (`s_axis_tready` is low in the cycle after a frame's last beat, and
 //! while a result waits to be taken). Latency: the result is valid two
 //! cycles after the last beat.
+//!
+//! `RxParse<HALF>` with `HALF`: the CRC takes four bytes a cycle
+//! (`EngineConfig::crc_bytes`), so each beat under it takes two cycles:
+//! its low half is stepped while it waits at the input (`s_axis_tready`
+//! low), its high half as it is taken. The beats before the transport
+//! header take one. Half the CRC's matrix, half the rate.
 
 
 use rust_hdl::prelude::*;
@@ -174,7 +180,7 @@ const NAK_CODES: usize = NakCode::ALL.len();
 
 /// The parser.
 #[derive(LogicBlock, HdlDefault)]
-pub struct RxParse {
+pub struct RxParse<const HALF: bool> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub s_axis_tdata: Signal<In, Bits<64>>,
@@ -210,6 +216,14 @@ pub struct RxParse {
     /// Zero bytes after the frame's last in its beat.
     pad: DFF<Bits<3>>,
     crc_word: Crc32Bytes<8>,
+    /// `HALF`: the four-byte step, and whether the beat at the input has
+    /// had its low half stepped.
+    crc_half: Crc32Bytes<4>,
+    half: DFF<bool>,
+    /// `HALF`: the beat at the input is under the CRC and its low half is
+    /// still to be stepped (it is not taken in this cycle).
+    lo_first: Signal<Local, bool>,
+    crc_data: Signal<Local, Bits<64>>,
     f_ethertype: field_get!(ETH, "ethertype"),
     f_ip_version: field_get!(IPV4, "version"),
     f_ip_ihl: field_get!(IPV4, "ihl"),
@@ -304,6 +318,8 @@ pub struct RxParse {
     pad_no: [Constant<Bits<3>>; BEAT_BYTES - 1],
     #[constant(u64::MAX)]
     ones64: Constant<Bits<64>>,
+    #[constant(HALF)]
+    half_rate: Constant<bool>,
     #[constants(|k: usize| 8 * (ETH.len + 2 * k) as u64)]
     ip_word_pos: [Constant<Bits<HDR_INDEX_BITS>>; IP_WORDS],
     #[constant(0xffffu64)]
@@ -377,12 +393,12 @@ pub struct RxParse {
     e_mac_error: Constant<Bits<4>>,
 }
 
-impl Logic for RxParse {
+impl<const HALF: bool> Logic for RxParse<HALF> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, hb_tail, len, beat, crc, pad, mac_bad, too_long, checking, res_valid, res_good, res_error,
-            res_len
+            res_len, half
         );
         for i in 0..HDR_WORDS {
             self.hb_words[i].clock.next = self.clock.val();
@@ -405,7 +421,9 @@ impl Logic for RxParse {
         self.hb.next = self.hdr.val().into();
 
         self.in_ready.next = !self.checking.q.val() & (!self.res_valid.q.val() | self.m_ready.val());
-        self.take.next = self.s_axis_tvalid.val() & self.in_ready.val();
+        self.lo_first.next =
+            self.half_rate.val() & (self.beat.q.val() >= self.crc_first_beat.val()) & !self.half.q.val();
+        self.take.next = self.s_axis_tvalid.val() & self.in_ready.val() & !self.lo_first.val();
 
         // Bytes in this beat (tkeep contiguous from lane 0 on the last).
         if self.s_axis_tlast.val() {
@@ -442,8 +460,20 @@ impl Logic for RxParse {
         if self.s_axis_tlast.val() {
             self.cmask.next = self.cmask.val() & self.keep_bits.val();
         }
+        self.crc_data.next = self.s_axis_tdata.val() & self.cmask.val();
         self.crc_word.crc.next = self.crc.q.val();
-        self.crc_word.data.next = self.s_axis_tdata.val() & self.cmask.val();
+        self.crc_word.data.next = self.crc_data.val();
+        // `HALF`: the low half while the beat waits, the high half as it
+        // is taken.
+        self.crc_half.crc.next = self.crc.q.val();
+        self.crc_half.data.next = self.crc_data.val();
+        if self.half.q.val() {
+            self.crc_half.data.next = self.crc_data.val() >> 32;
+        }
+        if self.lo_first.val() & self.s_axis_tvalid.val() & self.in_ready.val() {
+            self.crc.d.next = self.crc_half.crc_next.val();
+            self.half.d.next = true;
+        }
 
         if self.res_valid.q.val() & self.m_ready.val() {
             self.res_valid.d.next = false;
@@ -467,7 +497,11 @@ impl Logic for RxParse {
             }
             if self.beat.q.val() >= self.crc_first_beat.val() {
                 self.crc.d.next = self.crc_word.crc_next.val();
+                if self.half_rate.val() {
+                    self.crc.d.next = self.crc_half.crc_next.val();
+                }
             }
+            self.half.d.next = false;
             // zero bytes after the frame's last in its beat
             self.pad.d.next = self.zero3.val() - self.nbytes.val().get_bits::<3>(0);
             if self.s_axis_tuser.val() {
@@ -624,6 +658,7 @@ impl Logic for RxParse {
             self.too_long.d.next = false;
         }
         if self.reset.val() {
+            self.half.d.next = false;
             self.beat.d.next = self.beat_no[0].val();
             self.len.d.next = self.zero_len.val();
             self.crc.d.next = self.crc_init.val();
@@ -636,7 +671,7 @@ impl Logic for RxParse {
             self.res_len.d.next = self.zero_len.val();
         }
 
-        self.s_axis_tready.next = self.in_ready.val();
+        self.s_axis_tready.next = self.in_ready.val() & !self.lo_first.val();
         self.m_valid.next = self.res_valid.q.val();
         self.m_good.next = self.res_good.q.val();
         self.m_error.next = self.res_error.q.val();

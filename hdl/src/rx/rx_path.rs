@@ -101,7 +101,7 @@ use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 use super::cfg::{
-    CONN_KEY_BITS, MR_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    CONN_KEY_BITS, HALF_RATE_CRC, MR_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
 };
 use crate::rx::ack_gen::{action, AckGen};
 use crate::rx::frame_fifo::FrameFifo;
@@ -360,7 +360,7 @@ pub struct RxPath {
     pub cnt_post_drop: Signal<Out, Bits<32>>,
     /// Zero the counters (`control.ctrl` bit 1).
     pub clear_stats: Signal<In, bool>,
-    parse: RxParse,
+    parse: RxParse<HALF_RATE_CRC>,
     fifo: FrameFifo,
     check: RxCheck,
     sack: Sack<PATH_KEY_BITS, WINDOW>,

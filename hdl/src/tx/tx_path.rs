@@ -122,7 +122,7 @@
 use rust_hdl::prelude::*;
 
 use super::cfg::{
-    CONNS, CONN_KEY_BITS, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
     WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
@@ -702,7 +702,7 @@ pub struct TxPath {
     build: TxBuild,
     cbuild: TxBuild,
     // the trailer's CRC, after the builders' multiplexer
-    crc_out: CrcAppend<SERIAL_CRC_TAIL>,
+    crc_out: CrcAppend<SERIAL_CRC_TAIL, HALF_RATE_CRC>,
     f_tdata: Signal<Local, Bits<64>>,
     f_tkeep: Signal<Local, Bits<8>>,
     f_tvalid: Signal<Local, bool>,
