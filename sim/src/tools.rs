@@ -116,7 +116,11 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         return Ok(probe);
     }
     log(&format!("{}: installing {} into {} ...", tool.name, tool.spec, d.display()));
-    let tmp = d.with_extension(format!("partial-{}", std::process::id()));
+    // A folder of this call's own: threads of one process (tests) may
+    // install the same tool at once.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = d.with_extension(format!("partial-{}-{call}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let status = Command::new("python3")
         .args([

@@ -47,17 +47,24 @@ pub fn liteeth(board: Board) -> anyhow::Result<PathBuf> {
     let dir = board.dir();
     std::fs::create_dir_all(&dir)?;
     let out = dir.join("liteeth_core.v");
+    // Written under a name of its own and renamed into place, so that a
+    // build copying the core (or a test reading it) while another run
+    // generates it again never sees a half-written file: the xtask tests
+    // generate the ECPIX-5's core from two tests at once.
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("liteeth_core.v.partial-{}-{run}", std::process::id()));
     let script = crate::root().join("fpga/liteeth/liteeth_core.py");
     let res = tools::python_tool(&tools::LITEETH, &script)
         .args(["--board", board.key(), "--out"])
-        .arg(&out)
+        .arg(&tmp)
         .output()
         .context("running fpga/liteeth/liteeth_core.py")?;
-    anyhow::ensure!(
-        res.status.success(),
-        "fpga/liteeth/liteeth_core.py failed: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
+    if !res.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::bail!("fpga/liteeth/liteeth_core.py failed: {}", String::from_utf8_lossy(&res.stderr));
+    }
+    std::fs::rename(&tmp, &out).with_context(|| format!("moving {} into place", tmp.display()))?;
     Ok(out)
 }
 
