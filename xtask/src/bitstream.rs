@@ -51,9 +51,7 @@ pub fn liteeth(board: Board) -> anyhow::Result<PathBuf> {
     // build copying the core (or a test reading it) while another run
     // generates it again never sees a half-written file: the xtask tests
     // generate the ECPIX-5's core from two tests at once.
-    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!("liteeth_core.v.partial-{}-{run}", std::process::id()));
+    let tmp = tools::partial(&out);
     let script = crate::root().join("fpga/liteeth/liteeth_core.py");
     let res = tools::python_tool(&tools::LITEETH, &script)
         .args(["--board", board.key(), "--out"])
