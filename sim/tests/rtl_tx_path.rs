@@ -126,6 +126,7 @@ fn ack_and_nak_frames_are_built_exactly() {
     // Three connections to three peers.
     let peers: Vec<(u64, [u8; 6], [u8; 4], u16)> =
         (0..3).map(|i| (i * 5 + 1, [2, 0, 0, 0, 1, i as u8], [10, 0, 1, i as u8], 100 + i as u16)).collect();
+    rtl.window_keys = peers.iter().flat_map(|p| (0..8).map(move |path| path_key(ConnId(p.0 as u16), path))).collect();
     for (conn, pmac, pip, remote) in &peers {
         rtl.handshake(
             "ctl_valid",

@@ -1047,8 +1047,11 @@ impl Logic for Engine {
         self.s_axil_bvalid.next = self.csr.s_axil_bvalid.val();
         self.csr.s_axil_bready.next = self.s_axil_bready.val();
         self.csr.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.csr.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.csr.s_axil_arready.val();
+        // A read waits while the send path loads the path the register
+        // window selects (`pt_valid`: a few cycles after `path_table.index`
+        // changes), so that its registers read that path.
+        self.csr.s_axil_arvalid.next = self.s_axil_arvalid.val() & self.txp.pt_valid.val();
+        self.s_axil_arready.next = self.csr.s_axil_arready.val() & self.txp.pt_valid.val();
         self.s_axil_rdata.next = self.csr.s_axil_rdata.val();
         self.s_axil_rresp.next = self.csr.s_axil_rresp.val();
         self.s_axil_rvalid.next = self.csr.s_axil_rvalid.val();

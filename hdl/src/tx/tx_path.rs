@@ -81,7 +81,11 @@
 //!   error, 2 receive buffer too small).
 //! * `pt_key` in, `pt_*` out: one path's state for the register window
 //!   (source port, window, retired, data packets sent and retransmitted, CE
-//!   marks echoed).
+//!   marks echoed), from a snapshot of that path; `pt_valid`: the snapshot
+//!   is of `pt_key`'s path. When `pt_key` changes, `pt_valid` falls at once
+//!   and the control logic loads the new path from its tables as its next
+//!   operation (before ACKs and feedback; three cycles), after which every
+//!   change of the path is copied into the snapshot a cycle later.
 //! * `cnt_*`: the send counters of `ferroce_proto::Stats`.
 //!
 //! Keys: path key = {connection, path[2:0]}, stream key = {connection,
@@ -109,8 +113,11 @@
 //!   connection: messages in the ring, segmentation point, next receive
 //!   sequence number.
 //! * `paths` ([`PathDetail`]), per path key: source port, next PSN, RTO
-//!   run, RTT estimates, counters; `window` ([`Window`]), per path key: the
-//!   register window's copy, written a cycle after each change.
+//!   run, RTT estimates, counters. The register window reads one path,
+//!   the one `pt_key` selects, from a snapshot in flip-flops ([`Window`]):
+//!   a table of every path's copy (a second read port of `paths` and
+//!   `lane_p`) cost about 400 LUT4 equivalents in `ecp5-25`, where a path
+//!   is looked at once per host read.
 //! * `msg_desc` ([`MsgDesc`]) and `msg_prog` ([`MsgProg`]), per message
 //!   slot {stream key, seq mod 16}: the work request, and its bytes
 //!   acknowledged and failure.
@@ -548,6 +555,7 @@ const S_SEND2: usize = 44;
 const S_DMA: usize = 45;
 const S_HDR: usize = 46;
 const S_WR1: usize = 47;
+const S_PT: usize = 48;
 
 /// Packet kinds of the frame being built.
 const K_DATA: u64 = 0;
@@ -684,6 +692,7 @@ pub struct TxPath {
     pub pt_retx: Signal<Out, Bits<32>>,
     pub pt_ecn: Signal<Out, Bits<32>>,
     pub pt_srtt: Signal<Out, Bits<32>>,
+    pub pt_valid: Signal<Out, bool>,
     pub cnt_tx_data: Signal<Out, Bits<32>>,
     pub cnt_tx_retx: Signal<Out, Bits<32>>,
     pub cnt_tx_acks: Signal<Out, Bits<32>>,
@@ -723,7 +732,6 @@ pub struct TxPath {
     lane_p: [RAM<PathSum, CONN_KEY_BITS>; PATHS],
     lane_s: [RAM<StreamState, CONN_KEY_BITS>; STREAMS],
     paths: RAM<PathDetail, PATH_KEY_BITS>,
-    window: RAM<Window, PATH_KEY_BITS>,
     msg_desc: RAM<MsgDesc, MSG_ADDR_BITS>,
     msg_prog: RAM<MsgProg, MSG_ADDR_BITS>,
     // ---- the context ----
@@ -790,6 +798,13 @@ pub struct TxPath {
     rnr_p: DFF<Bits<24>>,
     w_pend: DFF<bool>,
     w_key: DFF<Bits<PATH_KEY_BITS>>,
+    // the register window's snapshot: of path `ref_key`, valid when
+    // `snap_ok`; `ref_req`: the control logic is to load `ref_key`'s path
+    snap: DFF<Window>,
+    snap_ok: DFF<bool>,
+    ref_key: DFF<Bits<PATH_KEY_BITS>>,
+    ref_req: DFF<bool>,
+    ref_w: DFF<bool>,
     init_busy: DFF<bool>,
     init_addr: DFF<Bits<PATH_KEY_BITS>>,
     in_frame: DFF<bool>,
@@ -814,6 +829,9 @@ pub struct TxPath {
     sub_ready: Signal<Local, bool>,
     idle: Signal<Local, bool>,
     take_ctl: Signal<Local, bool>,
+    take_pt: Signal<Local, bool>,
+    at_pt: Signal<Local, bool>,
+    win_data: Signal<Local, Window>,
     /// The builder of ACK and NAK frames can take a header (`cbuild`, or
     /// `build` with one builder).
     ctl_hdr_ready: Signal<Local, bool>,
@@ -1184,6 +1202,8 @@ pub struct TxPath {
     path_zero: Constant<PathDetail>,
     #[constant(Window::default())]
     window_zero: Constant<Window>,
+    #[constant(S_PT as u64)]
+    S_PT: Constant<Bits<6>>,
     #[constant(0u64)]
     zero_conn: Constant<Bits<CONN_KEY_BITS>>,
     #[constant(1u64)]
@@ -1220,14 +1240,13 @@ impl Logic for TxPath {
             newly, a_count, a_lost, a_ce, a_psn, a_msg, a_status, a_ts, start_slot, e_len_q, h_seq, h_off, h_len,
             h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream, h_nak_msg,
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
-            w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx
+            w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
+            snap, snap_ok, ref_key, ref_req, ref_w
         );
         self.conns.read_clock.next = self.clock.val();
         self.conns.write_clock.next = self.clock.val();
         self.paths.read_clock.next = self.clock.val();
         self.paths.write_clock.next = self.clock.val();
-        self.window.read_clock.next = self.clock.val();
-        self.window.write_clock.next = self.clock.val();
         self.msg_desc.read_clock.next = self.clock.val();
         self.msg_desc.write_clock.next = self.clock.val();
         self.msg_prog.read_clock.next = self.clock.val();
@@ -1272,7 +1291,14 @@ impl Logic for TxPath {
 
         // ---- taking work, in priority order ----
         self.sub_ready.next = self.retx.ready.val() & self.cc.ready.val() & self.health.ready.val();
-        self.idle.next = (self.st.q.val() == self.S_IDLE.val()) & !self.init_busy.q.val() & self.sub_ready.val();
+        self.take_pt.next = (self.st.q.val() == self.S_IDLE.val())
+            & !self.init_busy.q.val()
+            & self.sub_ready.val()
+            & self.ref_req.q.val();
+        self.idle.next = (self.st.q.val() == self.S_IDLE.val())
+            & !self.init_busy.q.val()
+            & self.sub_ready.val()
+            & !self.ref_req.q.val();
         self.take_ctl.next = self.idle.val() & self.ctl_valid.val();
         // A frame is decided only when its builder can take the header (each
         // holds one besides the frame going out), so the control logic never
@@ -1355,6 +1381,9 @@ impl Logic for TxPath {
             }
             S_TRY => {
                 self.cap_conn.next = true;
+            }
+            S_PT => {
+                self.cap_path.next = true;
             }
             S_TAKE1 => {
                 self.cap_path.next = true;
@@ -1719,7 +1748,13 @@ impl Logic for TxPath {
         }
         match self.st.q.val().index() {
             S_IDLE => {
-                if self.take_ctl.val() {
+                if self.take_pt.val() {
+                    // the register window's path, for its snapshot
+                    self.cur_n.next = self.ref_key.q.val().get_bits::<CONN_KEY_BITS>(self.conn_in_pkey.val().index());
+                    self.pth_n.next = self.ref_key.q.val().get_bits::<PATH_BITS>(0);
+                    self.ref_req.d.next = false;
+                    self.st.d.next = self.S_PT.val();
+                } else if self.take_ctl.val() {
                     if !self.ctl_op.val() {
                         self.cur_n.next = self.ctl_conn.val();
                         self.c_valid.d.next = self.c_valid.q.val() | (self.one_conns.val() << self.ctl_conn.val());
@@ -1816,6 +1851,12 @@ impl Logic for TxPath {
                     self.scan_n.d.next = self.zero_scan.val();
                     self.st.d.next = self.S_SCAN.val();
                 }
+            }
+
+            // ---- the register window's path, loaded (its snapshot is
+            // written in the next cycle) ----
+            S_PT => {
+                self.st.d.next = self.S_IDLE.val();
             }
 
             // ---- a work request into its stream's ring ----
@@ -2339,26 +2380,41 @@ impl Logic for TxPath {
         self.msg_prog.write_address.next = self.mw_s.val().into();
         self.msg_prog.write_data.next = self.prog_n.val();
         self.msg_prog.write_enable.next = self.prog_we.val();
-        // The register window's copy, a cycle after each change of the path.
-        self.w_pend.d.next = self.ps_we.val() | self.pd_we.val();
+        // The register window's snapshot: a cycle after each change of its
+        // path (and after `S_PT` loaded it), the path as it now is.
+        self.at_pt.next = self.st.q.val() == self.S_PT.val();
+        self.w_pend.d.next = self.ps_we.val() | self.pd_we.val() | self.at_pt.val();
         self.w_key.d.next = self.pkey.val();
-        self.window.write_address.next = self.w_key.q.val();
-        self.window.write_data.next.sport = self.pd.q.val().sport;
-        self.window.write_data.next.cwnd = self.ps.q.val().cwnd;
-        self.window.write_data.next.retired = self.ps.q.val().retired;
-        self.window.write_data.next.sent = self.pd.q.val().sent;
-        self.window.write_data.next.retx = self.pd.q.val().retx;
-        self.window.write_data.next.ecn = self.pd.q.val().ecn;
-        self.window.write_data.next.srtt_ns = self.rtt.srtt_ns.val();
-        self.window.write_enable.next = self.w_pend.q.val();
-        self.window.read_address.next = self.pt_key.val();
+        self.ref_w.d.next = self.at_pt.val();
+        self.win_data.next.sport = self.pd.q.val().sport;
+        self.win_data.next.cwnd = self.ps.q.val().cwnd;
+        self.win_data.next.retired = self.ps.q.val().retired;
+        self.win_data.next.sent = self.pd.q.val().sent;
+        self.win_data.next.retx = self.pd.q.val().retx;
+        self.win_data.next.ecn = self.pd.q.val().ecn;
+        self.win_data.next.srtt_ns = self.rtt.srtt_ns.val();
+        if self.w_pend.q.val() & (self.w_key.q.val() == self.ref_key.q.val()) {
+            self.snap.d.next = self.win_data.val();
+            if self.ref_w.q.val() {
+                self.snap_ok.d.next = true;
+            }
+        }
+        // A new path asked for: the snapshot is of no path until it is
+        // loaded.
+        if self.pt_key.val() != self.ref_key.q.val() {
+            self.ref_key.d.next = self.pt_key.val();
+            self.snap_ok.d.next = false;
+            self.ref_req.d.next = true;
+        }
         if self.init_busy.q.val() {
             self.paths.write_address.next = self.init_addr.q.val();
             self.paths.write_data.next = self.path_zero.val();
             self.paths.write_enable.next = true;
-            self.window.write_address.next = self.init_addr.q.val();
-            self.window.write_data.next = self.window_zero.val();
-            self.window.write_enable.next = true;
+            // every path is zero after the sweep
+            self.snap.d.next = self.window_zero.val();
+            self.snap_ok.d.next = true;
+            self.ref_key.d.next = self.pt_key.val();
+            self.ref_req.d.next = false;
             for i in 0..PATHS {
                 self.lane_p[i].write_address.next = self.init_addr.q.val().get_bits::<CONN_KEY_BITS>(0);
                 self.lane_p[i].write_data.next = self.path_sum_zero.val();
@@ -2560,13 +2616,14 @@ impl Logic for TxPath {
         self.m_cpl_id.next = self.msg_desc.read_data.val().id;
         self.m_cpl_imm.next = self.msg_desc.read_data.val().imm;
         self.m_cpl_has_imm.next = self.msg_desc.read_data.val().op == self.OP_WRITE_IMM.val();
-        self.pt_sport.next = self.window.read_data.val().sport;
-        self.pt_cwnd.next = self.window.read_data.val().cwnd;
-        self.pt_retired.next = self.window.read_data.val().retired;
-        self.pt_sent.next = self.window.read_data.val().sent;
-        self.pt_retx.next = self.window.read_data.val().retx;
-        self.pt_ecn.next = self.window.read_data.val().ecn;
-        self.pt_srtt.next = self.window.read_data.val().srtt_ns;
+        self.pt_sport.next = self.snap.q.val().sport;
+        self.pt_cwnd.next = self.snap.q.val().cwnd;
+        self.pt_retired.next = self.snap.q.val().retired;
+        self.pt_sent.next = self.snap.q.val().sent;
+        self.pt_retx.next = self.snap.q.val().retx;
+        self.pt_ecn.next = self.snap.q.val().ecn;
+        self.pt_srtt.next = self.snap.q.val().srtt_ns;
+        self.pt_valid.next = self.snap_ok.q.val() & (self.ref_key.q.val() == self.pt_key.val());
         self.cnt_tx_data.next = self.n_data.q.val();
         self.cnt_tx_retx.next = self.n_retx.q.val();
         self.cnt_tx_acks.next = self.n_acks.q.val();
@@ -2613,6 +2670,9 @@ impl Logic for TxPath {
             self.sel_q.d.next = false;
             self.wr_blocked.d.next = false;
             self.w_pend.d.next = false;
+            self.ref_req.d.next = false;
+            self.ref_w.d.next = false;
+            self.snap_ok.d.next = false;
             self.done_v.d.next = false;
             self.sent_v.d.next = false;
             self.rto_v.d.next = false;

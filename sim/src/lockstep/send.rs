@@ -189,7 +189,8 @@ pub fn send_lockstep(cfg: &SendLockstep, progress: &mut dyn FnMut(u64, u64)) -> 
 impl<'c> SendRun<'c> {
     fn new(cfg: &'c SendLockstep) -> SendRun<'c> {
         let lib = model_lib();
-        let rtl = TxRtl::new(&lib, cfg.seed ^ 0x74);
+        let mut rtl = TxRtl::new(&lib, cfg.seed ^ 0x74);
+        rtl.window_keys = CONNS.iter().flat_map(|c| (0..c.paths).map(|p| path_key(c.at_a, p as u8))).collect();
         let rng = Rng::new(cfg.seed);
         let mut acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
         // Below the RTTs the channel gives (2-10 us), so that the RTOs come from

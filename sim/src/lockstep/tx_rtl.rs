@@ -4,7 +4,6 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use ferroce_hdl::emit::PATH_KEY_BITS;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Completion;
 use ferroce_proto::Iova;
@@ -105,8 +104,12 @@ pub struct TxRtl {
     /// and `tx_sent_len` gave them.
     pub last_sent: Option<(u64, u64)>,
     stalls: StallCheck,
-    /// Cycles run: the register window's path key sweeps every key with it.
+    /// Cycles run: the register window's path key sweeps `window_keys`
+    /// with it.
     cycles: u64,
+    /// The path keys the register window looks at, one after another (none:
+    /// key 0).
+    pub window_keys: Vec<u64>,
 }
 
 impl Harness for TxRtl {
@@ -131,6 +134,7 @@ impl TxRtl {
             last_sent: None,
             stalls: StallCheck::default(),
             cycles: 0,
+            window_keys: Vec::new(),
         };
         r.io.reset();
         r
@@ -151,10 +155,14 @@ impl TxRtl {
         for (st, ready) in STREAMS.iter().zip(&readies) {
             self.io.set(st.ready, *ready as u64);
         }
-        // The register window looks at a path key after another (nothing
-        // here reads it; the rust-hdl replay compares it).
+        // The register window looks at a path after another, a new one
+        // every 64 cycles (nothing here reads it; the rust-hdl replay
+        // compares it). Each change costs the control logic the three
+        // cycles of loading the path for the window's snapshot.
         self.cycles += 1;
-        self.io.set("pt_key", self.cycles % (1 << PATH_KEY_BITS));
+        let n = self.window_keys.len() as u64;
+        let key = if n == 0 { 0 } else { self.window_keys[((self.cycles >> 6) % n) as usize] };
+        self.io.set("pt_key", key);
         self.io.s.eval();
         let fired = self.stalls.observe(&mut self.io, STREAMS);
         if let Some(n) = beat_len {
