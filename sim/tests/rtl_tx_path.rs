@@ -102,6 +102,7 @@ fn send_path_matches_the_model_with_v1_recovery_settings() {
         loss: 0.06,
         messages: [600, 200],
         seed: 78,
+        window_still: true,
         ..SendLockstep::default()
     };
     let r = send_lockstep(&cfg, &mut |_, _| {}).unwrap_or_else(|d| panic!("{d}"));

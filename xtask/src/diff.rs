@@ -83,8 +83,15 @@ fn send_side(packets: u64, loss: f64, seed: u64, recovery: ferroce_proto::model:
     // window limits); three quarters on the
     // 8-path connection.
     let msgs = packets * 10 / 21;
-    let cfg =
-        SendLockstep { seed, messages: [msgs * 3 / 4, msgs - msgs * 3 / 4], loss, ack_loss: loss, ce: 0.05, recovery };
+    let cfg = SendLockstep {
+        seed,
+        messages: [msgs * 3 / 4, msgs - msgs * 3 / 4],
+        loss,
+        ack_loss: loss,
+        ce: 0.05,
+        recovery,
+        ..SendLockstep::default()
+    };
     eprintln!(
         "diff: model sender vs RTL tx_path, {} + {} messages (about {packets} frames), {:.1} % loss, seed {seed}, \
          control.recovery {:#04x}",

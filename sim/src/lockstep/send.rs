@@ -89,11 +89,24 @@ pub struct SendLockstep {
     /// A's loss-recovery settings, in the model and in the RTL's inputs
     /// (only those `control.recovery` holds: [`Recovery::register`]).
     pub recovery: Recovery,
+    /// The register window stays on connection 1's path 0 for the whole
+    /// run (its snapshot loaded once and kept by following every change of
+    /// the path), instead of moving over the paths every 64 cycles. Either
+    /// way every path's window is compared with the model's path at the end.
+    pub window_still: bool,
 }
 
 impl Default for SendLockstep {
     fn default() -> Self {
-        SendLockstep { seed: 77, messages: [900, 300], loss: 0.03, ack_loss: 0.02, ce: 0.05, recovery: Recovery::v0() }
+        SendLockstep {
+            seed: 77,
+            messages: [900, 300],
+            loss: 0.03,
+            ack_loss: 0.02,
+            ce: 0.05,
+            recovery: Recovery::v0(),
+            window_still: false,
+        }
     }
 }
 
@@ -190,7 +203,11 @@ impl<'c> SendRun<'c> {
     fn new(cfg: &'c SendLockstep) -> SendRun<'c> {
         let lib = model_lib();
         let mut rtl = TxRtl::new(&lib, cfg.seed ^ 0x74);
-        rtl.window_keys = CONNS.iter().flat_map(|c| (0..c.paths).map(|p| path_key(c.at_a, p as u8))).collect();
+        rtl.window_keys = if cfg.window_still {
+            vec![path_key(CONNS[0].at_a, 0)]
+        } else {
+            CONNS.iter().flat_map(|c| (0..c.paths).map(|p| path_key(c.at_a, p as u8))).collect()
+        };
         let rng = Rng::new(cfg.seed);
         let mut acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
         // Below the RTTs the channel gives (2-10 us), so that the RTOs come from
@@ -603,6 +620,33 @@ impl<'c> SendRun<'c> {
             let got = self.rtl.get(n);
             if got != want {
                 return Err(self.diverge(format!("counter {n}: RTL {got}, model {want}")));
+            }
+        }
+        // Every path's register window against the model's path: each one
+        // selected in turn, read once the snapshot is of it (the first is
+        // connection 1's path 0, which `window_still` left selected).
+        for c in &CONNS {
+            for (p, want) in self.a.paths(c.at_a).iter().enumerate() {
+                let key = path_key(c.at_a, p as u8);
+                let Some(got) = self.rtl.window(key, &self.amem) else {
+                    return Err(self.diverge(format!("the register window never showed path key {key}")));
+                };
+                let srtt_ns = want.srtt.map_or(0, |t| t / 1000);
+                let want = [
+                    want.sport as u64,
+                    want.cwnd as u64,
+                    want.retired as u64,
+                    want.sent,
+                    want.retransmitted,
+                    want.ecn_echoes,
+                    srtt_ns,
+                ];
+                if got != want {
+                    return Err(self.diverge(format!(
+                        "path key {key}'s register window (sport, cwnd, retired, sent, retransmitted, CE echoes, \
+                         srtt ns): RTL {got:?}, model {want:?}"
+                    )));
+                }
             }
         }
         let (cpls, total) = (self.cpls, self.work.total);

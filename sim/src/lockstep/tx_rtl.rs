@@ -247,6 +247,21 @@ impl TxRtl {
         common::handshake(self, valid, ready, fields, |r| r.cycle(mem));
     }
 
+    /// The register window on path `key`: (source port, window, retired,
+    /// sent, retransmitted, CE echoes, srtt in ns), once `pt_valid` says
+    /// the snapshot is of that path; `None` if it never does in 64 cycles.
+    pub fn window(&mut self, key: u64, mem: &Memory) -> Option<[u64; 7]> {
+        self.window_keys = vec![key];
+        for _ in 0..64 {
+            self.cycle(mem);
+            if self.io.get("pt_valid") == 1 && self.io.get("pt_key") == key {
+                let names = ["pt_sport", "pt_cwnd", "pt_retired", "pt_sent", "pt_retx", "pt_ecn", "pt_srtt"];
+                return Some(names.map(|n| self.io.get(n)));
+            }
+        }
+        None
+    }
+
     /// Run until every started frame has left and nothing moves.
     pub fn settle(&mut self, mem: &Memory) {
         for _ in 0..40 {
