@@ -243,33 +243,18 @@ const IP_WORDS: usize = IPV4.len / 2;
 const WORD_AT_BITS: usize = 10;
 const _: () = assert!(HDR_BE_BITS <= 1 << WORD_AT_BITS);
 
-// The checksum sums the ten words as a tree of end-around-carry additions
-// (pairs, then pairs of pairs, then the last pair with the odd one): four
-// additions deep where a chain of ten was (the longest path of the block,
-// docs/corundum.md "Timing at 250 MHz").
+// The checksum sums the ten words in 20 bits as a tree (pairs, then pairs
+// of pairs, then the last pair with the odd one: four additions deep where
+// a chain of ten was, the longest path of the block, docs/corundum.md
+// "Timing at 250 MHz"), then folds the carries back in twice (RFC 1071,
+// 2.C): the ones'-complement sum, in about half the carry chains of an
+// end-around-carry addition per pair.
 const _: () = assert!(IP_WORDS == 10);
-
-/// One ones'-complement addition of two 16-bit words: a sum below an
-/// addend carried out of bit 15, and the carry comes back in at bit 0.
-#[derive(LogicBlock, Default)]
-pub struct OnesAdd {
-    pub a: Signal<In, Bits<16>>,
-    pub b: Signal<In, Bits<16>>,
-    pub sum: Signal<Out, Bits<16>>,
-    add: Signal<Local, Bits<16>>,
-}
-
-impl Logic for OnesAdd {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.add.next = self.a.val() + self.b.val();
-        if self.add.val() < self.b.val() {
-            self.sum.next = self.add.val() + true;
-        } else {
-            self.sum.next = self.add.val();
-        }
-    }
-}
+/// Width of the checksum's sums (ten 16-bit words need 20 bits; synthesis
+/// narrows the additions to what their operands can carry).
+const SUM_BITS: usize = 32;
+// Every IPv4 word has the sums' width of header bits from its place on.
+const _: () = assert!(8 * ETH.len + 16 + SUM_BITS <= HDR_BE_BITS);
 
 /// A 64-bit word's bytes: `b0` in the low bits (lane 0).
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -302,6 +287,13 @@ const TAIL_BITS: usize = 8 * HDR_TAIL;
 /// Bits of a header word's index.
 const WIDX_BITS: usize = 4;
 const _: () = assert!(HDR_WORDS <= 1 << WIDX_BITS);
+
+/// IPv4 total length of a frame whose transport header has an extension
+/// of `ext` bytes, without its payload: its header (from IPv4 on) and the
+/// CRC trailer.
+const fn ip_len_of(ext: usize) -> u64 {
+    (L2L4 + COMMON.len + ext + CRC_LEN - ETH.len) as u64
+}
 
 /// Full words of a header of `len` bytes.
 const fn words_of(len: usize) -> u64 {
@@ -404,24 +396,26 @@ pub struct TxBuild {
     data_opcodes: [Constant<Bits<8>>; DATA_OPCODES],
     #[constant(Opcode::Ack.code() as u64)]
     ack_opcode: Constant<Bits<8>>,
-    #[constant((L2L4 + COMMON.len + DATA.len) as u64)]
-    hdr_len_data: Constant<Bits<16>>,
-    #[constant((L2L4 + COMMON.len + ACK.len) as u64)]
-    hdr_len_ack: Constant<Bits<16>>,
-    #[constant((L2L4 + COMMON.len + NAK.len) as u64)]
-    hdr_len_nak: Constant<Bits<16>>,
+    /// IPv4 total length of each kind's frame without its payload (its
+    /// header and the trailer, less Ethernet's), and UDP's (less IPv4's).
+    #[constant(ip_len_of(DATA.len))]
+    ip_base_data: Constant<Bits<16>>,
+    #[constant(ip_len_of(ACK.len))]
+    ip_base_ack: Constant<Bits<16>>,
+    #[constant(ip_len_of(NAK.len))]
+    ip_base_nak: Constant<Bits<16>>,
+    #[constant(ip_len_of(DATA.len) - IPV4.len as u64)]
+    udp_base_data: Constant<Bits<16>>,
+    #[constant(ip_len_of(ACK.len) - IPV4.len as u64)]
+    udp_base_ack: Constant<Bits<16>>,
+    #[constant(ip_len_of(NAK.len) - IPV4.len as u64)]
+    udp_base_nak: Constant<Bits<16>>,
     #[constant(words_of(L2L4 + COMMON.len + DATA.len))]
     words_data: Constant<Bits<WIDX_BITS>>,
     #[constant(words_of(L2L4 + COMMON.len + ACK.len))]
     words_ack: Constant<Bits<WIDX_BITS>>,
     #[constant(words_of(L2L4 + COMMON.len + NAK.len))]
     words_nak: Constant<Bits<WIDX_BITS>>,
-    #[constant(CRC_LEN as u64)]
-    crc_len16: Constant<Bits<16>>,
-    #[constant(ETH.len as u64)]
-    eth_len16: Constant<Bits<16>>,
-    #[constant(IPV4.len as u64)]
-    ipv4_len16: Constant<Bits<16>>,
     #[constant(FrameHeader::blank(&reference_frame()))]
     blank: Constant<FrameHeader>,
     #[constant(FrameHeader::default())]
@@ -460,19 +454,26 @@ pub struct TxBuild {
     zero_widx: Constant<Bits<WIDX_BITS>>,
     #[constant(0u64)]
     zero_above_tail: Constant<Bits<{ 64 - TAIL_BITS }>>,
+    #[constant(0xffffu64)]
+    low16: Constant<Bits<SUM_BITS>>,
+    #[constant(16u64)]
+    sixteen: Constant<Bits<5>>,
     is_data: Signal<Local, bool>,
     is_ack: Signal<Local, bool>,
-    hdr_len: Signal<Local, Bits<16>>,
+    ip_base: Signal<Local, Bits<16>>,
+    udp_base: Signal<Local, Bits<16>>,
     hdr_words: Signal<Local, Bits<WIDX_BITS>>,
     pay_len: Signal<Local, Bits<16>>,
     ip_total: Signal<Local, Bits<16>>,
     udp_len: Signal<Local, Bits<16>>,
     hc0: Signal<Local, FrameHeader>,
     hc0_bits: Signal<Local, Bits<HDR_BE_BITS>>,
-    ip_word: [Signal<Local, Bits<16>>; IP_WORDS],
-    // The checksum's additions: 0-4 the pairs of words, 5 and 6 pairs of
-    // those, 7 the eight words, 8 all ten.
-    ip_tree: [OnesAdd; 9],
+    ip_word: [Signal<Local, Bits<SUM_BITS>>; IP_WORDS],
+    // The checksum's sums: 0-4 the pairs of words, 5 and 6 pairs of those,
+    // 7 the eight words, 8 all ten; then the carries folded back in.
+    ip_tree: [Signal<Local, Bits<SUM_BITS>>; 9],
+    ip_fold: Signal<Local, Bits<SUM_BITS>>,
+    ip_fold2: Signal<Local, Bits<16>>,
     csum_hdr: Signal<Local, FrameHeader>,
     csum_bits: Signal<Local, Bits<HDR_BE_BITS>>,
     hc_bits: Signal<Local, Bits<HDR_BE_BITS>>,
@@ -554,20 +555,23 @@ impl Logic for TxBuild {
         }
         self.is_ack.next = self.bth_opcode.val() == self.ack_opcode.val();
         if self.is_data.val() {
-            self.hdr_len.next = self.hdr_len_data.val();
+            self.ip_base.next = self.ip_base_data.val();
+            self.udp_base.next = self.udp_base_data.val();
             self.hdr_words.next = self.words_data.val();
             self.pay_len.next = self.data_payload_len.val();
         } else if self.is_ack.val() {
-            self.hdr_len.next = self.hdr_len_ack.val();
+            self.ip_base.next = self.ip_base_ack.val();
+            self.udp_base.next = self.udp_base_ack.val();
             self.hdr_words.next = self.words_ack.val();
             self.pay_len.next = self.zero16.val();
         } else {
-            self.hdr_len.next = self.hdr_len_nak.val();
+            self.ip_base.next = self.ip_base_nak.val();
+            self.udp_base.next = self.udp_base_nak.val();
             self.hdr_words.next = self.words_nak.val();
             self.pay_len.next = self.zero16.val();
         }
-        self.ip_total.next = self.hdr_len.val() + self.pay_len.val() + self.crc_len16.val() - self.eth_len16.val();
-        self.udp_len.next = self.ip_total.val() - self.ipv4_len16.val();
+        self.ip_total.next = self.ip_base.val() + self.pay_len.val();
+        self.udp_len.next = self.udp_base.val() + self.pay_len.val();
 
         // Its header, the IPv4 checksum still zero.
         self.hc0.next = self.blank.val();
@@ -614,23 +618,24 @@ impl Logic for TxBuild {
         // IPv4 checksum: the ones' complement sum of the header's words, as a
         // tree of `OnesAdd`.
         for k in 0..IP_WORDS {
-            self.ip_word[k].next = self.hc0_bits.val().get_bits::<16>(self.ip_word_at[k].val().index());
+            self.ip_word[k].next =
+                self.hc0_bits.val().get_bits::<SUM_BITS>(self.ip_word_at[k].val().index()) & self.low16.val();
         }
         for j in 0..5 {
-            self.ip_tree[j].a.next = self.ip_word[2 * j].val();
-            self.ip_tree[j].b.next = self.ip_word[2 * j + 1].val();
+            self.ip_tree[j].next = self.ip_word[2 * j].val() + self.ip_word[2 * j + 1].val();
         }
         for j in 0..2 {
-            self.ip_tree[5 + j].a.next = self.ip_tree[2 * j].sum.val();
-            self.ip_tree[5 + j].b.next = self.ip_tree[2 * j + 1].sum.val();
+            self.ip_tree[5 + j].next = self.ip_tree[2 * j].val() + self.ip_tree[2 * j + 1].val();
         }
-        self.ip_tree[7].a.next = self.ip_tree[5].sum.val();
-        self.ip_tree[7].b.next = self.ip_tree[6].sum.val();
-        self.ip_tree[8].a.next = self.ip_tree[7].sum.val();
-        self.ip_tree[8].b.next = self.ip_tree[4].sum.val();
+        self.ip_tree[7].next = self.ip_tree[5].val() + self.ip_tree[6].val();
+        self.ip_tree[8].next = self.ip_tree[7].val() + self.ip_tree[4].val();
+        // The carries back in: at most 0xffff + 9, then at most one carry.
+        self.ip_fold.next =
+            (self.ip_tree[8].val() & self.low16.val()) + (self.ip_tree[8].val() >> self.sixteen.val());
+        self.ip_fold2.next = self.ip_fold.val().get_bits::<16>(0) + self.ip_fold.val().get_bits::<16>(16);
         // The checksum into its field (the header has zeros there).
         self.csum_hdr.next = self.no_fields.val();
-        self.csum_hdr.next.ip_checksum = !self.ip_tree[8].sum.val();
+        self.csum_hdr.next.ip_checksum = !self.ip_fold2.val();
         self.csum_bits.next = self.csum_hdr.val().into();
         self.hc_bits.next = self.hc0_bits.val() | self.csum_bits.val();
 
