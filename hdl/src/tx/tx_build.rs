@@ -616,7 +616,7 @@ impl Logic for TxBuild {
         self.hc0_bits.next = self.hc0.val().into();
 
         // IPv4 checksum: the ones' complement sum of the header's words, as a
-        // tree of `OnesAdd`.
+        // tree of binary additions with the carries folded back in at the end.
         for k in 0..IP_WORDS {
             self.ip_word[k].next =
                 self.hc0_bits.val().get_bits::<SUM_BITS>(self.ip_word_at[k].val().index()) & self.low16.val();
