@@ -61,7 +61,7 @@ use crate::engine::pacer::Pacer;
 use crate::engine::rate_div::RateDiv;
 use crate::engine::regs::{strobe_of, Settings, Status};
 use crate::engine::rto_timer::{RtoTimer, MAX_KEY_BITS};
-use crate::tx::rtt::EST_BITS;
+use crate::tx::rtt::SUM_BITS as RTO_NS_BITS;
 
 /// Whole nanoseconds per clock cycle (4 at 250 MHz, 40 at 25 MHz).
 pub const NS_PER_CYCLE: u32 = super::cfg::CONFIG.clock_ps / 1000;
@@ -238,13 +238,6 @@ pub struct PathKey {
 pub struct StreamKey {
     pub stream: Bits<STREAM_BITS>,
     pub conn: Bits<CONN_KEY_BITS>,
-}
-
-/// The send path's RTO base (ps) widened for its scaling to ns.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct RtoWide {
-    pub base: Bits<EST_BITS>,
-    pub zero: Bits<11>,
 }
 
 /// A send-queue index as a byte offset (64-byte entries).
@@ -479,9 +472,6 @@ pub struct Engine {
     // ---- time ----
     now48: DFF<Bits<PACER_TIME_BITS>>,
     now_ns: Signal<Local, Bits<32>>,
-    rto_parts: Signal<Local, RtoWide>,
-    rto_base: Signal<Local, Bits<{ EST_BITS + 11 }>>,
-    rto_wide: Signal<Local, Bits<{ EST_BITS + 11 }>>,
     sq_slot: Signal<Local, WqeOffset>,
     rq_slot: Signal<Local, EntryOffset>,
     cq_slot: Signal<Local, EntryOffset>,
@@ -495,6 +485,7 @@ pub struct Engine {
     cwnd_word: Signal<Local, CwndWord>,
     paths_m1: Signal<Local, Bits<32>>,
     streams_m1: Signal<Local, Bits<32>>,
+    rto_ns36: Signal<Local, Bits<RTO_NS_BITS>>,
     rto_ns: Signal<Local, Bits<32>>,
     // ---- connection and region commands ----
     cst: DFF<Bits<3>>,
@@ -1128,13 +1119,11 @@ impl Logic for Engine {
             self.now48.d.next = self.now48.q.val() + self.ns_per_cycle.val();
         }
         self.now_ns.next = self.now48.q.val().get_bits::<32>(0);
-        // The send path's RTO (ps, from its RTT estimate) in ns: x * 1049 / 2^20.
-        self.rto_parts.next.base = self.txp.m_rto_base.val();
-        self.rto_parts.next.zero = self.zero11.val();
-        self.rto_base.next = self.rto_parts.val().into();
-        self.rto_wide.next =
-            (self.rto_base.val() << 10) + (self.rto_base.val() << 4) + (self.rto_base.val() << 3) + self.rto_base.val();
-        self.rto_ns.next = self.rto_wide.val().get_bits::<32>(20);
+        // The send path's RTO (from its RTT estimate) in whole ns: the timer
+        // fires no later than the model's (at most a ns early, times the
+        // backoff); an RTO of 2^32 ns (4.3 s) or more wraps.
+        self.rto_ns36.next = self.txp.m_rto_base.val().ns;
+        self.rto_ns.next = self.rto_ns36.val().get_bits::<32>(0);
 
         self.eng_ready.next = self.rxp.ready.val()
             & self.txp.ready.val()
@@ -2150,7 +2139,8 @@ impl Logic for Engine {
         // through other names, counters not in the map, readiness the paths
         // already account for), and the ring entries' bytes no field covers.
         self.unused_ok.next = false
-            & (self.rto_wide.val().any()
+            & (self.rto_ns36.val().get_bits::<4>(32).any()
+                | self.txp.m_rto_base.val().ps.any()
                 | self.cfg_rec.val().get_bits::<24>(8).any()
                 | self.w_window_cap.val().get_bits::<23>(9).any()
                 | self.wqe_all.val().any()

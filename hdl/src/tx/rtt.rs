@@ -13,7 +13,8 @@
 //!   `var = (3 var + |srtt - sample|) / 4`; the first sample gives
 //!   `srtt = sample`, `var = sample / 2`;
 //! * `rto`: `max(2 srtt + 4 var, rto_min x 1000)` ps (`rto_min` before the
-//!   first sample);
+//!   first sample), as whole ns and the ps left over ([`Rto`]): the engine's
+//!   timer takes the ns, and no product by 1000 is made;
 //! * `srtt_ns`: `srtt / 1000` rounded down (0 before the first sample), for
 //!   `cc`'s one cut per RTT and the register window: the estimate's `ns`.
 //!
@@ -25,17 +26,19 @@
 //! / 4)`. A sample is below 2^32 ns (a 32-bit difference of times) and each
 //! new estimate lies between the old one and the sample (or the difference),
 //! so both stay below 2^32 ns: the ns parts are 32 bits, the sums on them 36.
+//! The RTO `2 srtt + 4 var` is `1000 q + y` with `q` the sum of the ns parts
+//! (36 bits) and `y` of the ps parts (below 6 000): its ns are `q + k` with
+//! `k = floor(y / 1000)` (at most 5, from five compares with constants),
+//! its ps `y - 1000 k`; it exceeds `rto_min x 1000` ps exactly when its ns
+//! exceed `rto_min`, or equal it with ps left over.
 
 use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Width of the RTO (ps), as the engine's timer takes it: at most
-/// `6 x 2^32 x 1000` ps (`2 srtt + 4 var`, each below 2^32 ns) or
-/// `rto_min x 1000`, both below 2^46.
-pub const EST_BITS: usize = 46;
-/// Width of sums of ns parts.
-const SUM_BITS: usize = 36;
+/// Width of sums of ns parts, and of the RTO's ns: at most `6 x 2^32` ns
+/// (`2 srtt + 4 var`, each below 2^32 ns) or `rto_min`.
+pub const SUM_BITS: usize = 36;
 /// Width of sums of ps parts (at most 5 994).
 const PS_SUM_BITS: usize = 13;
 
@@ -73,25 +76,25 @@ pub struct PsWide {
     pub hi: Bits<{ PS_SUM_BITS - 10 }>,
 }
 
-/// A sum of ns parts zero-extended to the RTO's width.
+/// An RTO as `ns x 1000 + ps`, `ps < 1000`.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct SumRto {
-    pub lo: Bits<SUM_BITS>,
-    pub hi: Bits<{ EST_BITS - SUM_BITS }>,
+pub struct Rto {
+    pub ns: Bits<SUM_BITS>,
+    pub ps: Bits<10>,
 }
 
-/// A sum of ps parts zero-extended to the RTO's width.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct PsRto {
-    pub lo: Bits<PS_SUM_BITS>,
-    pub hi: Bits<{ EST_BITS - PS_SUM_BITS }>,
+impl Rto {
+    /// The time in ps.
+    pub fn to_ps(&self) -> u64 {
+        self.ns.to_u64() * 1000 + self.ps.to_u64()
+    }
 }
 
-/// A time in ns zero-extended to the RTO's width.
+/// A count below 8 zero-extended to the sums of ns parts.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct Ns56 {
-    pub lo: Bits<32>,
-    pub hi: Bits<{ EST_BITS - 32 }>,
+pub struct SmallWide {
+    pub lo: Bits<3>,
+    pub hi: Bits<{ SUM_BITS - 3 }>,
 }
 
 /// The estimator.
@@ -105,7 +108,7 @@ pub struct Rtt {
     pub rto_min: Signal<In, Bits<32>>,
     pub srtt_next: Signal<Out, Est>,
     pub rttvar_next: Signal<Out, Est>,
-    pub rto: Signal<Out, Bits<EST_BITS>>,
+    pub rto: Signal<Out, Rto>,
     pub srtt_ns: Signal<Out, Bits<32>>,
     // the sample (ns) and the parts at the sums' widths
     s: Signal<Local, Bits<32>>,
@@ -141,17 +144,17 @@ pub struct Rtt {
     x3: Signal<Local, Bits<PS_SUM_BITS>>,
     v_ns: Signal<Local, Bits<SUM_BITS>>,
     v_ps: Signal<Local, Bits<PS_SUM_BITS>>,
-    // 2 srtt + 4 var = 1000 q + y, and rto_min, in ps
+    // 2 srtt + 4 var = 1000 q + y = 1000 (q + k) + (y - 1000 k), and rto_min
     q: Signal<Local, Bits<SUM_BITS>>,
     y: Signal<Local, Bits<PS_SUM_BITS>>,
-    q_z: Signal<Local, SumRto>,
-    q56: Signal<Local, Bits<EST_BITS>>,
-    y_z: Signal<Local, PsRto>,
-    y56: Signal<Local, Bits<EST_BITS>>,
-    est: Signal<Local, Bits<EST_BITS>>,
-    min_z: Signal<Local, Ns56>,
-    min56: Signal<Local, Bits<EST_BITS>>,
-    min_ps: Signal<Local, Bits<EST_BITS>>,
+    k: Signal<Local, Bits<3>>,
+    kps: Signal<Local, Bits<PS_SUM_BITS>>,
+    k_z: Signal<Local, SmallWide>,
+    kw: Signal<Local, Bits<SUM_BITS>>,
+    est_ns: Signal<Local, Bits<SUM_BITS>>,
+    est_ps: Signal<Local, Bits<PS_SUM_BITS>>,
+    min_z: Signal<Local, NsWide>,
+    min36: Signal<Local, Bits<SUM_BITS>>,
     // the sums' bits above the estimates (zero by the bounds above) and
     // those above the remainders
     unused_ok: Signal<Local, bool>,
@@ -160,11 +163,16 @@ pub struct Rtt {
     #[constant(0u64)]
     zero_ps: Constant<Bits<{ PS_SUM_BITS - 10 }>>,
     #[constant(0u64)]
-    zero_q: Constant<Bits<{ EST_BITS - SUM_BITS }>>,
+    zero_k: Constant<Bits<{ SUM_BITS - 3 }>>,
     #[constant(0u64)]
-    zero_y: Constant<Bits<{ EST_BITS - PS_SUM_BITS }>>,
+    zero3: Constant<Bits<3>>,
     #[constant(0u64)]
-    zero_56: Constant<Bits<{ EST_BITS - 32 }>>,
+    zero_ps13: Constant<Bits<PS_SUM_BITS>>,
+    /// 1000 j ps, j = 1..5: the thresholds of the RTO's ps sum.
+    #[constants(|j: usize| 1000 * (j as u64 + 1))]
+    k_at: [Constant<Bits<PS_SUM_BITS>>; 5],
+    #[constants(|j: usize| j as u64 + 1)]
+    k_of: [Constant<Bits<3>>; 5],
     #[constant(0u64)]
     zero32: Constant<Bits<32>>,
     #[constant(0u64)]
@@ -271,24 +279,33 @@ impl Logic for Rtt {
             }
         }
 
-        // max(2 srtt + 4 var, rto_min), in ps
+        // max(2 srtt + 4 var, rto_min), as ns and ps
         self.q.next = (self.qs.val() << 1) + (self.qv.val() << 2);
         self.y.next = (self.rs.val() << 1) + (self.rv.val() << 2);
-        self.q_z.next.lo = self.q.val();
-        self.q_z.next.hi = self.zero_q.val();
-        self.q56.next = self.q_z.val().into();
-        self.y_z.next.lo = self.y.val();
-        self.y_z.next.hi = self.zero_y.val();
-        self.y56.next = self.y_z.val().into();
-        self.est.next = (self.q56.val() << 10) - (self.q56.val() << 4) - (self.q56.val() << 3) + self.y56.val();
+        self.k.next = self.zero3.val();
+        self.kps.next = self.zero_ps13.val();
+        for j in 0..5 {
+            if self.y.val() >= self.k_at[j].val() {
+                self.k.next = self.k_of[j].val();
+                self.kps.next = self.k_at[j].val();
+            }
+        }
+        self.k_z.next.lo = self.k.val();
+        self.k_z.next.hi = self.zero_k.val();
+        self.kw.next = self.k_z.val().into();
+        self.est_ns.next = self.q.val() + self.kw.val();
+        self.est_ps.next = self.y.val() - self.kps.val();
         self.min_z.next.lo = self.rto_min.val();
-        self.min_z.next.hi = self.zero_56.val();
-        self.min56.next = self.min_z.val().into();
-        self.min_ps.next = (self.min56.val() << 10) - (self.min56.val() << 4) - (self.min56.val() << 3);
-        if self.has.val() & (self.est.val() > self.min_ps.val()) {
-            self.rto.next = self.est.val();
-        } else {
-            self.rto.next = self.min_ps.val();
+        self.min_z.next.hi = self.zero_ns.val();
+        self.min36.next = self.min_z.val().into();
+        self.rto.next.ns = self.min36.val();
+        self.rto.next.ps = self.zero10.val();
+        if self.has.val()
+            & ((self.est_ns.val() > self.min36.val())
+                | ((self.est_ns.val() == self.min36.val()) & self.est_ps.val().any()))
+        {
+            self.rto.next.ns = self.est_ns.val();
+            self.rto.next.ps = self.est_ps.val().get_bits::<10>(self.at0_ps.val().index());
         }
         if self.has.val() {
             self.srtt_ns.next = self.srtt.val().ns;
@@ -297,6 +314,7 @@ impl Logic for Rtt {
         }
         self.unused_ok.next = false
             & (self.s_ns.val().any()
+                | self.est_ps.val().any()
                 | self.v_ns.val().any()
                 | self.s_ps.val().any()
                 | self.v_ps.val().any()
@@ -335,7 +353,8 @@ mod tests {
         for e in [uut.srtt_next.val(), uut.rttvar_next.val()] {
             assert!(e.ps.to_u64() < 1000, "{e:?} keeps 1000 ps or more");
         }
-        (uut.srtt_next.val().to_ps(), uut.rttvar_next.val().to_ps(), uut.rto.val().to_u64(), uut.srtt_ns.val().to_u64())
+        assert!(uut.rto.val().ps.to_u64() < 1000, "{:?} keeps 1000 ps or more", uut.rto.val());
+        (uut.srtt_next.val().to_ps(), uut.rttvar_next.val().to_ps(), uut.rto.val().to_ps(), uut.srtt_ns.val().to_u64())
     }
 
     #[test]
@@ -373,6 +392,26 @@ mod tests {
                         model(srtt, var, has, sample_ns, 0, 100),
                         "srtt {srtt} var {var} sample {sample_ns} ns"
                     );
+                }
+            }
+        }
+    }
+
+    /// RTOs at and around `rto_min`: `2 srtt + 4 var` a whole number of
+    /// ns equal to it, a ps above or below, and every count of thousands in
+    /// the ps parts' sum (0 to 5).
+    #[test]
+    fn the_rto_meets_rto_min_as_the_model_does() {
+        let mut uut = Rtt::default();
+        uut.connect_all();
+        for srtt_ps in [0u64, 1, 499, 500, 999, 1_000, 123_456_789] {
+            for var_ps in [0u64, 1, 250, 999, 1_000, 7_654_321] {
+                let est = 2 * srtt_ps + 4 * var_ps;
+                for rto_min in [est / 1000, (est / 1000).saturating_sub(1), est / 1000 + 1] {
+                    let rto_min = rto_min as u32;
+                    let got = run(&mut uut, srtt_ps, var_ps, true, 5, 5, rto_min);
+                    let want = model(srtt_ps, var_ps, true, 5, 5, rto_min);
+                    assert_eq!(got.2, want.2, "srtt {srtt_ps} ps, var {var_ps} ps, rto_min {rto_min} ns");
                 }
             }
         }

@@ -141,7 +141,7 @@ use crate::tx::cc::Cc;
 use crate::tx::crc_append::CrcAppend;
 use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, Retx};
-use crate::tx::rtt::{Est, Rtt, EST_BITS};
+use crate::tx::rtt::{Est, Rto, Rtt};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
@@ -657,7 +657,7 @@ pub struct TxPath {
     pub m_rto_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rto_arm: Signal<Out, bool>,
     pub m_rto_shift: Signal<Out, Bits<3>>,
-    pub m_rto_base: Signal<Out, Bits<EST_BITS>>,
+    pub m_rto_base: Signal<Out, Rto>,
     pub m_rnr_valid: Signal<Out, bool>,
     pub m_rnr_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rnr_psn: Signal<Out, Bits<24>>,
@@ -791,7 +791,7 @@ pub struct TxPath {
     rto_v: DFF<bool>,
     rto_a: DFF<bool>,
     rto_s: DFF<Bits<3>>,
-    rto_b: DFF<Bits<EST_BITS>>,
+    rto_b: DFF<Rto>,
     rto_k: DFF<Bits<PATH_KEY_BITS>>,
     rnr_v: DFF<bool>,
     rnr_k: DFF<Bits<PATH_KEY_BITS>>,

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use ferroce_hdl::tx::rtt::SUM_BITS as RTO_NS_BITS;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::Completion;
 use ferroce_proto::Iova;
@@ -229,7 +230,10 @@ impl TxRtl {
         }
         if io.get("m_rto_valid") == 1 {
             let (key, arm) = (io.get("m_rto_key"), io.get("m_rto_arm") == 1);
-            self.rtos.push(RtoRequest { key, arm, shift: io.get("m_rto_shift"), base: io.get("m_rto_base") });
+            // `m_rto_base` is {ns (36 bits, from bit 0), ps (10 bits)}.
+            let rto = io.get("m_rto_base");
+            let base = (rto & ((1 << RTO_NS_BITS) - 1)) * 1000 + (rto >> RTO_NS_BITS);
+            self.rtos.push(RtoRequest { key, arm, shift: io.get("m_rto_shift"), base });
         }
         if io.get("m_rnr_valid") == 1 {
             self.holds.push(Hold { key: io.get("m_rnr_key"), psn: io.get("m_rnr_psn") as u32 });
