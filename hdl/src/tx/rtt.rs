@@ -18,14 +18,21 @@
 //! * `srtt_ns`: `srtt / 1000` rounded down (0 before the first sample), for
 //!   `cc`'s one cut per RTT and the register window: the estimate's `ns`.
 //!
-//! The divisions are exact in this form. With `A = 7 ns + sample_ns`,
-//! `7 srtt + sample = 1000 A + 7 ps`; writing `A = 8 a + m` (`m < 8`), the
-//! eighth is `1000 a + 125 m + floor(7 ps / 8)`, and the last two terms
-//! (below 1 750) carry at most one ns. The variation's quarter is the same
-//! with `A = 3 ns + diff_ns`, `A = 4 a + m`, `250 m + floor((3 ps + diff_ps)
-//! / 4)`. A sample is below 2^32 ns (a 32-bit difference of times) and each
-//! new estimate lies between the old one and the sample (or the difference),
-//! so both stay below 2^32 ns: the ns parts are 32 bits, the sums on them 36.
+//! The divisions are exact in this form, and both estimates come from one
+//! difference of ns parts, `t = sample_ns - srtt_ns` (below 2^32 either
+//! way). With `A = 7 srtt_ns + sample_ns = 8 srtt_ns + t`, `7 srtt + sample
+//! = 1000 A + 7 ps`; writing `A = 8 a + m` (`m < 8`), `a = srtt_ns +
+//! floor(t / 8)` and `m = t mod 8`, and the eighth is `1000 a + 125 m +
+//! floor(7 ps / 8)`, the last two terms (below 1 750) carrying at most one
+//! ns (their carry, from the sign of the terms less 1 000, is the carry-in
+//! of `a`'s addition). `|srtt - sample|` is `-t` ns and srtt's ps when
+//! `t <= 0`, else `t` ns or, with ps left, `t - 1` ns and `1000 - ps`: one
+//! addition of 1, 0 or -1 to `t` or its complement. The variation's quarter
+//! is the same with `A = 3 var_ns + diff_ns = 4 var_ns + e`, `e = diff_ns -
+//! var_ns`, `A = 4 a + m`, `250 m + floor((3 ps + diff_ps) / 4)`. A sample
+//! is below 2^32 ns (a 32-bit difference of times) and each new estimate
+//! lies between the old one and the sample (or the difference), so both
+//! stay below 2^32 ns: the ns parts are 32 bits, the sums on them 36.
 //! The RTO `2 srtt + 4 var` is `1000 q + y` with `q` the sum of the ns parts
 //! (36 bits) and `y` of the ps parts (below 6 000): its ns are `q + k` with
 //! `k = floor(y / 1000)` (at most 5, from five compares with constants),
@@ -41,6 +48,10 @@ use crate::blocks::{HdlDefault, HdlStruct};
 pub const SUM_BITS: usize = 36;
 /// Width of sums of ps parts (at most 5 994).
 const PS_SUM_BITS: usize = 13;
+// The sign of a ps sum less 1 000 is its bit 12 (the update writes the
+// number: rust-hdl emits a name as it is, and the Verilog has no such
+// parameter).
+const _: () = assert!(PS_SUM_BITS == 13);
 
 /// A time in ps as `ns x 1000 + ps`, `ps < 1000`.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -90,6 +101,13 @@ impl Rto {
     }
 }
 
+/// A carry zero-extended to the sums of ns parts.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct BitWide {
+    pub lo: bool,
+    pub hi: Bits<{ SUM_BITS - 1 }>,
+}
+
 /// A count below 8 zero-extended to the sums of ns parts.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct SmallWide {
@@ -122,26 +140,42 @@ pub struct Rtt {
     rs: Signal<Local, Bits<PS_SUM_BITS>>,
     rv_z: Signal<Local, PsWide>,
     rv: Signal<Local, Bits<PS_SUM_BITS>>,
-    // srtt: A = 7 ns + sample, x = 125 (A mod 8) + floor(7 ps / 8)
-    a7: Signal<Local, Bits<SUM_BITS>>,
-    a7_lo: Signal<Local, Bits<SUM_BITS>>,
+    // t = sample - srtt's ns (two's complement), the one difference both
+    // estimates are made from
+    t: Signal<Local, Bits<SUM_BITS>>,
+    t_neg: Signal<Local, bool>,
+    t_sh: Signal<Local, Bits<SUM_BITS>>,
+    t_lo: Signal<Local, Bits<SUM_BITS>>,
+    // srtt: 7 srtt's ns + sample = 8 srtt's ns + t, x = 125 (t mod 8) + floor(7 ps / 8)
     m7: Signal<Local, Bits<PS_SUM_BITS>>,
     x7: Signal<Local, Bits<PS_SUM_BITS>>,
+    x7m: Signal<Local, Bits<PS_SUM_BITS>>,
+    c7: Signal<Local, bool>,
+    c7_z: Signal<Local, BitWide>,
+    c7w: Signal<Local, Bits<SUM_BITS>>,
     s_ns: Signal<Local, Bits<SUM_BITS>>,
     s_ps: Signal<Local, Bits<PS_SUM_BITS>>,
-    // |srtt - sample| as ns and ps
+    // |srtt - sample| as ns and ps: (t, or its complement) plus 0, 1 or -1
+    d_flip: Signal<Local, Bits<32>>,
+    d_add: Signal<Local, Bits<32>>,
     d_ns: Signal<Local, Bits<32>>,
     d_ps: Signal<Local, Bits<10>>,
     dn_z: Signal<Local, NsWide>,
     dn: Signal<Local, Bits<SUM_BITS>>,
     dp_z: Signal<Local, PsWide>,
     dp: Signal<Local, Bits<PS_SUM_BITS>>,
-    // var: A = 3 ns + diff, x = 250 (A mod 4) + floor((3 ps + diff) / 4)
-    a3: Signal<Local, Bits<SUM_BITS>>,
-    a3_lo: Signal<Local, Bits<SUM_BITS>>,
+    // var: 3 var's ns + diff = 4 var's ns + e, e = diff - var's ns,
+    // x = 250 (e mod 4) + floor((3 ps + diff) / 4)
+    e: Signal<Local, Bits<SUM_BITS>>,
+    e_sh: Signal<Local, Bits<SUM_BITS>>,
+    e_lo: Signal<Local, Bits<SUM_BITS>>,
     m3: Signal<Local, Bits<PS_SUM_BITS>>,
     b3: Signal<Local, Bits<PS_SUM_BITS>>,
     x3: Signal<Local, Bits<PS_SUM_BITS>>,
+    x3m: Signal<Local, Bits<PS_SUM_BITS>>,
+    c3: Signal<Local, bool>,
+    c3_z: Signal<Local, BitWide>,
+    c3w: Signal<Local, Bits<SUM_BITS>>,
     v_ns: Signal<Local, Bits<SUM_BITS>>,
     v_ps: Signal<Local, Bits<PS_SUM_BITS>>,
     // 2 srtt + 4 var = 1000 q + y = 1000 (q + k) + (y - 1000 k), and rto_min
@@ -175,6 +209,11 @@ pub struct Rtt {
     k_of: [Constant<Bits<3>>; 5],
     #[constant(0u64)]
     zero32: Constant<Bits<32>>,
+    #[constant(u32::MAX as u64)]
+    ones32: Constant<Bits<32>>,
+    #[constant(0u64)]
+    zero_wide1: Constant<Bits<{ SUM_BITS - 1 }>>,
+
     #[constant(0u64)]
     zero10: Constant<Bits<10>>,
     #[constant(500u64)]
@@ -185,8 +224,6 @@ pub struct Rtt {
     k1000: Constant<Bits<PS_SUM_BITS>>,
     #[constant(1u64)]
     one32: Constant<Bits<32>>,
-    #[constant(1u64)]
-    one36: Constant<Bits<SUM_BITS>>,
     #[constant(7u64)]
     mask8: Constant<Bits<SUM_BITS>>,
     #[constant(3u64)]
@@ -217,31 +254,49 @@ impl Logic for Rtt {
         self.rv_z.next.hi = self.zero_ps.val();
         self.rv.next = self.rv_z.val().into();
 
-        // (7 srtt + sample) / 8
-        self.a7.next = (self.qs.val() << 3) - self.qs.val() + self.sw.val();
-        self.a7_lo.next = self.a7.val() & self.mask8.val();
-        self.m7.next = self.a7_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
+        // t = sample - srtt's ns: below 2^32 either way, so bit 35 is its sign.
+        self.t.next = self.sw.val() - self.qs.val();
+        self.t_neg.next = self.t.val().get_bit(32);
+        // floor(t / 8) in its low 32 bits (all the sum below keeps): t's
+        // bits 32 and up are its sign.
+        self.t_sh.next = self.t.val() >> 3;
+
+        // (7 srtt + sample) / 8: 7 srtt's ns + sample = 8 srtt's ns + t,
+        // so its eighth is srtt's ns + floor(t / 8), and t mod 8 goes on
+        // with the ps.
+        self.t_lo.next = self.t.val() & self.mask8.val();
+        self.m7.next = self.t_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
         self.x7.next =
             (self.m7.val() << 7) - (self.m7.val() << 1) - self.m7.val() + (((self.rs.val() << 3) - self.rs.val()) >> 3);
-        if self.x7.val() >= self.k1000.val() {
-            self.s_ns.next = (self.a7.val() >> 3) + self.one36.val();
-            self.s_ps.next = self.x7.val() - self.k1000.val();
-        } else {
-            self.s_ns.next = self.a7.val() >> 3;
-            self.s_ps.next = self.x7.val();
+        // x7 < 2 000: x7 - 1 000 is negative exactly when its sign, bit
+        // 12 (PS_SUM_BITS - 1), is set.
+        self.x7m.next = self.x7.val() - self.k1000.val();
+        self.c7.next = !self.x7m.val().get_bit(12);
+        self.c7_z.next.lo = self.c7.val();
+        self.c7_z.next.hi = self.zero_wide1.val();
+        self.c7w.next = self.c7_z.val().into();
+        self.s_ns.next = self.qs.val() + self.t_sh.val() + self.c7w.val();
+        self.s_ps.next = self.x7.val();
+        if self.c7.val() {
+            self.s_ps.next = self.x7m.val();
         }
 
         // |srtt - sample|: srtt >= sample exactly when its ns part is
-        if self.srtt.val().ns >= self.s.val() {
-            self.d_ns.next = self.srtt.val().ns - self.s.val();
+        // (t <= 0): -t = !t + 1 ns and srtt's ps; otherwise t ns (no ps
+        // left) or t - 1 ns and 1000 - ps. One addition of 1, 0 or -1 to t
+        // or its complement.
+        self.d_flip.next = self.t.val().get_bits::<32>(self.at0.val().index());
+        self.d_add.next = self.zero32.val();
+        self.d_ps.next = self.zero10.val();
+        if self.t_neg.val() | !self.t.val().any() {
+            self.d_flip.next = !self.t.val().get_bits::<32>(self.at0.val().index());
+            self.d_add.next = self.one32.val();
             self.d_ps.next = self.srtt.val().ps;
-        } else if self.srtt.val().ps == self.zero10.val() {
-            self.d_ns.next = self.s.val() - self.srtt.val().ns;
-            self.d_ps.next = self.zero10.val();
-        } else {
-            self.d_ns.next = self.s.val() - self.srtt.val().ns - self.one32.val();
+        } else if self.srtt.val().ps.any() {
+            self.d_add.next = self.ones32.val();
             self.d_ps.next = self.k1000_10.val() - self.srtt.val().ps;
         }
+        self.d_ns.next = self.d_flip.val() + self.d_add.val();
         self.dn_z.next.lo = self.d_ns.val();
         self.dn_z.next.hi = self.zero_ns.val();
         self.dn.next = self.dn_z.val().into();
@@ -249,18 +304,23 @@ impl Logic for Rtt {
         self.dp_z.next.hi = self.zero_ps.val();
         self.dp.next = self.dp_z.val().into();
 
-        // (3 var + |srtt - sample|) / 4
-        self.a3.next = (self.qv.val() << 1) + self.qv.val() + self.dn.val();
-        self.a3_lo.next = self.a3.val() & self.mask4.val();
-        self.m3.next = self.a3_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
+        // (3 var + |srtt - sample|) / 4: 3 var's ns + diff = 4 var's ns + e,
+        // e = diff - var's ns, so its quarter is var's ns + floor(e / 4).
+        self.e.next = self.dn.val() - self.qv.val();
+        self.e_sh.next = self.e.val() >> 2;
+        self.e_lo.next = self.e.val() & self.mask4.val();
+        self.m3.next = self.e_lo.val().get_bits::<PS_SUM_BITS>(self.at0.val().index());
         self.b3.next = (self.rv.val() << 1) + self.rv.val() + self.dp.val();
         self.x3.next = (self.m3.val() << 8) - (self.m3.val() << 2) - (self.m3.val() << 1) + (self.b3.val() >> 2);
-        if self.x3.val() >= self.k1000.val() {
-            self.v_ns.next = (self.a3.val() >> 2) + self.one36.val();
-            self.v_ps.next = self.x3.val() - self.k1000.val();
-        } else {
-            self.v_ns.next = self.a3.val() >> 2;
-            self.v_ps.next = self.x3.val();
+        self.x3m.next = self.x3.val() - self.k1000.val();
+        self.c3.next = !self.x3m.val().get_bit(12);
+        self.c3_z.next.lo = self.c3.val();
+        self.c3_z.next.hi = self.zero_wide1.val();
+        self.c3w.next = self.c3_z.val().into();
+        self.v_ns.next = self.qv.val() + self.e_sh.val() + self.c3w.val();
+        self.v_ps.next = self.x3.val();
+        if self.c3.val() {
+            self.v_ps.next = self.x3m.val();
         }
 
         if self.has.val() {
@@ -318,8 +378,8 @@ impl Logic for Rtt {
                 | self.v_ns.val().any()
                 | self.s_ps.val().any()
                 | self.v_ps.val().any()
-                | self.a7_lo.val().any()
-                | self.a3_lo.val().any());
+                | self.t_lo.val().any()
+                | self.e_lo.val().any());
     }
 }
 
