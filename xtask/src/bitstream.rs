@@ -294,8 +294,8 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     // The engine is mapped for area (`-nowidelut`, as `synth-engine`:
     // area is short on the boards; and the preset's LUT mapping, as
     // `synth-engine` maps it: `synth::maps_for_area`); the stand-in keeps
-    // the default. Its two-entry tables as registers, as `synth-engine`
-    // has them.
+    // the default. Its two-entry tables as registers and, mapped for area,
+    // its narrow tables in block RAM, as `synth-engine` has them.
     let area = crate::synth::maps_for_area(board.preset());
     if area {
         std::fs::write(dir.join(crate::synth::AREA_ABC_FILE), crate::synth::AREA_ABC)?;
@@ -305,7 +305,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
             "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
              {}; tee -o top.stat stat",
             crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH,
-            crate::synth::SMALL_TABLES,
+            crate::synth::memory_styles(area).lines().collect::<Vec<_>>().join("; "),
             crate::synth::after_map_ram(area, "top.json").lines().collect::<Vec<_>>().join("; ")
         ),
         Engine::StandIn => {

@@ -446,20 +446,60 @@ macro_rules! small_tables {
 /// (the stand-in's board builds keep the default).
 ///
 /// Tables of two entries (the boards' per-connection tables) are kept as
-/// registers and a multiplexer, not LUT RAM (`SMALL_TABLES`): a DPR16X4
+/// registers and a multiplexer, not LUT RAM ([`memory_styles`]): a DPR16X4
 /// holds 16 entries of 4 bits and takes about 7.5 logic places once
 /// packed (TRELLIS_COMB less LUT4 and CCU2C, over DPR16X4, in the
 /// `ecp5-25` records), two registers and a LUT4 per bit less; at four
 /// entries the multiplexer costs as much as the RAM.
 ///
-/// A build short of area maps its LUTs for area ([`maps_for_area`]).
+/// A build short of area maps its LUTs for area ([`maps_for_area`]) and
+/// keeps its narrow tables in block RAM ([`NARROW_TABLES`]).
 pub fn engine_script(area: bool) -> String {
     format!(
-        "read_verilog -sv ferroce_engine.v\n{}\nsynth_ecp5 -top top -nowidelut -run begin:map_ram\n{}\n{}tee -o engine.stat stat\n",
+        "read_verilog -sv ferroce_engine.v\n{}\nsynth_ecp5 -top top -nowidelut -run begin:map_ram\n{}{}tee -o engine.stat stat\n",
         undefined_collisions!(),
-        small_tables!(),
+        memory_styles(area),
         after_map_ram(area, "engine.json")
     )
+}
+
+/// The tables a build short of area keeps in block RAM instead of LUT RAM,
+/// by their memories' names in the flattened engine (a board top's names
+/// have the engine's instance in front). Each is narrow (36 to 64 bits) and
+/// takes 9 to 16 DPR16X4 as LUT RAM, about 7.5 logic places each once
+/// packed, and one or two DP16KD as block RAM; every table of the engine is
+/// a rust-hdl `RAM` with a registered read port, which both take. Measured
+/// on `ecp5-25` (the RTO in ns and ps, 6d2669c): 21 741 packed places
+/// (90 %) and 31 DP16KD with them in LUT RAM; 21 154 (87 %) and 47 DP16KD
+/// (84 % of the LFE5U-25F's 56) in block RAM. The board's own memories
+/// (host memory, frame stores) then no longer fit beside the engine's
+/// (docs/boards.md): the Colorlight build needs its host memory in the
+/// board's SDRAM either way (31 DP16KD and the board's 32 are already
+/// more than 56).
+pub const NARROW_TABLES: [&str; 9] = [
+    "txp.cc.store.ram.mem",
+    "txp.health.store.ram.mem",
+    "rxp.msgs.heads.mem",
+    "rxp.ackg.store.ram.mem",
+    "rxp.tsp.mem",
+    "rxp.sack.store.ram.mem",
+    "rnrq.ram.mem",
+    "rtot.timers.mem",
+    "ackt.timers.mem",
+];
+
+/// The yosys commands between `synth_ecp5`'s `begin:map_ram` and the rest
+/// (each line ends in a newline): two-entry tables as registers and, in a build short of area (`area`), the
+/// [`NARROW_TABLES`] in block RAM, each of which must be found once.
+pub fn memory_styles(area: bool) -> String {
+    let mut s = format!("{}\n", small_tables!());
+    if area {
+        for t in NARROW_TABLES {
+            s += &format!("select -assert-count 1 t:$mem_v2 n:*{t} %i\n");
+            s += &format!("setattr -set ram_style \"block\" t:$mem_v2 n:*{t} %i\n");
+        }
+    }
+    s
 }
 
 /// The engine builds' `synth_ecp5` from `map_ram` on, writing `json`: the
@@ -517,9 +557,6 @@ pub const AREA_ABC: &str = "&scorr
 &mfs
 &ps
 ";
-
-/// [`engine_script`]'s command that keeps two-entry tables as registers.
-pub const SMALL_TABLES: &str = small_tables!();
 
 /// nextpnr-ecp5's device arguments for the board device of `preset`, if
 /// it is built for one.
@@ -915,6 +952,9 @@ mod synth_in_ci {
              synth_ecp5 -top top -nowidelut -json engine.json -run map_ram:\ntee -o engine.stat stat\n"
         );
         let area = super::engine_script(true);
+        assert!(area.contains(
+            "select -assert-count 1 t:$mem_v2 n:*rxp.tsp.mem %i\nsetattr -set ram_style \"block\" t:$mem_v2 n:*rxp.tsp.mem %i\n"
+        ));
         assert!(area.contains("abc9 -W 300 -script area.abc\n") && area.ends_with("-run map_cells:\ntee -o engine.stat stat\n"));
         assert!(super::maps_for_area("ecp5-25") && !super::maps_for_area("ecp5-85") && !super::maps_for_area("corundum"));
     }
