@@ -527,6 +527,8 @@ pub fn after_map_ram(area: bool, json: &str) -> String {
 /// while its longest chain of LUTs between registers, carry chains and
 /// RAMs grew by one (yosys `ltp`). The other builds keep the flow's
 /// delay-oriented mapping.
+/// Such a build also keeps its [`NARROW_TABLES`] in block RAM
+/// ([`memory_styles`]).
 pub fn maps_for_area(preset: &str) -> bool {
     preset == "ecp5-25"
 }
@@ -732,8 +734,8 @@ fn write_record(
     Ok(())
 }
 
-/// Run yosys on `verilog` in `dir` (mapped for area with `area`): its
-/// cells and minutes.
+/// Run yosys on `verilog` in `dir` (with `area`, mapped for area and its
+/// narrow tables in block RAM: [`engine_script`]): its cells and minutes.
 fn run_engine_synth(dir: &std::path::Path, area: bool, verilog: &str) -> anyhow::Result<(Cells, f64)> {
     std::fs::create_dir_all(dir)?;
     let _ = std::fs::remove_file(dir.join("engine.stat"));
@@ -941,7 +943,8 @@ mod synth_in_ci {
     /// record bench-rtl and the docs quote is of the Verilog the engine
     /// emits now. About five minutes.
     /// The delay-mapped builds' script is the one their records were
-    /// made with; the area-mapped one differs only from `map_ram` on.
+    /// made with; the area-mapped one differs in its memory styles (the
+    /// narrow tables in block RAM) and from `map_ram` on.
     #[test]
     fn the_engine_scripts_are_the_recorded_ones() {
         assert_eq!(
