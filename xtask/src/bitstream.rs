@@ -300,13 +300,15 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     if area {
         std::fs::write(dir.join(crate::synth::AREA_ABC_FILE), crate::synth::AREA_ABC)?;
     }
+    // yosys's `-p` takes the commands on one line.
+    let one_line = |script: &str| script.lines().collect::<Vec<_>>().join("; ");
     let script = match engine {
         Engine::Preset => format!(
             "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
              {}; tee -o top.stat stat",
             crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH,
-            crate::synth::memory_styles(area).lines().collect::<Vec<_>>().join("; "),
-            crate::synth::after_map_ram(area, "top.json").lines().collect::<Vec<_>>().join("; ")
+            one_line(&crate::synth::memory_styles(area)),
+            one_line(&crate::synth::after_map_ram(area, "top.json"))
         ),
         Engine::StandIn => {
             format!(

@@ -489,8 +489,9 @@ pub const NARROW_TABLES: [&str; 9] = [
 ];
 
 /// The yosys commands between `synth_ecp5`'s `begin:map_ram` and the rest
-/// (each line ends in a newline): two-entry tables as registers and, in a build short of area (`area`), the
-/// [`NARROW_TABLES`] in block RAM, each of which must be found once.
+/// (each line ends in a newline): two-entry tables as registers and, in a
+/// build short of area (`area`), the [`NARROW_TABLES`] in block RAM, each
+/// of which must be found once.
 pub fn memory_styles(area: bool) -> String {
     let mut s = format!("{}\n", small_tables!());
     if area {
@@ -526,9 +527,8 @@ pub fn after_map_ram(area: bool, json: &str) -> String {
 /// fewer; 23 068 with LUT4s only; five rounds instead of three: 22 918)
 /// while its longest chain of LUTs between registers, carry chains and
 /// RAMs grew by one (yosys `ltp`). The other builds keep the flow's
-/// delay-oriented mapping.
-/// Such a build also keeps its [`NARROW_TABLES`] in block RAM
-/// ([`memory_styles`]).
+/// delay-oriented mapping. Such a build also keeps its [`NARROW_TABLES`]
+/// in block RAM ([`memory_styles`]).
 pub fn maps_for_area(preset: &str) -> bool {
     preset == "ecp5-25"
 }

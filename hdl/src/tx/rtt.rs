@@ -213,7 +213,6 @@ pub struct Rtt {
     ones32: Constant<Bits<32>>,
     #[constant(0u64)]
     zero_wide1: Constant<Bits<{ SUM_BITS - 1 }>>,
-
     #[constant(0u64)]
     zero10: Constant<Bits<10>>,
     #[constant(500u64)]
@@ -254,7 +253,8 @@ impl Logic for Rtt {
         self.rv_z.next.hi = self.zero_ps.val();
         self.rv.next = self.rv_z.val().into();
 
-        // t = sample - srtt's ns: below 2^32 either way, so bit 35 is its sign.
+        // t = sample - srtt's ns: below 2^32 either way, so bit 32 (and every
+        // bit above it) is its sign.
         self.t.next = self.sw.val() - self.qs.val();
         self.t_neg.next = self.t.val().get_bit(32);
         // floor(t / 8) in its low 32 bits (all the sum below keeps): t's
