@@ -479,6 +479,11 @@ pub struct IncastReport {
     /// From the start until the bottleneck queue is below one BDP and stays
     /// below, in base RTTs (sampled every quarter RTT); `None` if never.
     pub rtts_to_queue_below_1bdp: Option<f64>,
+    /// From the start until the last sender had its first ACK with a rate
+    /// hint, in base RTTs: the fairness target's "first ACK" is each
+    /// sender's; `None` for a transport without hints or if a sender never
+    /// had one.
+    pub rtts_to_last_first_hint: Option<f64>,
     pub peak_queue_bdp: f64,
     /// Frames the fabric dropped (queue overflow).
     pub drops: u64,
@@ -500,6 +505,7 @@ pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastRe
     let mut posted = vec![0u64; n + 1];
     let mut delivered: Vec<Vec<u64>> = Vec::new();
     let mut queue: Vec<usize> = Vec::new();
+    let start = c.fabric.now();
     while c.fabric.now() < duration {
         for k in 1..=n {
             let host = c.fabric.host_mut(k);
@@ -554,6 +560,12 @@ pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastRe
         Some(j) => Some(rtts(j + 1)),
         None => Some(0.0),
     };
+    let first_hints: Option<Vec<Time>> = (1..=n)
+        .map(|k| c.fabric.host(k).transport.ferroce().and_then(|e| e.conn_first_hint_at(conn_to(0))))
+        .collect();
+    let rtts_to_last_first_hint = first_hints
+        .and_then(|t| t.into_iter().max())
+        .map(|t| t.saturating_sub(start) as f64 / net.rtt as f64);
     let half = samples / 2;
     let second: Vec<f64> = (0..n).map(|k| (delivered[samples - 1][k] - delivered[half][k]) as f64).collect();
     let fab = c.fabric.total_stats();
@@ -562,6 +574,7 @@ pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastRe
         n,
         rtts_to_fair_delivered,
         rtts_to_queue_below_1bdp,
+        rtts_to_last_first_hint,
         peak_queue_bdp: c.fabric.link_stats(bottleneck).peak_queue_bytes as f64 / bdp,
         drops: fab.tail_drops + fab.lost,
         rtos,

@@ -236,6 +236,8 @@ struct Conn {
     rack_ts: Time,
     window: Window,
     hint_mbps: u32,
+    /// When the first ACK with a rate hint arrived.
+    first_hint_at: Option<Time>,
     probe_at: Option<Time>,
     probes: u32,
 }
@@ -395,6 +397,7 @@ impl Endpoint {
                 rack_ts: 0,
                 window: Window::new(self.cfg.max_cwnd * cc.paths as u32),
                 hint_mbps: 0,
+                first_hint_at: None,
                 probe_at: None,
                 probes: 0,
             },
@@ -442,6 +445,12 @@ impl Endpoint {
     /// Payload bytes placed in host memory for connection `id`.
     pub fn conn_bytes_placed(&self, id: ConnId) -> u64 {
         self.conns.get(&id).map_or(0, |c| c.bytes_placed)
+    }
+
+    /// When connection `id`'s first ACK with a rate hint arrived, if one
+    /// has.
+    pub fn conn_first_hint_at(&self, id: ConnId) -> Option<Time> {
+        self.conns.get(&id).and_then(|c| c.first_hint_at)
     }
 
     /// Per-path state of a connection's send side.
@@ -617,6 +626,7 @@ impl Endpoint {
             conn.rate_mbps = a.rate_hint_mbps.min(line);
             conn.pacer.set_cost(Pacer::cost_q16(conn.rate_mbps, PS_PER_US));
             conn.hint_mbps = conn.rate_mbps;
+            conn.first_hint_at.get_or_insert(now);
         }
         let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
         conn.min_rtt = Some(conn.min_rtt.map_or(sample, |m| m.min(sample)));
