@@ -627,13 +627,13 @@ fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u
 /// Disconnects, in the yosys netlist `json` (rewritten in place), the
 /// carry-out of every `CCU2C` that nothing reads; returns how many.
 ///
-/// yosys leaves the last carry-out of many chains (an adder's top carry,
-/// a comparison's unused half) on a net of its own that no cell and no
-/// port reads (its `autoname` pass names the net, so no later clean-up
-/// removes it), and nextpnr-ecp5 gives every carry-out on a net a feed-out
-/// cell, a `CCU2C` of its own that takes two logic places: on `ecp5-25`,
-/// 161 of the 226 chains' carry-outs were unread, 322 of its 20 977
-/// packed places. An output that drives nothing changes no function, so
+/// yosys leaves the last carry-out of many chains (the carry out of an
+/// adder's top bit, which nothing uses) on a net of its own that no cell
+/// and no port reads (its `autoname` pass names the net, so no later
+/// clean-up removes it), and nextpnr-ecp5 gives every carry-out on a net a
+/// feed-out cell, a `CCU2C` of its own that takes two logic places: on
+/// `ecp5-25`, 161 of the 226 carry-outs that leave their chain were
+/// unread, 322 of its 20 977 packed places. An output that drives nothing changes no function, so
 /// the connection is dropped ("x", an unconnected bit in yosys's JSON)
 /// before nextpnr reads the netlist.
 pub fn unhook_unread_carries(json: &Path) -> anyhow::Result<usize> {
