@@ -493,6 +493,34 @@ pub struct IncastReport {
     pub jain: f64,
 }
 
+/// From the start of `delivered` (bytes placed per sender, sampled every
+/// `tick`) until every sender's delivered rate, over windows of at least 20
+/// packets per sender, is within 10 % of line/N and stays so: the start of
+/// the first such window, in base RTTs; `None` if that never happened.
+fn rtts_to_fair(net: &NetConfig, n: usize, tick: Time, delivered: &[Vec<u64>]) -> Option<f64> {
+    let rtts = |samples: usize| samples as f64 * tick as f64 / net.rtt as f64;
+    let samples = delivered.len();
+    // Windows of at least 20 packets per sender at the fair share.
+    let frame = wire_bytes(net.mtu as u64, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
+    let w = ((20.0 * n as f64 * frame) / tick as f64).ceil() as usize;
+    let fair = net.mtu as f64 / wire_bytes(net.mtu as u64, net.mtu) as f64 * net.rate_mbps as f64 * 1e6 / 8.0
+        * (w as f64 * tick as f64 * 1e-12)
+        / n as f64;
+    let fair_at = |j: usize| {
+        (0..n).all(|k| {
+            let d = (delivered[j][k] - delivered[j - w][k]) as f64;
+            (d - fair).abs() <= 0.1 * fair
+        })
+    };
+    let last_unfair = (w..samples).rev().find(|&j| !fair_at(j));
+    match last_unfair {
+        Some(j) if j + 1 >= samples => None,
+        Some(j) => Some(rtts(j + 1 - w)),
+        None if samples > w => Some(0.0),
+        None => None,
+    }
+}
+
 /// N senders, each with a connection to host 0 set up earlier and idle,
 /// start writing at once and stay backlogged for `duration`.
 pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastReport> {
@@ -534,26 +562,8 @@ pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastRe
     }
     let bdp = net.bdp_bytes();
     let rtts = |samples: usize| samples as f64 * tick as f64 / net.rtt as f64;
-    // Windows of at least 20 packets per sender at the fair share.
-    let frame = wire_bytes(net.mtu as u64, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
-    let w = ((20.0 * n as f64 * frame) / tick as f64).ceil() as usize;
-    let fair = net.mtu as f64 / wire_bytes(net.mtu as u64, net.mtu) as f64 * net.rate_mbps as f64 * 1e6 / 8.0
-        * (w as f64 * tick as f64 * 1e-12)
-        / n as f64;
-    let fair_at = |j: usize| {
-        (0..n).all(|k| {
-            let d = (delivered[j][k] - delivered[j - w][k]) as f64;
-            (d - fair).abs() <= 0.1 * fair
-        })
-    };
     let samples = delivered.len();
-    let last_unfair = (w..samples).rev().find(|&j| !fair_at(j));
-    let rtts_to_fair_delivered = match last_unfair {
-        Some(j) if j + 1 >= samples => None,
-        Some(j) => Some(rtts(j + 1 - w)),
-        None if samples > w => Some(0.0),
-        None => None,
-    };
+    let rtts_to_fair_delivered = rtts_to_fair(net, n, tick, &delivered);
     let last_deep = (0..samples).rev().find(|&j| queue[j] as f64 >= bdp);
     let rtts_to_queue_below_1bdp = match last_deep {
         Some(j) if j + 1 >= samples => None,
