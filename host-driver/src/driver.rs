@@ -220,6 +220,12 @@ impl<D: Device> Driver<D> {
             }
         }
         let map = Engine::discover(&mut dev, 0)?;
+        let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
+        if cfg.recovery.probe && built & regs::BUILT_TAIL_PROBES == 0 {
+            return Err(Error::BadRequest(
+                "loss recovery: this engine's build has no tail probes (engine_info.recovery bit 0 is clear)".into(),
+            ));
+        }
         let dma_addr_bits = dev.read32(map.addr(regs::engine_info::DMA_ADDR_BITS))?;
         for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
             within_dma(dma_addr_bits, format!("{name} ring"), r.base, (entry as u64) << r.log_size)?;
@@ -485,6 +491,8 @@ mod tests {
         writes: Writes,
         /// `engine_info.dma_addr_bits` of a build other than the map's.
         dma_addr_bits: Option<u32>,
+        /// `engine_info.recovery` of a build other than the map's.
+        recovery_built: Option<u32>,
     }
 
     /// (offset, value) of every write, in order.
@@ -494,6 +502,9 @@ mod tests {
         fn read32(&mut self, offset: u32) -> Result<u32> {
             if let Some(bits) = self.dma_addr_bits.filter(|_| offset == regs::engine_info::DMA_ADDR_BITS.offset()) {
                 return Ok(bits);
+            }
+            if let Some(v) = self.recovery_built.filter(|_| offset == regs::engine_info::RECOVERY.offset()) {
+                return Ok(v);
             }
             self.file.read(offset).map_err(|e| Error::Access { offset, what: format!("{e:?}") })
         }
@@ -518,7 +529,8 @@ mod tests {
 
     fn posted() -> (Posted, Writes) {
         let writes = Rc::default();
-        (Posted { file: RegFile::new(), writes: Rc::clone(&writes), dma_addr_bits: None }, writes)
+        let file = RegFile::new();
+        (Posted { file, writes: Rc::clone(&writes), dma_addr_bits: None, recovery_built: None }, writes)
     }
 
     fn rings() -> (RingSpec, RingSpec, RingSpec) {
@@ -579,7 +591,7 @@ mod tests {
         // register's fields: refused by name, nothing written.
         use ferroce_proto::model::Recovery;
         for (what, recovery) in [
-            ("rack, probe, repair_route, conn_window", Recovery::v1()),
+            ("rack, repair_route, conn_window", Recovery::v1()),
             ("max_backoff 9", Recovery { max_backoff: 9, ..Recovery::v0() }),
         ] {
             let (dev, writes) = posted();
@@ -595,6 +607,19 @@ mod tests {
         let c = Config { recovery: Recovery::v1_rtl(), ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &c, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "v1's RTL settings are accepted: {m}");
+        }
+        // Tail probes asked of a build without them: refused before any
+        // setting is written.
+        let (mut dev, writes) = posted();
+        dev.recovery_built = Some(0);
+        let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
+        assert!(m.contains("no tail probes"), "{m}");
+        assert_eq!(*writes.borrow(), [], "written before the refusal");
+        let (mut dev, _) = posted();
+        dev.recovery_built = Some(0);
+        let v0 = Config { recovery: Recovery { probe: false, ..Recovery::v1_rtl() }, ..cfg() };
+        if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &v0, sq, rq, cq) {
+            assert!(!m.contains("loss recovery"), "without probes it is accepted: {m}");
         }
     }
 

@@ -92,6 +92,11 @@ pub struct EngineConfig {
     pub dma_addr_bits: u32,
     /// Clock period in picoseconds.
     pub clock_ps: u32,
+    /// Tail probes (`Recovery::probe`) are built in: a per-connection
+    /// timer, round-trip estimate and probe count, and the probe's pass
+    /// over the connection's paths (`engine_info.recovery` bit 0). A build
+    /// without them takes `control.recovery` values below 0x100 only.
+    pub tail_probes: bool,
 }
 
 impl EngineConfig {
@@ -113,6 +118,7 @@ impl EngineConfig {
         one_frame_builder: false,
         dma_addr_bits: 64,
         clock_ps: 4000,
+        tail_probes: true,
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
@@ -155,6 +161,7 @@ impl EngineConfig {
         one_frame_builder: true,
         dma_addr_bits: 32,
         clock_ps: 20_000,
+        tail_probes: false,
         ..EngineConfig::CORUNDUM
     };
 
@@ -242,7 +249,16 @@ impl EngineConfig {
     }
 
     /// The build's `engine_info` constants, register by register.
-    pub const fn info(&self) -> [(Reg, u32); 9] {
+    /// `engine_info.recovery`: the loss-recovery mechanisms built in.
+    pub const fn recovery_built(&self) -> u32 {
+        if self.tail_probes {
+            regs::BUILT_TAIL_PROBES
+        } else {
+            0
+        }
+    }
+
+    pub const fn info(&self) -> [(Reg, u32); 10] {
         [
             (regs::engine_info::DATA_WIDTH, self.data_width as u32),
             (regs::engine_info::MAX_CONNS, self.conns() as u32),
@@ -253,6 +269,7 @@ impl EngineConfig {
             (regs::engine_info::MAX_IN_FLIGHT, self.in_flight_per_path as u32),
             (regs::engine_info::MAX_MRS, self.memory_regions as u32),
             (regs::engine_info::DMA_ADDR_BITS, self.dma_addr_bits),
+            (regs::engine_info::RECOVERY, self.recovery_built()),
         ]
     }
 
@@ -297,6 +314,8 @@ impl EngineConfig {
             Some(Bounds { min: 0, max: (self.conns() * self.paths()) as u32 - 1 })
         } else if reg == regs::mr_table::INDEX {
             Some(Bounds { min: 0, max: self.memory_regions as u32 - 1 })
+        } else if reg == regs::control::RECOVERY && !self.tail_probes {
+            Some(Bounds { min: 0, max: (1 << crate::model::Recovery::PROBE_BIT) - 1 })
         } else {
             reg.register().range
         }
@@ -345,7 +364,7 @@ mod tests {
         for (reg, value) in c.info() {
             assert_eq!(reg.register().reset, value, "{reg}");
         }
-        for reg in [regs::control::MTU, regs::path_table::INDEX, regs::mr_table::INDEX] {
+        for reg in [regs::control::MTU, regs::path_table::INDEX, regs::mr_table::INDEX, regs::control::RECOVERY] {
             assert_eq!(c.range(reg), reg.register().range, "{reg}");
         }
     }
@@ -370,6 +389,9 @@ mod tests {
         assert_eq!(e.reset(regs::engine_info::MAX_MRS), 4);
         assert_eq!(e.range(regs::mr_table::INDEX), Some(Bounds { min: 0, max: 3 }));
         assert_eq!(e.reset(regs::engine_info::DMA_ADDR_BITS), 32);
+        assert_eq!(e.reset(regs::engine_info::RECOVERY), 0, "no tail probes");
+        assert_eq!(e.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xff }));
+        assert_eq!(EngineConfig::ECP5_85.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES);
         for reg in EngineConfig::DMA_HIGH_HALVES {
             assert_eq!(e.range(reg), Some(Bounds { min: 0, max: 0 }), "{reg}");
             assert_eq!(EngineConfig::CORUNDUM.range(reg), reg.register().range, "{reg}");

@@ -120,6 +120,10 @@ pub const MAX_IN_FLIGHT: u32 = crate::config::EngineConfig::CORUNDUM.in_flight_p
 pub const MAX_MRS: u32 = crate::config::EngineConfig::CORUNDUM.memory_regions as u32;
 /// Bits of the engine's DMA addresses (`engine_info.dma_addr_bits`).
 pub const DMA_ADDR_BITS: u32 = crate::config::EngineConfig::CORUNDUM.dma_addr_bits;
+/// Loss-recovery mechanisms built in (`engine_info.recovery`).
+pub const RECOVERY_BUILT: u32 = crate::config::EngineConfig::CORUNDUM.recovery_built();
+/// `engine_info.recovery`: tail probes are built in.
+pub const BUILT_TAIL_PROBES: u32 = 1;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -173,6 +177,13 @@ pub const BLOCKS: &[Block] = &[
                 "bits of the DMA addresses the engine drives: rings, buffers and regions lie below 2^this, and the \
                  `_hi` halves of ring bases and of region bases and lengths are bounded by it",
             ),
+            r(
+                "recovery",
+                0x34,
+                Const,
+                RECOVERY_BUILT,
+                "loss-recovery mechanisms built in beyond v0's: bit 0 tail probes (`control.recovery` bit 8)",
+            ),
         ],
     },
     Block {
@@ -209,9 +220,10 @@ pub const BLOCKS: &[Block] = &[
                 Rw,
                 D.recovery.word(),
                 "loss recovery: bits 2:0 RTO doublings at most; 5:3 re-path when an epoch's losses << this >= its \
-                 packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window",
+                 packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window; bit 8 \
+                 tail probes (a build without them, `engine_info.recovery` bit 0 clear, takes 0 to 0xff)",
             )
-            .within(0, 0xff),
+            .within(0, 0x1ff),
             r(
                 "window_cap",
                 0x44,
@@ -324,6 +336,7 @@ pub const BLOCKS: &[Block] = &[
             r("repaths", 0x40, Ro, 0, "paths moved to a new source port"),
             r("bytes_placed_lo", 0x44, Ro, 0, "payload bytes written to host memory, bits 31:0"),
             r("bytes_placed_hi", 0x48, Ro, 0, "payload bytes written to host memory, bits 63:32"),
+            r("tail_probes", 0x4c, Ro, 0, "packets resent by tail probes"),
         ],
     },
 ];
@@ -433,7 +446,7 @@ handles! {
     engine_info {
         BUILD_ID = "build_id", DATA_WIDTH = "data_width", MAX_CONNS = "max_conns", MAX_PATHS = "max_paths",
         MAX_STREAMS = "max_streams", MAX_MTU = "max_mtu", CLOCK_PS = "clock_ps", MAX_IN_FLIGHT = "max_in_flight",
-        MAX_MRS = "max_mrs", DMA_ADDR_BITS = "dma_addr_bits",
+        MAX_MRS = "max_mrs", DMA_ADDR_BITS = "dma_addr_bits", RECOVERY = "recovery",
     }
     control {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",
@@ -465,7 +478,7 @@ handles! {
         RX_DUP = "rx_dup", RX_OUT_OF_WINDOW = "rx_out_of_window", RX_MALFORMED = "rx_malformed",
         RX_BAD_CONN = "rx_bad_conn", RX_ACCESS_VIOLATION = "rx_access_violation", RX_NO_RECV = "rx_no_recv",
         RX_ECN_CE = "rx_ecn_ce", RTOS = "rtos", REPATHS = "repaths", BYTES_PLACED_LO = "bytes_placed_lo",
-        BYTES_PLACED_HI = "bytes_placed_hi",
+        BYTES_PLACED_HI = "bytes_placed_hi", TAIL_PROBES = "tail_probes",
     }
 }
 

@@ -1,7 +1,7 @@
 //! The `retx` RTL block in Verilator against
 //! `ferroce_proto::model::retx::PathLog`: random streams of sends,
 //! ACKs (from a simulated lossy receiver, with reordered, stale and noisy
-//! ones), retransmissions, timeouts and holds over many path keys with
+//! ones), retransmissions, timeouts, holds and tail probes over many path keys with
 //! random idle cycles. Every result (PSNs, newly acknowledged sets, lost
 //! counts, outstanding, queued) equals the model's, so the exact set and
 //! order of retransmit requests does.
@@ -102,6 +102,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
     let mut expected: VecDeque<Out> = VecDeque::new();
     let mut loads: VecDeque<u64> = (0..keys).collect();
     let (mut checked, mut retx_taken, mut lost_found, mut rtos) = (0u64, 0u64, 0u64, 0u64);
+    let (mut probes, mut newest) = (0u64, 0u64);
     while checked < 150_000 {
         let mut issue: Option<(u64, u64, u32, [u8; 32])> = None;
         if !rng.chance(0.15) {
@@ -116,7 +117,8 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                     70..=87 => op::TAKE,
                     88 => op::RTO,
                     89..=94 => op::HOLD,
-                    95..=98 => op::RELEASE,
+                    95..=96 => op::RELEASE,
+                    97..=98 => op::PROBE,
                     _ => op::LOAD,
                 };
                 let (psn, sack) = match o {
@@ -205,6 +207,14 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                 }
                 op::HOLD => e.ok = path.log.hold(Psn::new(psn)),
                 op::RELEASE => e.ok = path.log.release(Psn::new(psn)),
+                op::PROBE => {
+                    if let Some(p) = path.log.probe_psn() {
+                        e.ok = path.log.lose(p);
+                        e.psn = p.get();
+                        probes += e.ok as u64;
+                        newest += (p.get() == path.log.next().add(Psn::MODULUS - 1).get()) as u64;
+                    }
+                }
                 _ => unreachable!(),
             }
             e.outstanding = path.log.outstanding();
@@ -245,6 +255,8 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
         retx_taken > 5_000 && lost_found > 3_000 && rtos > 1_000,
         "retx {retx_taken}, lost {lost_found}, rtos {rtos}"
     );
+    // Tail probes of both kinds: the newest PSN, and the oldest candidate.
+    assert!(probes > 1_000 && newest > 500 && probes - newest > 50, "probes {probes}, of the newest {newest}");
 }
 
 /// Cycles of the main test's traffic replayed into rust-hdl's simulator.

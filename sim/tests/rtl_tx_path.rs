@@ -27,12 +27,12 @@ use ferroce_sim::memory::Memory;
 
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
     reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
-    cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
+    cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, cfg_probe, cfg_ack_delay, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
     ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
     ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
     fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, ack_valid, ack_key,
     ack_cum, ack_sack, ack_ts, ack_sport, ack_pending, ack_ce, nak_valid, nak_key, nak_psn, nak_stream,
-    nak_msg_seq, nak_code, nak_sport, rto_valid, rto_key, release_valid, release_key, release_psn, tx_go, tx_mask,
+    nak_msg_seq, nak_code, nak_sport, rto_valid, rto_key, probe_valid, probe_key, release_valid, release_key, release_psn, tx_go, tx_mask,
     m_rd_cmd_ready, s_rd_tdata, s_rd_tkeep, s_rd_tvalid, s_rd_tlast, m_axis_tready, m_cpl_ready, pt_key, clear_stats);
 
 /// Cycles of the lockstep run replayed into rust-hdl's simulator: the
@@ -43,9 +43,20 @@ const REPLAYED: u64 = 12_000;
 /// Outputs the lockstep's first cycles leave alone: the receive side's ACK
 /// and NAK frames (replayed in `ack_and_nak_frames_are_built_exactly`) and
 /// releases of NO_RECV holds, which come after the retry delay, and path
-/// retirement, which takes RTOs in a row.
-const LOCKSTEP_QUIET: &[&str] =
-    &["ack_ready", "nak_ready", "cnt_tx_acks", "cnt_tx_naks", "release_ready", "pt_retired"];
+/// retirement, which takes RTOs in a row; and tail probes, off in v0
+/// (replayed from the v1 settings' run).
+const LOCKSTEP_QUIET: &[&str] = &[
+    "ack_ready", "nak_ready", "cnt_tx_acks", "cnt_tx_naks", "release_ready", "pt_retired", "m_probe_valid",
+    "m_probe_key", "m_probe_arm", "m_probe_shift", "m_probe_base", "probe_ready", "cnt_tail_probes",
+];
+
+/// Outputs the v1 settings' first cycles leave alone: those of the v0 run
+/// but tail probes, the register window, which stays on one path, and
+/// failed completions, which come later in this run.
+const V1_QUIET: &[&str] = &[
+    "ack_ready", "nak_ready", "cnt_tx_acks", "cnt_tx_naks", "release_ready", "pt_retired", "pt_valid", "pt_sport",
+    "pt_cwnd", "pt_sent", "pt_retx", "pt_ecn", "pt_srtt", "m_cpl_status",
+];
 
 /// Outputs the ACK and NAK test leaves alone: everything of data packets,
 /// feedback, completions and timers (replayed from the lockstep run).
@@ -55,6 +66,7 @@ const ACK_TEST_QUIET: &[&str] = &[
     "m_rd_cmd_len", "m_rd_cmd_valid", "m_rnr_key", "m_rnr_psn", "m_rnr_valid", "m_rto_arm", "m_rto_base",
     "m_rto_key", "m_rto_shift", "m_rto_valid", "pt_ecn", "pt_retired", "pt_retx", "pt_sent", "pt_srtt",
     "release_ready", "rto_ready", "s_rd_tready", "tx_done", "tx_sent", "tx_sent_conn", "tx_sent_len", "wr_ready",
+    "m_probe_valid", "m_probe_key", "m_probe_arm", "m_probe_shift", "m_probe_base", "probe_ready", "cnt_tail_probes",
 ];
 
 /// Node A's addresses, the UDP port, the MTU and the window cap; the rate
@@ -92,14 +104,17 @@ fn send_path_matches_the_model_in_lockstep() {
 /// The lockstep again with every send-side setting of `control.recovery`
 /// away from v0, at v1's values (`Recovery::v1_rtl` and, as v1 with its
 /// connection window has it, ECN echoes not cutting the paths' windows:
-/// RTOs doubled at most twice, re-pathing at a sixteenth of an epoch lost),
-/// on a lossier channel so that the epochs' thresholds and the backoff's
-/// limit are reached.
+/// RTOs doubled at most twice, re-pathing at a sixteenth of an epoch lost,
+/// tail probes), on a lossier channel so that the epochs' thresholds, the
+/// backoff's limit and the probe timers are reached (a quarter of the ACKs
+/// lost: the first probes go out in the replayed cycles).
 #[test]
 fn send_path_matches_the_model_with_v1_recovery_settings() {
+    ferroce_sim::verilator::record_next("tx_path", REPLAYED);
     let cfg = SendLockstep {
         recovery: ferroce_proto::model::Recovery { path_ecn_cut: false, ..ferroce_proto::model::Recovery::v1_rtl() },
         loss: 0.06,
+        ack_loss: 0.25,
         messages: [600, 200],
         seed: 78,
         window_still: true,
@@ -109,7 +124,9 @@ fn send_path_matches_the_model_with_v1_recovery_settings() {
     let st: Stats = r.stats;
     eprintln!("{} messages, {} frames, {} completions, {st:?}", r.messages, r.frames, r.completions);
     assert_eq!(r.completions as u64, r.messages);
-    assert!(st.tx_retx > 20 && st.rtos > 0 && st.repaths > 0, "{st:?}");
+    assert!(st.tx_retx > 20 && st.rtos > 0 && st.repaths > 0 && st.tail_probes > 20, "{st:?}");
+    let rec = ferroce_sim::verilator::take_recording("tx_path").expect("the first cycles were recorded");
+    ferroce_sim::equivalence::check_replay::<tx_path_inputs>("tx_path", &rec, V1_QUIET);
 }
 
 /// ACK and NAK frames asked for by the receive side, byte for byte as

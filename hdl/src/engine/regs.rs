@@ -126,6 +126,7 @@ register_struct! {
         repaths = stats.repaths,
         bytes_placed_lo = stats.bytes_placed_lo,
         bytes_placed_hi = stats.bytes_placed_hi,
+        tail_probes = stats.tail_probes,
     }
 }
 

@@ -50,6 +50,7 @@ use ferroce_proto::wire;
 
 use super::cfg::{
     CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
+    TAIL_PROBES,
 };
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
@@ -75,11 +76,11 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
-// (`cfg_rec`): bits 2:0, 5:3, 6 and 7, as `Recovery::word` packs them.
+// (`cfg_rec`): bits 2:0, 5:3, 6, 7 and 8, as `Recovery::word` packs them.
 const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
-    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7);
+    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8);
 };
 
 /// The receiver's activity window for its rate hint (ps), the model's
@@ -100,6 +101,13 @@ const KEYS: usize = 1 << PATH_KEY_BITS;
 /// zero-width field cannot be declared), of which the timers get the low
 /// `MAX_KEY_BITS`.
 const WIDE_KEY_BITS: usize = MAX_KEY_BITS + 1;
+/// A connection key widened to the timers' key width (as [`WideKey`]).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct WideConn {
+    pub lo: Bits<CONN_KEY_BITS>,
+    pub hi: Bits<{ WIDE_KEY_BITS - CONN_KEY_BITS }>,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct WideKey {
     pub lo: Bits<PATH_KEY_BITS>,
@@ -408,6 +416,22 @@ pub struct Engine {
     arm_wb: Signal<Local, Bits<WIDE_KEY_BITS>>,
     rto_w: Signal<Local, WideKey>,
     rto_wb: Signal<Local, Bits<WIDE_KEY_BITS>>,
+    // tail probes: a timer per connection, the fired ones until taken
+    prt: RtoTimer<CONN_KEY_BITS>,
+    prt_w: Signal<Local, WideConn>,
+    prt_wb: Signal<Local, Bits<WIDE_KEY_BITS>>,
+    pr_ns36: Signal<Local, Bits<RTO_NS_BITS>>,
+    pr_ns: Signal<Local, Bits<32>>,
+    pr_pend: DFF<Bits<CONNS>>,
+    pr_p1: Signal<Local, Bits<CONNS>>,
+    pr_c1: Signal<Local, Bits<CONNS>>,
+    pr_c2: Signal<Local, Bits<CONNS>>,
+    pr_256: Signal<Local, ConnFlags256>,
+    pr_first: FirstSet256,
+    #[constant(TAIL_PROBES)]
+    probes_built: Constant<bool>,
+    #[constant(0u64)]
+    zero_wide_conn: Constant<Bits<{ WIDE_KEY_BITS - CONN_KEY_BITS }>>,
     pace: Pacer<CONN_KEY_BITS>,
     rdiv: RateDiv,
     fbq: RamFifo<Feedback, 3, 4, 8>,
@@ -945,6 +969,7 @@ impl Logic for Engine {
             wr_cq,
             ack_pend,
             rto_pend,
+            pr_pend,
             pc_wait,
             pc_dirty,
             pc_load,
@@ -1013,6 +1038,8 @@ impl Logic for Engine {
         self.ackt.reset.next = self.reset.val();
         self.rtot.clock.next = self.clock.val();
         self.rtot.reset.next = self.reset.val();
+        self.prt.clock.next = self.clock.val();
+        self.prt.reset.next = self.reset.val();
         self.pace.clock.next = self.clock.val();
         self.pace.reset.next = self.reset.val();
         self.rdiv.clock.next = self.clock.val();
@@ -1124,11 +1151,14 @@ impl Logic for Engine {
         // backoff); an RTO of 2^32 ns (4.3 s) or more wraps.
         self.rto_ns36.next = self.txp.m_rto_base.val().ns;
         self.rto_ns.next = self.rto_ns36.val().get_bits::<32>(0);
+        self.pr_ns36.next = self.txp.m_probe_base.val().ns;
+        self.pr_ns.next = self.pr_ns36.val().get_bits::<32>(0);
 
         self.eng_ready.next = self.rxp.ready.val()
             & self.txp.ready.val()
             & self.ackt.ready.val()
             & self.rtot.ready.val()
+            & self.prt.ready.val()
             & self.pace.ready.val();
 
         // ---- ring entries ----
@@ -1498,6 +1528,8 @@ impl Logic for Engine {
         self.txp.cfg_max_backoff.next = self.cfg_rec.val().get_bits::<3>(0);
         self.txp.cfg_loss_shift.next = self.cfg_rec.val().get_bits::<3>(3);
         self.txp.cfg_path_ecn_cut.next = self.cfg_rec.val().get_bit(6);
+        self.txp.cfg_probe.next = self.cfg_rec.val().get_bit(8) & self.probes_built.val();
+        self.txp.cfg_ack_delay.next = self.cfg.val().ack_delay_ns;
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();
@@ -1552,6 +1584,11 @@ impl Logic for Engine {
         self.txp.nak_sport.next = self.rxp.m_nak_sport.val();
         self.txp.rto_valid.next = self.rto_first.any.val();
         self.txp.rto_key.next = self.rto_at.val();
+        self.pr_256.next.flags = self.pr_pend.q.val();
+        self.pr_256.next.zero = self.zero_pad.val();
+        self.pr_first.v.next = self.pr_256.val().into();
+        self.txp.probe_valid.next = self.pr_first.any.val() & self.probes_built.val();
+        self.txp.probe_key.next = self.pr_first.at.val().get_bits::<CONN_KEY_BITS>(0);
         self.txp.release_valid.next = self.rnr_due.val();
         self.txp.release_key.next = self.held_out.val().key;
         self.txp.release_psn.next = self.held_out.val().psn;
@@ -1626,6 +1663,28 @@ impl Logic for Engine {
             self.rto_c2.next = self.one_keys.val() << self.txp.m_rto_key.val();
         }
         self.rto_pend.d.next = self.rto_p1.val() & !(self.rto_c1.val() | self.rto_c2.val()) & self.keys_mask.val();
+        // The tail-probe timers, as the retransmission timers.
+        self.prt.now.next = self.now_ns.val();
+        self.prt.set_valid.next = self.txp.m_probe_valid.val() & self.probes_built.val();
+        self.prt_w.next.lo = self.txp.m_probe_key.val();
+        self.prt_w.next.hi = self.zero_wide_conn.val();
+        self.prt_wb.next = self.prt_w.val().into();
+        self.prt.set_key.next = self.prt_wb.val().get_bits::<MAX_KEY_BITS>(0);
+        self.prt.set_arm.next = self.txp.m_probe_arm.val();
+        self.prt.set_deadline.next = self.now_ns.val() + (self.pr_ns.val() << self.txp.m_probe_shift.val());
+        self.pr_p1.next = self.pr_pend.q.val();
+        if self.prt.fire_valid.val() & self.probes_built.val() {
+            self.pr_p1.next = self.pr_pend.q.val() | (self.one_conns.val() << self.prt.fire_key.val());
+        }
+        self.pr_c1.next = self.zero_conns.val();
+        if self.pr_first.any.val() & self.txp.probe_ready.val() {
+            self.pr_c1.next = self.one_conns.val() << self.pr_first.at.val();
+        }
+        self.pr_c2.next = self.zero_conns.val();
+        if self.txp.m_probe_valid.val() {
+            self.pr_c2.next = self.one_conns.val() << self.txp.m_probe_key.val();
+        }
+        self.pr_pend.d.next = self.pr_p1.val() & !(self.pr_c1.val() | self.pr_c2.val());
         // PSNs held back by receiver-not-ready, released after rnr_delay_ns.
         self.held_in.next.at = self.now_ns.val() + self.cfg.val().rnr_delay_ns;
         self.held_in.next.key = self.txp.m_rnr_key.val();
@@ -1847,6 +1906,7 @@ impl Logic for Engine {
         self.hw.next.rx_ecn_ce = self.rxp.cnt_ce.val();
         self.hw.next.rtos = self.txp.cnt_rtos.val();
         self.hw.next.repaths = self.txp.cnt_repaths.val();
+        self.hw.next.tail_probes = self.txp.cnt_tail_probes.val();
         self.hw.next.bytes_placed_lo = self.rxp.cnt_bytes.val().get_bits::<32>(0);
         self.hw.next.bytes_placed_hi = self.rxp.cnt_bytes.val().get_bits::<32>(32);
         self.csr.hw.next = self.hw.val().into();
@@ -2141,7 +2201,10 @@ impl Logic for Engine {
         self.unused_ok.next = false
             & (self.rto_ns36.val().get_bits::<4>(32).any()
                 | self.txp.m_rto_base.val().ps.any()
-                | self.cfg_rec.val().get_bits::<24>(8).any()
+                | self.cfg_rec.val().get_bits::<23>(9).any()
+                | self.txp.m_probe_base.val().ps.any()
+                | self.pr_ns36.val().get_bits::<4>(32).any()
+                | self.prt_wb.val().any()
                 | self.w_window_cap.val().get_bits::<23>(9).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
@@ -2241,6 +2304,7 @@ impl Logic for Engine {
             self.wr_cq.d.next = false;
             self.ack_pend.d.next = self.zero_keys.val();
             self.rto_pend.d.next = self.zero_keys.val();
+            self.pr_pend.d.next = self.zero_conns.val();
         }
     }
 }

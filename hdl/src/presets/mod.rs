@@ -51,6 +51,8 @@ macro_rules! preset {
             pub const HALF_RATE_CRC: bool = CONFIG.crc_bytes == 4;
             /// One frame builder for data, ACK and NAK frames.
             pub const ONE_FRAME_BUILDER: bool = CONFIG.one_frame_builder;
+            /// Tail probes are built in.
+            pub const TAIL_PROBES: bool = CONFIG.tail_probes;
             /// Bits of the DMA addresses the engine drives.
             pub const DMA_ADDR_BITS: usize = CONFIG.dma_addr_bits as usize;
             /// Bits of an address sum with its carry.

@@ -21,11 +21,13 @@
 //!   cycle, no back-pressure. `in_op`: 0 LOAD (start at `in_psn`), 1 SEND
 //!   (take the next PSN), 2 ACK (cumulative `in_psn`, bitmap `in_sack`),
 //!   3 TAKE (next retransmission, lowest PSN first), 4 RTO (queue every
-//!   unacknowledged PSN), 5 HOLD `in_psn`, 6 RELEASE `in_psn`.
+//!   unacknowledged PSN), 5 HOLD `in_psn`, 6 RELEASE `in_psn`, 7 PROBE
+//!   (a tail probe: queue the newest PSN in flight if it is neither
+//!   SACKed, queued nor held, else the oldest such PSN).
 //! * Two cycles later, for every operation: `out_valid`, `out_key`,
 //!   `out_op`, `out_ok` (SEND: a PSN was free; ACK: not stale; TAKE:
-//!   something was queued; HOLD/RELEASE: it applied), `out_psn` (SEND,
-//!   TAKE), `out_newly` (ACK: the newly acknowledged PSNs by slot),
+//!   something was queued; HOLD/RELEASE: it applied; PROBE: a PSN was
+//!   queued), `out_psn` (SEND, TAKE, PROBE), `out_newly` (ACK: the newly acknowledged PSNs by slot),
 //!   `out_count` (ACK: newly acknowledged; RTO: queued), `out_lost` (ACK:
 //!   found lost), and the path's state after it: `out_outstanding`,
 //!   `out_queued` (anything to resend), `out_can_send`.
@@ -55,6 +57,7 @@ pub mod op {
     pub const RTO: u64 = 4;
     pub const HOLD: u64 = 5;
     pub const RELEASE: u64 = 6;
+    pub const PROBE: u64 = 7;
 }
 
 // The codes as `match` arms (the `Constant` fields of the same names are
@@ -66,6 +69,7 @@ const OP_TAKE: usize = op::TAKE as usize;
 const OP_RTO: usize = op::RTO as usize;
 const OP_HOLD: usize = op::HOLD as usize;
 const OP_RELEASE: usize = op::RELEASE as usize;
+const OP_PROBE: usize = op::PROBE as usize;
 
 /// Bits of one path's state (`RetxState`).
 pub const STATE_BITS: usize = 3 * PSN_BITS + 4 * SACK_WINDOW;
@@ -208,6 +212,9 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     hot_psn: Decode256,
     hot_next: Decode256,
     hot_take: Decode256,
+    // the newest PSN's slot (next's, one back), one-hot
+    hot_newest: Signal<Local, Bits<SACK_WINDOW>>,
+    newest_cand: Signal<Local, bool>,
     // highest SACKed slot at or above the cumulative PSN's, and below it
     // (the wrapped part, which is the higher PSN)
     sack_upper: LastSet256,
@@ -262,7 +269,8 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     may_lose: Signal<Local, Bits<SACK_WINDOW>>,
     below_high: Signal<Local, Bits<SACK_WINDOW>>,
     holes: Signal<Local, Bits<SACK_WINDOW>>,
-    // TAKE
+    // TAKE (and PROBE: the first candidate from una)
+    q_src: Signal<Local, Bits<SACK_WINDOW>>,
     q_live: Signal<Local, Bits<SACK_WINDOW>>,
     take_any: Signal<Local, bool>,
     take_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
@@ -304,6 +312,13 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     OP_HOLD: Constant<Bits<3>>,
     #[constant(op::RELEASE)]
     OP_RELEASE: Constant<Bits<3>>,
+    #[constant(op::PROBE)]
+    OP_PROBE: Constant<Bits<3>>,
+    // the window's last slot, one-hot (where slot 0 steps back to)
+    #[constant(Bits::<SACK_WINDOW>::from(1u64) << ((W - 1) as u64))]
+    last_slot: Constant<Bits<SACK_WINDOW>>,
+    #[constant(1u64)]
+    one_bit: Constant<Bits<8>>,
     #[constant(W as u64)]
     window: Constant<Bits<PSN_BITS>>,
     #[constant(1u64)]
@@ -412,8 +427,17 @@ impl<const W: usize> Logic for RetxCore<W> {
         }
         self.count_holes.v.next = self.holes.val();
 
-        // TAKE: the lowest queued PSN from una.
-        self.q_live.next = self.queued_in.val() & self.flight.val();
+        // RTO: every unacknowledged PSN not queued or held (also PROBE's
+        // candidates).
+        self.rto_add.next = self.flight.val() & !self.sacked.val() & !self.queued_in.val() & !self.held.val();
+
+        // TAKE: the lowest queued PSN from una; PROBE: the lowest candidate
+        // from una, unless the newest PSN in flight is one.
+        self.q_src.next = self.queued_in.val();
+        if self.op.val() == self.OP_PROBE.val() {
+            self.q_src.next = self.rto_add.val();
+        }
+        self.q_live.next = self.q_src.val() & self.flight.val();
         self.queue_upper.v.next = self.q_live.val() & self.ge_una.ge.val();
         self.queue_lower.v.next = self.q_live.val() & !self.ge_una.ge.val();
         self.take_any.next = self.queue_upper.any.val() | self.queue_lower.any.val();
@@ -426,9 +450,11 @@ impl<const W: usize> Logic for RetxCore<W> {
         self.take_offset.next.zero = self.zero_offset.val();
         self.take_step.next = self.take_offset.val().into();
         self.hot_take.x.next = self.take_slot.val() & self.slot_mask.val();
-
-        // RTO: every unacknowledged PSN not queued or held.
-        self.rto_add.next = self.flight.val() & !self.sacked.val() & !self.queued_in.val() & !self.held.val();
+        self.hot_newest.next = self.hot_next.hot.val() >> self.one_bit.val();
+        if self.hot_next.hot.val().get_bit(0) {
+            self.hot_newest.next = self.last_slot.val();
+        }
+        self.newest_cand.next = (self.rto_add.val() & self.hot_newest.val()).any();
         if self.op.val() == self.OP_RTO.val() {
             self.count_newly.v.next = self.rto_add.val();
         } else {
@@ -515,6 +541,17 @@ impl<const W: usize> Logic for RetxCore<W> {
                         self.ok.next = true;
                         self.n_queued.next = self.queued_in.val() | self.hot_psn.hot.val();
                     }
+                }
+            }
+            OP_PROBE => {
+                if self.newest_cand.val() {
+                    self.ok.next = true;
+                    self.out_psn.next = self.next_psn.val() - self.one_psn.val();
+                    self.n_queued.next = self.queued_in.val() | self.hot_newest.val();
+                } else if self.take_any.val() {
+                    self.ok.next = true;
+                    self.out_psn.next = self.una.val() + self.take_step.val();
+                    self.n_queued.next = self.queued_in.val() | self.hot_take.hot.val();
                 }
             }
             _ => {}

@@ -383,6 +383,104 @@ impl Logic for Rtt {
     }
 }
 
+/// A connection's tail-probe timeout before its backoff, as the model's
+/// `Recovery::probe_timeout` (without the doubling): `max(srtt + 4 rttvar +
+/// ack_delay, probe_min)` ps for an estimate (`has`), `rto_min` without
+/// one; `ack_delay`, `probe_min` and `rto_min` in ns. The same form as
+/// [`Rtt`]'s RTO: the ns parts summed (36 bits), the ps parts (below
+/// 5 000) carrying at most four ns (combinational).
+#[derive(LogicBlock, HdlDefault)]
+pub struct ProbeTime {
+    pub srtt: Signal<In, Est>,
+    pub rttvar: Signal<In, Est>,
+    pub has: Signal<In, bool>,
+    pub ack_delay: Signal<In, Bits<32>>,
+    pub probe_min: Signal<In, Bits<32>>,
+    pub rto_min: Signal<In, Bits<32>>,
+    pub timeout: Signal<Out, Rto>,
+    qs_z: Signal<Local, NsWide>,
+    qv_z: Signal<Local, NsWide>,
+    qa_z: Signal<Local, NsWide>,
+    pm_z: Signal<Local, NsWide>,
+    rm_z: Signal<Local, NsWide>,
+    rs_z: Signal<Local, PsWide>,
+    rv_z: Signal<Local, PsWide>,
+    q: Signal<Local, Bits<SUM_BITS>>,
+    y: Signal<Local, Bits<PS_SUM_BITS>>,
+    k: Signal<Local, Bits<3>>,
+    kps: Signal<Local, Bits<PS_SUM_BITS>>,
+    k_z: Signal<Local, SmallWide>,
+    est_ns: Signal<Local, Bits<SUM_BITS>>,
+    est_ps: Signal<Local, Bits<PS_SUM_BITS>>,
+    pm: Signal<Local, Bits<SUM_BITS>>,
+    #[constant(0u64)]
+    zero_ns: Constant<Bits<{ SUM_BITS - 32 }>>,
+    #[constant(0u64)]
+    zero_ps: Constant<Bits<{ PS_SUM_BITS - 10 }>>,
+    #[constant(0u64)]
+    zero_k: Constant<Bits<{ SUM_BITS - 3 }>>,
+    #[constant(0u64)]
+    zero3: Constant<Bits<3>>,
+    #[constant(0u64)]
+    zero_ps13: Constant<Bits<PS_SUM_BITS>>,
+    #[constant(0u64)]
+    zero10: Constant<Bits<10>>,
+    /// 1000 j ps, j = 1..4: the thresholds of the ps sum.
+    #[constants(|j: usize| 1000 * (j as u64 + 1))]
+    k_at: [Constant<Bits<PS_SUM_BITS>>; 4],
+    #[constants(|j: usize| j as u64 + 1)]
+    k_of: [Constant<Bits<3>>; 4],
+    #[constant(0u64)]
+    at0_ps: Constant<Bits<4>>,
+}
+
+impl Logic for ProbeTime {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.qs_z.next.lo = self.srtt.val().ns;
+        self.qs_z.next.hi = self.zero_ns.val();
+        self.qv_z.next.lo = self.rttvar.val().ns;
+        self.qv_z.next.hi = self.zero_ns.val();
+        self.qa_z.next.lo = self.ack_delay.val();
+        self.qa_z.next.hi = self.zero_ns.val();
+        self.pm_z.next.lo = self.probe_min.val();
+        self.pm_z.next.hi = self.zero_ns.val();
+        self.rm_z.next.lo = self.rto_min.val();
+        self.rm_z.next.hi = self.zero_ns.val();
+        self.rs_z.next.lo = self.srtt.val().ps;
+        self.rs_z.next.hi = self.zero_ps.val();
+        self.rv_z.next.lo = self.rttvar.val().ps;
+        self.rv_z.next.hi = self.zero_ps.val();
+        self.q.next = bit_cast::<SUM_BITS, SUM_BITS>(self.qs_z.val().into())
+            + (bit_cast::<SUM_BITS, SUM_BITS>(self.qv_z.val().into()) << 2)
+            + bit_cast::<SUM_BITS, SUM_BITS>(self.qa_z.val().into());
+        self.y.next = bit_cast::<PS_SUM_BITS, PS_SUM_BITS>(self.rs_z.val().into())
+            + (bit_cast::<PS_SUM_BITS, PS_SUM_BITS>(self.rv_z.val().into()) << 2);
+        self.k.next = self.zero3.val();
+        self.kps.next = self.zero_ps13.val();
+        for j in 0..4 {
+            if self.y.val() >= self.k_at[j].val() {
+                self.k.next = self.k_of[j].val();
+                self.kps.next = self.k_at[j].val();
+            }
+        }
+        self.k_z.next.lo = self.k.val();
+        self.k_z.next.hi = self.zero_k.val();
+        self.est_ns.next = self.q.val() + bit_cast::<SUM_BITS, SUM_BITS>(self.k_z.val().into());
+        self.est_ps.next = self.y.val() - self.kps.val();
+        self.pm.next = self.pm_z.val().into();
+        self.timeout.next.ns = self.rm_z.val().into();
+        self.timeout.next.ps = self.zero10.val();
+        if self.has.val() {
+            self.timeout.next.ns = self.pm.val();
+            if (self.est_ns.val() > self.pm.val()) | ((self.est_ns.val() == self.pm.val()) & self.est_ps.val().any()) {
+                self.timeout.next.ns = self.est_ns.val();
+                self.timeout.next.ps = self.est_ps.val().get_bits::<10>(self.at0_ps.val().index());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,6 +581,47 @@ mod tests {
             let e = Est::from_ps(t);
             assert!(e.ps.to_u64() < 1000);
             assert_eq!(e.to_ps(), t);
+        }
+    }
+
+    #[test]
+    fn the_probe_timeout_is_the_models() {
+        use ferroce_proto::model::Recovery;
+        let mut uut = ProbeTime::default();
+        uut.connect_all();
+        let r = Recovery::v1();
+        let mut rng = Rng::new(9);
+        let limit = (1u64 << 32) * 1000;
+        let mut cases: Vec<(u64, u64, bool, u32, u32, u32)> = Vec::new();
+        for i in 0..20_000 {
+            let top = if i % 10 == 0 { limit } else { 50_000_000 };
+            let ack_delay = if i % 10 == 1 { rng.next_u64() as u32 } else { rng.below(5_000) as u32 };
+            let probe_min = rng.below(20_000) as u32;
+            cases.push((rng.below(top), rng.below(top), i % 9 != 0, ack_delay, probe_min, rng.below(200_000) as u32));
+        }
+        // Sums at the floor, a ps either side, every carry count.
+        for s in [0u64, 1, 999, 1000, 2_999, 7_654_321] {
+            for v in [0u64, 1, 250, 999, 1000] {
+                let est = s + 4 * v + 2_000_000;
+                for pm in [est / 1000, est / 1000 + 1, (est / 1000).saturating_sub(1)] {
+                    cases.push((s, v, true, 2_000, pm as u32, 100_000));
+                }
+            }
+        }
+        for (s, v, has, ack_delay, probe_min, rto_min) in cases {
+            uut.srtt.next = Est::from_ps(s);
+            uut.rttvar.next = Est::from_ps(v);
+            uut.has.next = has;
+            uut.ack_delay.next = (ack_delay as u64).into();
+            uut.probe_min.next = (probe_min as u64).into();
+            uut.rto_min.next = (rto_min as u64).into();
+            for _ in 0..8 {
+                uut.update_all();
+            }
+            let rec = Recovery { probe_min: probe_min as u64 * 1000, ..r };
+            let want = rec.probe_timeout(has.then_some((s, v)), ack_delay as u64 * 1000, rto_min as u64 * 1000, 0);
+            assert!(uut.timeout.val().ps.to_u64() < 1000);
+            assert_eq!(uut.timeout.val().to_ps(), want, "srtt {s} var {v} has {has} ack_delay {ack_delay} min {probe_min}");
         }
     }
 }

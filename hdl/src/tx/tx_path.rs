@@ -129,8 +129,8 @@
 use rust_hdl::prelude::*;
 
 use super::cfg::{
-    CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
-    WINDOW_SLOT_BITS,
+    CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS,
+    TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
@@ -141,9 +141,10 @@ use crate::tx::cc::Cc;
 use crate::tx::crc_append::CrcAppend;
 use crate::tx::health::PathHealth;
 use crate::tx::retx::{op as retx_op, Retx};
-use crate::tx::rtt::{Est, Rto, Rtt};
+use crate::tx::rtt::{Est, ProbeTime, Rto, Rtt};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
+use ferroce_proto::model::Recovery;
 use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
 use ferroce_proto::wire::{NakCode, Opcode};
 
@@ -151,7 +152,11 @@ const _: () = assert!(PATHS == 1 << PATH_BITS && STREAM_BITS <= 3 && MSG_WINDOW 
 
 /// Counter ports, named after `ferroce_proto::Stats`.
 pub const COUNTERS: &[&str] =
-    &["cnt_tx_data", "cnt_tx_retx", "cnt_tx_acks", "cnt_tx_naks", "cnt_rtos", "cnt_repaths", "cnt_naks_received"];
+    &["cnt_tx_data", "cnt_tx_retx", "cnt_tx_acks", "cnt_tx_naks", "cnt_rtos", "cnt_repaths", "cnt_naks_received", "cnt_tail_probes"];
+
+/// The least tail-probe timeout (ns): the model's (`Recovery::probe_min`,
+/// which `Recovery::register` holds to it).
+const PROBE_MIN_NS: u64 = Recovery::v0().probe_min / 1000;
 
 /// Streams per connection.
 const STREAMS: usize = 1 << STREAM_BITS;
@@ -188,6 +193,14 @@ pub struct ConnCtx {
     pub rrr: Bits<PATH_BITS>,
     /// The stream to look at next.
     pub srr: Bits<STREAM_BITS>,
+    /// Tail probes: the connection's round-trip estimate (from every
+    /// path's ACKs, as a path's), its probes without progress (at most 7)
+    /// and whether its probe timer is armed.
+    pub has: bool,
+    pub srtt: Est,
+    pub rttvar: Est,
+    pub probes: Bits<3>,
+    pub parmed: bool,
 }
 
 /// What the choices need of a path.
@@ -373,6 +386,8 @@ pub struct PathView {
     pub queued: Signal<Out, bool>,
     pub can: Signal<Out, bool>,
     pub retired: Signal<Out, bool>,
+    /// Packets outstanding.
+    pub busy: Signal<Out, bool>,
     pub free: Signal<Out, Bits<{ FREE_BITS * PATHS }>>,
     free_z: Signal<Local, ZFree>,
     free_b: Signal<Local, Bits<{ FREE_BITS * PATHS }>>,
@@ -390,6 +405,7 @@ impl Logic for PathView {
         self.queued.next = self.sum.val().queued;
         self.can.next = self.sum.val().can;
         self.retired.next = self.sum.val().retired;
+        self.busy.next = self.sum.val().out.any();
         self.free_z.next.lo = self.zero_free.val();
         if self.sum.val().cwnd > self.sum.val().out {
             self.free_z.next.lo = self.sum.val().cwnd - self.sum.val().out;
@@ -556,6 +572,11 @@ const S_DMA: usize = 45;
 const S_HDR: usize = 46;
 const S_WR1: usize = 47;
 const S_PT: usize = 48;
+const S_PR0: usize = 49;
+const S_PR1: usize = 50;
+const S_PR2: usize = 51;
+const S_PR3: usize = 52;
+const S_PRN: usize = 53;
 
 /// Packet kinds of the frame being built.
 const K_DATA: u64 = 0;
@@ -589,6 +610,11 @@ pub struct TxPath {
     pub cfg_max_backoff: Signal<In, Bits<3>>,
     pub cfg_loss_shift: Signal<In, Bits<{ crate::tx::health::LOSS_SHIFT_BITS }>>,
     pub cfg_path_ecn_cut: Signal<In, bool>,
+    /// Tail probes (`control.recovery` bit 8; a build without them,
+    /// `EngineConfig::tail_probes`, ignores it) and the receiver's ACK
+    /// delay (ns), a term of the probe timeout.
+    pub cfg_probe: Signal<In, bool>,
+    pub cfg_ack_delay: Signal<In, Bits<32>>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
     pub ctl_ready: Signal<Out, bool>,
@@ -643,6 +669,9 @@ pub struct TxPath {
     pub rto_valid: Signal<In, bool>,
     pub rto_ready: Signal<Out, bool>,
     pub rto_key: Signal<In, Bits<PATH_KEY_BITS>>,
+    pub probe_valid: Signal<In, bool>,
+    pub probe_ready: Signal<Out, bool>,
+    pub probe_key: Signal<In, Bits<CONN_KEY_BITS>>,
     pub release_valid: Signal<In, bool>,
     pub release_ready: Signal<Out, bool>,
     pub release_key: Signal<In, Bits<PATH_KEY_BITS>>,
@@ -658,6 +687,11 @@ pub struct TxPath {
     pub m_rto_arm: Signal<Out, bool>,
     pub m_rto_shift: Signal<Out, Bits<3>>,
     pub m_rto_base: Signal<Out, Rto>,
+    pub m_probe_valid: Signal<Out, bool>,
+    pub m_probe_key: Signal<Out, Bits<CONN_KEY_BITS>>,
+    pub m_probe_arm: Signal<Out, bool>,
+    pub m_probe_shift: Signal<Out, Bits<3>>,
+    pub m_probe_base: Signal<Out, Rto>,
     pub m_rnr_valid: Signal<Out, bool>,
     pub m_rnr_key: Signal<Out, Bits<PATH_KEY_BITS>>,
     pub m_rnr_psn: Signal<Out, Bits<24>>,
@@ -700,6 +734,7 @@ pub struct TxPath {
     pub cnt_rtos: Signal<Out, Bits<32>>,
     pub cnt_repaths: Signal<Out, Bits<32>>,
     pub cnt_naks_received: Signal<Out, Bits<32>>,
+    pub cnt_tail_probes: Signal<Out, Bits<32>>,
     /// Zero the counters (`control.ctrl` bit 1).
     pub clear_stats: Signal<In, bool>,
     // ---- sub-blocks ----
@@ -718,6 +753,9 @@ pub struct TxPath {
     f_tready: Signal<Local, bool>,
     f_tlast: Signal<Local, bool>,
     rtt: Rtt,
+    // the connection's estimate, and its probe timeout
+    crtt: Rtt,
+    ptime: ProbeTime,
     sack_wire: SackWire<WINDOW>,
     sack_order: SackOrder,
     pview: [PathView; PATHS],
@@ -795,6 +833,17 @@ pub struct TxPath {
     rto_k: DFF<Bits<PATH_KEY_BITS>>,
     rnr_v: DFF<bool>,
     rnr_k: DFF<Bits<PATH_KEY_BITS>>,
+    // tail probes: the latest estimate of any connection (for one without
+    // its own yet), the timer request, probes sent
+    last_has: DFF<bool>,
+    last_srtt: DFF<Est>,
+    last_var: DFF<Est>,
+    pr_v: DFF<bool>,
+    pr_a: DFF<bool>,
+    pr_s: DFF<Bits<3>>,
+    pr_b: DFF<Rto>,
+    pr_k: DFF<Bits<CONN_KEY_BITS>>,
+    n_probes: DFF<Bits<32>>,
     rnr_p: DFF<Bits<24>>,
     w_pend: DFF<bool>,
     w_key: DFF<Bits<PATH_KEY_BITS>>,
@@ -842,6 +891,15 @@ pub struct TxPath {
     take_fb: Signal<Local, bool>,
     take_rto: Signal<Local, bool>,
     take_rel: Signal<Local, bool>,
+    probe_in: Signal<Local, bool>,
+    take_probe: Signal<Local, bool>,
+    // tail probes on; another path of the connection has packets out; the
+    // probe count the timer's backoff uses; that count plus one
+    pr_on: Signal<Local, bool>,
+    others_busy: Signal<Local, bool>,
+    pr_cnt: Signal<Local, Bits<3>>,
+    pr_inc: Signal<Local, Bits<3>>,
+    b_acc: [Signal<Local, Bits<PATHS>>; PATHS + 1],
     wr_want: Signal<Local, bool>,
     take_wr: Signal<Local, bool>,
     take_go: Signal<Local, bool>,
@@ -1204,6 +1262,28 @@ pub struct TxPath {
     window_zero: Constant<Window>,
     #[constant(S_PT as u64)]
     S_PT: Constant<Bits<6>>,
+    #[constant(S_PR0 as u64)]
+    S_PR0: Constant<Bits<6>>,
+    #[constant(S_PR1 as u64)]
+    S_PR1: Constant<Bits<6>>,
+    #[constant(S_PR2 as u64)]
+    S_PR2: Constant<Bits<6>>,
+    #[constant(S_PR3 as u64)]
+    S_PR3: Constant<Bits<6>>,
+    #[constant(S_PRN as u64)]
+    S_PRN: Constant<Bits<6>>,
+    #[constant(retx_op::PROBE)]
+    R_PROBE: Constant<Bits<3>>,
+    /// Tail probes are built in (`EngineConfig::tail_probes`): without
+    /// them every use is constant and synthesis removes it.
+    #[constant(TAIL_PROBES)]
+    probes_built: Constant<bool>,
+    #[constant(PROBE_MIN_NS)]
+    probe_min: Constant<Bits<32>>,
+    #[constant(7u64)]
+    probes_max: Constant<Bits<3>>,
+    #[constant(1u64)]
+    one_pathsv: Constant<Bits<PATHS>>,
     #[constant(0u64)]
     zero_conn: Constant<Bits<CONN_KEY_BITS>>,
     #[constant(1u64)]
@@ -1241,7 +1321,7 @@ impl Logic for TxPath {
             h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream, h_nak_msg,
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
-            snap, snap_ok, ref_key, ref_req, ref_w
+            snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes
         );
         self.conns.read_clock.next = self.clock.val();
         self.conns.write_clock.next = self.clock.val();
@@ -1319,12 +1399,21 @@ impl Logic for TxPath {
             & !self.nak_in.val()
             & !self.fb_valid.val()
             & self.rto_valid.val();
+        self.probe_in.next = self.probe_valid.val() & self.probes_built.val();
+        self.take_probe.next = self.idle.val()
+            & !self.ctl_valid.val()
+            & !self.ack_in.val()
+            & !self.nak_in.val()
+            & !self.fb_valid.val()
+            & !self.rto_valid.val()
+            & self.probe_in.val();
         self.take_rel.next = self.idle.val()
             & !self.ctl_valid.val()
             & !self.ack_in.val()
             & !self.nak_in.val()
             & !self.fb_valid.val()
             & !self.rto_valid.val()
+            & !self.probe_in.val()
             & self.release_valid.val();
         self.wr_want.next = self.wr_valid.val() & !self.wr_blocked.q.val();
         self.take_wr.next = self.idle.val()
@@ -1333,6 +1422,7 @@ impl Logic for TxPath {
             & !self.nak_in.val()
             & !self.fb_valid.val()
             & !self.rto_valid.val()
+            & !self.probe_in.val()
             & !self.release_valid.val()
             & self.wr_want.val();
         self.take_go.next = self.idle.val()
@@ -1341,6 +1431,7 @@ impl Logic for TxPath {
             & !self.nak_in.val()
             & !self.fb_valid.val()
             & !self.rto_valid.val()
+            & !self.probe_in.val()
             & !self.release_valid.val()
             & !self.wr_want.val()
             & self.tx_go.val()
@@ -1383,6 +1474,10 @@ impl Logic for TxPath {
                 self.cap_conn.next = true;
             }
             S_PT => {
+                self.cap_path.next = true;
+            }
+            S_PR0 => {
+                self.cap_conn.next = true;
                 self.cap_path.next = true;
             }
             S_TAKE1 => {
@@ -1496,6 +1591,32 @@ impl Logic for TxPath {
         self.rtt.now.next = self.now.val();
         self.rtt.ts.next = self.a_ts.q.val();
         self.rtt.rto_min.next = self.cfg_rto_min.val();
+        // The connection's, from the same sample; the probe timeout from it,
+        // else from the latest estimate of any connection.
+        self.crtt.srtt.next = self.ccx_l.val().srtt;
+        self.crtt.rttvar.next = self.ccx_l.val().rttvar;
+        self.crtt.has.next = self.ccx_l.val().has;
+        self.crtt.now.next = self.now.val();
+        self.crtt.ts.next = self.a_ts.q.val();
+        self.crtt.rto_min.next = self.cfg_rto_min.val();
+        self.pr_on.next = self.cfg_probe.val() & self.probes_built.val();
+        self.ptime.srtt.next = self.last_srtt.q.val();
+        self.ptime.rttvar.next = self.last_var.q.val();
+        self.ptime.has.next = self.last_has.q.val();
+        if self.ccx_l.val().has {
+            self.ptime.srtt.next = self.ccx_l.val().srtt;
+            self.ptime.rttvar.next = self.ccx_l.val().rttvar;
+            self.ptime.has.next = true;
+        }
+        self.ptime.ack_delay.next = self.cfg_ack_delay.val();
+        self.ptime.probe_min.next = self.probe_min.val();
+        self.ptime.rto_min.next = self.cfg_rto_min.val();
+        if self.ccx_l.val().probes == self.probes_max.val() {
+            self.pr_inc.next = self.probes_max.val();
+        } else {
+            self.pr_inc.next = self.ccx_l.val().probes + self.one_run.val();
+        }
+        self.pr_cnt.next = self.ccx_l.val().probes;
 
         // First newly acknowledged slot at or after start_slot, circularly:
         // the first at or after it, else the first before it.
@@ -1530,6 +1651,7 @@ impl Logic for TxPath {
         self.can_acc[0].next = self.zero_paths.val();
         self.ret_acc[0].next = self.zero_paths.val();
         self.free_acc[0].next = self.zero_free.val();
+        self.b_acc[0].next = self.zero_paths.val();
         for i in 0..PATHS {
             self.pview[i].sum.next = self.lane_p[i].read_data.val();
             self.pview[i].at.next = self.free_at[i].val();
@@ -1546,6 +1668,10 @@ impl Logic for TxPath {
                 self.ret_acc[i + 1].next = self.ret_acc[i].val() | self.path_bit[i].val();
             }
             self.free_acc[i + 1].next = self.free_acc[i].val() | self.pview[i].free.val();
+            self.b_acc[i + 1].next = self.b_acc[i].val();
+            if self.pview[i].busy.val() {
+                self.b_acc[i + 1].next = self.b_acc[i].val() | self.path_bit[i].val();
+            }
         }
         self.e_acc[0].next = self.zero_streams.val();
         for i in 0..STREAMS {
@@ -1559,6 +1685,12 @@ impl Logic for TxPath {
         // build's size can index them).
         for i in PATHS..PATHS_END {
             self.q_bits.next = self.q_acc[i].val() & !(self.ones_paths.val() << self.ccx_l.val().paths);
+            // The connection's other paths with packets out (the one in
+            // the context is in `ps`, whose lane may be being written).
+            self.others_busy.next = (self.b_acc[i].val()
+                & !(self.ones_paths.val() << self.ccx_l.val().paths)
+                & !(self.one_pathsv.val() << self.pth.q.val()))
+                .any();
         }
         for i in STREAMS..STREAMS_END {
             self.e_bits.next = self.e_acc[i].val();
@@ -1737,6 +1869,9 @@ impl Logic for TxPath {
         self.done_v.d.next = false;
         self.sent_v.d.next = false;
         self.rto_v.d.next = false;
+        self.pr_v.d.next = false;
+        self.pr_b.d.next = self.ptime.timeout.val();
+        self.pr_k.d.next = self.cur.q.val();
         self.rnr_v.d.next = false;
         self.wr_ready.next = false;
         self.m_rd_cmd_valid.next = false;
@@ -1767,6 +1902,11 @@ impl Logic for TxPath {
                         self.ccx_n.next.prr = self.zero_path.val();
                         self.ccx_n.next.rrr = self.zero_path.val();
                         self.ccx_n.next.srr = self.zero_stream.val();
+                        self.ccx_n.next.has = false;
+                        self.ccx_n.next.srtt = self.zero_est.val();
+                        self.ccx_n.next.rttvar = self.zero_est.val();
+                        self.ccx_n.next.probes = self.zero3.val();
+                        self.ccx_n.next.parmed = false;
                         self.c_we.next = true;
                         self.c_wa.next = self.ctl_conn.val();
                         self.s_clear.next = true;
@@ -1837,6 +1977,10 @@ impl Logic for TxPath {
                     self.pth_n.next = self.rto_key.val().get_bits::<PATH_BITS>(0);
                     self.n_rtos.d.next = self.n_rtos.q.val() + self.one32.val();
                     self.st.d.next = self.S_RTO0.val();
+                } else if self.take_probe.val() {
+                    self.cur_n.next = self.probe_key.val();
+                    self.pth_n.next = self.zero_path.val();
+                    self.st.d.next = self.S_PR0.val();
                 } else if self.take_rel.val() {
                     self.cur_n.next = self.release_key.val().get_bits::<CONN_KEY_BITS>(self.conn_in_pkey.val().index());
                     self.pth_n.next = self.release_key.val().get_bits::<PATH_BITS>(0);
@@ -1957,6 +2101,15 @@ impl Logic for TxPath {
                     self.pd_n.next.has = true;
                     self.pd_n.next.ecn = self.pd_l.val().ecn + self.ce_b.val();
                     self.pd_we.next = true;
+                    if self.probes_built.val() {
+                        self.ccx_n.next.srtt = self.crtt.srtt_next.val();
+                        self.ccx_n.next.rttvar = self.crtt.rttvar_next.val();
+                        self.ccx_n.next.has = true;
+                        self.c_we.next = true;
+                        self.last_srtt.d.next = self.crtt.srtt_next.val();
+                        self.last_var.d.next = self.crtt.rttvar_next.val();
+                        self.last_has.d.next = true;
+                    }
                     self.newly.d.next = self.retx.out_newly.val();
                     self.a_count.d.next = self.retx.out_count.val();
                     self.a_lost.d.next = self.retx.out_lost.val();
@@ -2011,6 +2164,26 @@ impl Logic for TxPath {
                     self.pd_we.next = true;
                 } else {
                     self.rto_s.d.next = self.run_c.val();
+                }
+                // The probe timer: progress restarts it (and its backoff);
+                // nothing outstanding stops it; otherwise it runs on, or is
+                // armed if it is not.
+                if self.pr_on.val() {
+                    if self.a_count.q.val() != self.zero_cwnd.val() {
+                        self.ccx_n.next.probes = self.zero3.val();
+                        self.ccx_n.next.parmed = false;
+                        self.pr_cnt.next = self.zero3.val();
+                    }
+                    if !(self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val())) {
+                        self.pr_v.d.next = true;
+                        self.pr_a.d.next = false;
+                        self.ccx_n.next.parmed = false;
+                    } else if !self.ccx_l.val().parmed | (self.a_count.q.val() != self.zero_cwnd.val()) {
+                        self.pr_v.d.next = true;
+                        self.pr_a.d.next = true;
+                        self.ccx_n.next.parmed = true;
+                    }
+                    self.c_we.next = true;
                 }
                 if self.health.out_repath.val() {
                     self.st.d.next = self.S_REPATH.val();
@@ -2159,6 +2332,52 @@ impl Logic for TxPath {
                 }
             }
 
+            // ---- a tail probe: each path of the connection with packets
+            // out and none queued queues one (`retx` PROBE); then the
+            // timer runs again, one backoff step further ----
+            S_PR0 => {
+                self.st.d.next = self.S_PR1.val();
+            }
+            S_PR1 => {
+                if !self.ccx_l.val().parmed | !self.probes_built.val() {
+                    // disarmed since it fired
+                    self.st.d.next = self.S_IDLE.val();
+                } else if (self.ps_l.val().out != self.zero_cwnd.val()) & !self.ps_l.val().queued {
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_PROBE.val();
+                    self.st.d.next = self.S_PR2.val();
+                } else {
+                    self.st.d.next = self.S_PRN.val();
+                }
+            }
+            S_PR2 => {
+                self.st.d.next = self.S_PR3.val();
+            }
+            S_PR3 => {
+                self.ps_n.next.out = self.retx.out_outstanding.val();
+                self.ps_n.next.queued = self.retx.out_queued.val();
+                self.ps_n.next.can = self.retx.out_can_send.val();
+                self.ps_we.next = true;
+                if self.retx.out_ok.val() {
+                    self.n_probes.d.next = self.n_probes.q.val() + self.one32.val();
+                }
+                self.st.d.next = self.S_PRN.val();
+            }
+            S_PRN => {
+                if self.pth_wraps.val() {
+                    self.pr_cnt.next = self.pr_inc.val();
+                    self.ccx_n.next.probes = self.pr_inc.val();
+                    self.pr_v.d.next = true;
+                    self.pr_a.d.next = self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
+                    self.ccx_n.next.parmed = self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
+                    self.c_we.next = true;
+                    self.st.d.next = self.S_IDLE.val();
+                } else {
+                    self.pth_n.next = self.pth_next.val();
+                    self.st.d.next = self.S_PR0.val();
+                }
+            }
+
             // ---- a held PSN released ----
             S_REL1 => {
                 self.retx.in_valid.next = true;
@@ -2218,6 +2437,11 @@ impl Logic for TxPath {
                 self.h_psn.d.next = self.retx.out_psn.val();
                 self.ccx_n.next.rrr = self.pth_next.val();
                 self.c_we.next = true;
+                if self.pr_on.val() & !self.ccx_l.val().parmed {
+                    self.pr_v.d.next = true;
+                    self.pr_a.d.next = true;
+                    self.ccx_n.next.parmed = true;
+                }
                 self.st.d.next = self.S_TAKE4.val();
             }
             S_TAKE4 => {
@@ -2289,6 +2513,11 @@ impl Logic for TxPath {
                 // so an unwrapped next stream would search the same way.)
                 self.ccx_n.next.srr = self.stm_next.val();
                 self.c_we.next = true;
+                if self.pr_on.val() & !self.ccx_l.val().parmed {
+                    self.pr_v.d.next = true;
+                    self.pr_a.d.next = true;
+                    self.ccx_n.next.parmed = true;
+                }
                 if !self.ps_l.val().armed {
                     self.rto_v.d.next = true;
                     self.rto_b.d.next = self.rtt.rto.val();
@@ -2335,8 +2564,24 @@ impl Logic for TxPath {
         self.cur.d.next = self.cur_n.val();
         self.pth.d.next = self.pth_n.val();
         self.stm.d.next = self.stm_n.val();
+        // Without tail probes the connection's estimate and probe state
+        // are constant (their table columns unread, so removed).
+        if !self.probes_built.val() {
+            self.ccx_n.next.has = false;
+            self.ccx_n.next.srtt = self.zero_est.val();
+            self.ccx_n.next.rttvar = self.zero_est.val();
+            self.ccx_n.next.probes = self.zero3.val();
+            self.ccx_n.next.parmed = false;
+        }
         self.ccx.d.next = self.ccx_n.val();
         self.ps.d.next = self.ps_n.val();
+        // The probe timer's backoff: the count the states above chose, at
+        // most the configured doublings.
+        if self.pr_cnt.val() > self.cfg_max_backoff.val() {
+            self.pr_s.d.next = self.cfg_max_backoff.val();
+        } else {
+            self.pr_s.d.next = self.pr_cnt.val();
+        }
         self.pd.d.next = self.pd_n.val();
         self.ss.d.next = self.ss_n.val();
 
@@ -2591,6 +2836,13 @@ impl Logic for TxPath {
         self.fb_ready.next = self.take_fb.val();
         self.rto_ready.next = self.take_rto.val();
         self.release_ready.next = self.take_rel.val();
+        self.probe_ready.next = self.take_probe.val();
+        self.m_probe_valid.next = self.pr_v.q.val();
+        self.m_probe_key.next = self.pr_k.q.val();
+        self.m_probe_arm.next = self.pr_a.q.val();
+        self.m_probe_shift.next = self.pr_s.q.val();
+        self.m_probe_base.next = self.pr_b.q.val();
+        self.cnt_tail_probes.next = self.n_probes.q.val();
         self.tx_done.next = self.done_v.q.val();
         self.tx_sent.next = self.sent_v.q.val();
         self.tx_sent_conn.next = self.sent_c.q.val();
@@ -2652,7 +2904,10 @@ impl Logic for TxPath {
                 | self.ss_seg.val().any()
                 | self.ss_count.val().any()
                 | self.pd_next_psn.val().any()
-                | self.le_seq.val().any());
+                | self.le_seq.val().any()
+                | self.crtt.rto.val().ns.any()
+                | self.crtt.rto.val().ps.any()
+                | self.crtt.srtt_ns.val().any());
         for j in 0..PATHS {
             self.unused_ok.next = self.unused_ok.val() & self.k_at[j].val().any();
         }
@@ -2677,6 +2932,8 @@ impl Logic for TxPath {
             self.sent_v.d.next = false;
             self.rto_v.d.next = false;
             self.rnr_v.d.next = false;
+            self.pr_v.d.next = false;
+            self.last_has.d.next = false;
         }
         if self.reset.val() | self.clear_stats.val() {
             self.n_data.d.next = self.zero32.val();
@@ -2686,6 +2943,7 @@ impl Logic for TxPath {
             self.n_rtos.d.next = self.zero32.val();
             self.n_repaths.d.next = self.zero32.val();
             self.n_naks_rx.d.next = self.zero32.val();
+            self.n_probes.d.next = self.zero32.val();
         }
     }
 }

@@ -453,6 +453,12 @@ impl Endpoint {
         self.conns.get(&id).and_then(|c| c.first_hint_at)
     }
 
+    /// When connection `id`'s tail-probe timer fires, if it is armed
+    /// (`Recovery::probe`).
+    pub fn conn_probe_at(&self, id: ConnId) -> Option<Time> {
+        self.conns.get(&id).and_then(|c| c.probe_at)
+    }
+
     /// Per-path state of a connection's send side.
     pub fn paths(&self, id: ConnId) -> Vec<PathSnapshot> {
         self.conns.get(&id).map_or_else(Vec::new, |c| {

@@ -121,6 +121,9 @@ impl Recovery {
     pub const ECN_CUT_BIT: u32 = 6;
     /// `control.recovery`: the bit of `hint_warmup`.
     pub const WARMUP_BIT: u32 = 7;
+    /// `control.recovery`: the bit of `probe` (in builds with tail probes,
+    /// `engine_info.recovery` bit 0).
+    pub const PROBE_BIT: u32 = 8;
     const FIELD_MAX: u32 = (1 << Recovery::FIELD_BITS) - 1;
 
     /// The settings of the `control.recovery` register, which the RTL
@@ -133,6 +136,7 @@ impl Recovery {
             | (self.repath_loss_shift & Recovery::FIELD_MAX) << Recovery::LOSS_SHIFT_AT
             | (self.path_ecn_cut as u32) << Recovery::ECN_CUT_BIT
             | (self.hint_warmup as u32) << Recovery::WARMUP_BIT
+            | (self.probe as u32) << Recovery::PROBE_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
@@ -142,7 +146,6 @@ impl Recovery {
         let v0 = Recovery::v0();
         let missing: Vec<&str> = [
             (self.rack, "rack"),
-            (self.probe, "probe"),
             (self.repair_route != v0.repair_route, "repair_route"),
             (self.conn_window, "conn_window"),
         ]
@@ -151,9 +154,15 @@ impl Recovery {
         .collect();
         if !missing.is_empty() {
             return Err(format!(
-                "the engine's RTL does not implement {} yet (it has max_backoff, repath_loss_shift, path_ecn_cut \
-                 and hint_warmup)",
+                "the engine's RTL does not implement {} yet (it has max_backoff, repath_loss_shift, path_ecn_cut, \
+                 hint_warmup and probe)",
                 missing.join(", ")
+            ));
+        }
+        if self.probe && self.probe_min != v0.probe_min {
+            return Err(format!(
+                "probe_min {} ps: the RTL's least probe timeout is {} ps (Recovery::v0().probe_min)",
+                self.probe_min, v0.probe_min
             ));
         }
         for (name, v) in [("max_backoff", self.max_backoff), ("repath_loss_shift", self.repath_loss_shift)] {
@@ -171,12 +180,14 @@ impl Recovery {
             repath_loss_shift: (word >> Recovery::LOSS_SHIFT_AT) & Recovery::FIELD_MAX,
             path_ecn_cut: (word >> Recovery::ECN_CUT_BIT) & 1 == 1,
             hint_warmup: (word >> Recovery::WARMUP_BIT) & 1 == 1,
+            probe: (word >> Recovery::PROBE_BIT) & 1 == 1,
             ..Recovery::v0()
         }
     }
 
     /// The most of v1 the RTL implements: v0 with v1's `max_backoff`,
-    /// `repath_loss_shift` and `hint_warmup`. ECN echoes still cut the
+    /// `repath_loss_shift`, `hint_warmup` and `probe` (a build without
+    /// tail probes, `EngineConfig::tail_probes`, refuses it). ECN echoes still cut the
     /// paths' windows: v1 stops that only because its connection window
     /// answers ECN instead; without that window (not in the RTL yet) the
     /// sender would not answer ECN at all (measured with bench-scale: a
@@ -187,6 +198,7 @@ impl Recovery {
             max_backoff: v1.max_backoff,
             repath_loss_shift: v1.repath_loss_shift,
             hint_warmup: v1.hint_warmup,
+            probe: v1.probe,
             ..Recovery::v0()
         }
     }
@@ -251,9 +263,11 @@ mod tests {
             assert_eq!(Recovery::from_word(r.register().unwrap()), r);
         }
         assert_eq!(Recovery::v0().word(), 0xd5);
-        assert_eq!(Recovery::v1_rtl().word(), 0x62);
+        assert_eq!(Recovery::v1_rtl().word(), 0x162);
         let e = Recovery::v1().register().unwrap_err();
-        assert!(e.contains("rack, probe, repair_route, conn_window"), "{e}");
+        assert!(e.contains("rack, repair_route, conn_window"), "{e}");
+        let e = Recovery { probe_min: 5_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
+        assert!(e.contains("probe_min 5000000 ps"), "{e}");
         let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();
         assert!(e.contains("max_backoff 8"), "{e}");
         let e = Recovery { repath_loss_shift: 9, ..Recovery::v0() }.register().unwrap_err();

@@ -113,12 +113,13 @@ impl Default for SendLockstep {
 /// The send path's inputs for the settings of `control.recovery`, as the
 /// engine top decodes the register (settings the register cannot hold
 /// panic).
-pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 3] {
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 4] {
     r.register().unwrap_or_else(|e| panic!("{e}"));
     [
         ("cfg_max_backoff", r.max_backoff as u64),
         ("cfg_loss_shift", r.repath_loss_shift as u64),
         ("cfg_path_ecn_cut", r.path_ecn_cut as u64),
+        ("cfg_probe", r.probe as u64),
     ]
 }
 
@@ -176,8 +177,10 @@ struct SendRun<'c> {
     work: Work,
     to_b: Channel<Vec<u8>>,
     to_a: Channel<Vec<u8>>,
-    /// The RTL's retransmission timers (per path key) and NO_RECV releases.
+    /// The RTL's retransmission timers (per path key), tail-probe timers
+    /// (per connection) and NO_RECV releases.
     rto_at: BTreeMap<u64, Time>,
+    probe_at: BTreeMap<u64, Time>,
     releases: Vec<Release>,
     /// A source port dropped by the channel, until a time.
     black_hole: Option<(u16, Time)>,
@@ -240,6 +243,7 @@ impl<'c> SendRun<'c> {
             to_b: Channel::default(),
             to_a: Channel::default(),
             rto_at: BTreeMap::new(),
+            probe_at: BTreeMap::new(),
             releases: Vec::new(),
             black_hole: None,
             now: 0,
@@ -264,6 +268,7 @@ impl<'c> SendRun<'c> {
             ("cfg_repath_after", acfg.repath_after_rtos as u64),
             ("cfg_retire_after", acfg.retire_after_rtos as u64),
             ("cfg_rto_min", acfg.rto_min / 1000),
+            ("cfg_ack_delay", acfg.ack_delay / 1000),
             ("cfg_hint", 0),
             ("tx_mask", u64::MAX), // no pacing: attempts come from the model
         ] {
@@ -409,7 +414,8 @@ impl<'c> SendRun<'c> {
     }
 
     /// A's timers, and the same timers fired in the RTL in the model's order:
-    /// per connection, its RTOs by path, then its due releases.
+    /// per connection, its RTOs by path, its tail probe, then its due
+    /// releases.
     fn fire_timers(&mut self) {
         self.a.handle_timeout(self.now);
         let now = self.now;
@@ -420,6 +426,11 @@ impl<'c> SendRun<'c> {
             for k in due.iter().copied().filter(|k| ours(*k)) {
                 self.rto_at.remove(&k);
                 self.rtl.handshake("rto_valid", "rto_ready", &[("rto_key", k)], &self.amem);
+            }
+            let conn = c.at_a.0 as u64;
+            if self.probe_at.get(&conn).is_some_and(|t| *t <= now) {
+                self.probe_at.remove(&conn);
+                self.rtl.handshake("probe_valid", "probe_ready", &[("probe_key", conn)], &self.amem);
             }
             let mut i = 0;
             while i < self.releases.len() {
@@ -539,6 +550,13 @@ impl<'c> SendRun<'c> {
                 self.rto_at.remove(&r.key);
             }
         }
+        for r in self.rtl.probes.drain(..) {
+            if r.arm {
+                self.probe_at.insert(r.key, self.now + (r.base << r.shift));
+            } else {
+                self.probe_at.remove(&r.key);
+            }
+        }
         for hold in self.rtl.holds.drain(..) {
             self.releases.push(Release { at: self.now + self.rnr_delay, hold });
         }
@@ -589,9 +607,14 @@ impl<'c> SendRun<'c> {
         Ok(want)
     }
 
-    /// Every retransmission timer as the model has it (armed, when).
+    /// Every retransmission and tail-probe timer as the model has it
+    /// (armed, when).
     fn compare_rto_deadlines(&self) -> Result<(), Divergence> {
         for c in &CONNS {
+            let (rtl_at, model) = (self.probe_at.get(&(c.at_a.0 as u64)).copied(), self.a.conn_probe_at(c.at_a));
+            if rtl_at != model {
+                return Err(self.diverge(format!("tail-probe timer of {}: RTL {rtl_at:?}, model {model:?}", c.at_a)));
+            }
             for (p, snap) in self.a.paths(c.at_a).iter().enumerate() {
                 let rtl_at = self.rto_at.get(&path_key(c.at_a, p as u8)).copied();
                 if rtl_at != snap.rto_at {
@@ -615,6 +638,7 @@ impl<'c> SendRun<'c> {
             ("cnt_rtos", st.rtos),
             ("cnt_repaths", st.repaths),
             ("cnt_naks_received", st.naks_received),
+            ("cnt_tail_probes", st.tail_probes),
         ];
         for (n, want) in names {
             let got = self.rtl.get(n);

@@ -99,6 +99,8 @@ pub struct TxRtl {
     pub(super) cpls: VecDeque<TxCompletion>,
     /// RTO arm and disarm requests and NO_RECV holds, in order.
     pub(super) rtos: Vec<RtoRequest>,
+    /// Tail-probe timer requests (`m_probe_*`; the key is the connection).
+    pub(super) probes: Vec<RtoRequest>,
     pub(super) holds: Vec<Hold>,
     done: Option<bool>,
     /// The last data frame's connection and payload bytes, as `tx_sent_conn`
@@ -130,6 +132,7 @@ impl TxRtl {
             frames: VecDeque::new(),
             cpls: VecDeque::new(),
             rtos: Vec::new(),
+            probes: Vec::new(),
             holds: Vec::new(),
             done: None,
             last_sent: None,
@@ -234,6 +237,12 @@ impl TxRtl {
             let rto = io.get("m_rto_base");
             let base = (rto & ((1 << RTO_NS_BITS) - 1)) * 1000 + (rto >> RTO_NS_BITS);
             self.rtos.push(RtoRequest { key, arm, shift: io.get("m_rto_shift"), base });
+        }
+        if io.get("m_probe_valid") == 1 {
+            let (key, arm) = (io.get("m_probe_key"), io.get("m_probe_arm") == 1);
+            let t = io.get("m_probe_base");
+            let base = (t & ((1 << RTO_NS_BITS) - 1)) * 1000 + (t >> RTO_NS_BITS);
+            self.probes.push(RtoRequest { key, arm, shift: io.get("m_probe_shift"), base });
         }
         if io.get("m_rnr_valid") == 1 {
             self.holds.push(Hold { key: io.get("m_rnr_key"), psn: io.get("m_rnr_psn") as u32 });
