@@ -220,8 +220,9 @@ impl<D: Device> Driver<D> {
             }
         }
         let map = Engine::discover(&mut dev, 0)?;
-        let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
-        if cfg.recovery.probe && built & regs::BUILT_TAIL_PROBES == 0 {
+        // (Read only when asked for probes: a v0 bring-up reads what it did
+        // before the register existed.)
+        if cfg.recovery.probe && dev.read32(map.addr(regs::engine_info::RECOVERY))? & regs::BUILT_TAIL_PROBES == 0 {
             return Err(Error::BadRequest(
                 "loss recovery: this engine's build has no tail probes (engine_info.recovery bit 0 is clear)".into(),
             ));
