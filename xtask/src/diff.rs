@@ -111,12 +111,14 @@ fn send_side(packets: u64, loss: f64, seed: u64, recovery: ferroce_proto::model:
     match r {
         Ok(r) => {
             println!(
-                "no divergence: {} frames byte for byte, {} completions, every RTO deadline and counter equal \
-                 ({} retransmissions, {} timeouts, {} re-paths, {} NAKs; {} steps, {} RTL cycles, {:.0} s)",
+                "no divergence: {} frames byte for byte, {} completions, every RTO and probe deadline and counter \
+                 equal ({} retransmissions, {} timeouts, {} tail probes, {} re-paths, {} NAKs; {} steps, {} RTL \
+                 cycles, {:.0} s)",
                 r.frames,
                 r.completions,
                 r.stats.tx_retx,
                 r.stats.rtos,
+                r.stats.tail_probes,
                 r.stats.repaths,
                 r.stats.naks_received,
                 r.steps,
