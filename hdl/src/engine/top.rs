@@ -1158,7 +1158,7 @@ impl Logic for Engine {
             & self.txp.ready.val()
             & self.ackt.ready.val()
             & self.rtot.ready.val()
-            & self.prt.ready.val()
+            & (self.prt.ready.val() | !self.probes_built.val())
             & self.pace.ready.val();
 
         // ---- ring entries ----

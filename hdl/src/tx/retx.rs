@@ -188,7 +188,7 @@ impl<const W: usize> Logic for FoldSack<W> {
 /// results and the next state out.
 #[derive(LogicBlock, HdlDefault)]
 #[allow(non_snake_case)]
-pub struct RetxCore<const W: usize = SACK_WINDOW> {
+pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true> {
     pub state: Signal<In, Bits<STATE_BITS>>,
     pub op: Signal<In, Bits<3>>,
     pub psn: Signal<In, Bits<PSN_BITS>>,
@@ -314,6 +314,10 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
     OP_RELEASE: Constant<Bits<3>>,
     #[constant(op::PROBE)]
     OP_PROBE: Constant<Bits<3>>,
+    // PROBE is built (P): without it the operation does nothing and its
+    // logic is constant
+    #[constant(P)]
+    probe_op: Constant<bool>,
     // the window's last slot, one-hot (where slot 0 steps back to)
     #[constant(Bits::<SACK_WINDOW>::from(1u64) << ((W - 1) as u64))]
     last_slot: Constant<Bits<SACK_WINDOW>>,
@@ -340,7 +344,7 @@ pub struct RetxCore<const W: usize = SACK_WINDOW> {
 
 // `#[hdl_gen]` has no match guards: conditions sit inside the arms.
 #[allow(clippy::collapsible_match)]
-impl<const W: usize> Logic for RetxCore<W> {
+impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
     #[hdl_gen]
     fn update(&mut self) {
         self.sacked.next = self.state.val().get_bits::<SACK_WINDOW>(0) & self.in_window.val();
@@ -434,7 +438,7 @@ impl<const W: usize> Logic for RetxCore<W> {
         // TAKE: the lowest queued PSN from una; PROBE: the lowest candidate
         // from una, unless the newest PSN in flight is one.
         self.q_src.next = self.queued_in.val();
-        if self.op.val() == self.OP_PROBE.val() {
+        if (self.op.val() == self.OP_PROBE.val()) & self.probe_op.val() {
             self.q_src.next = self.rto_add.val();
         }
         self.q_live.next = self.q_src.val() & self.flight.val();
@@ -544,7 +548,9 @@ impl<const W: usize> Logic for RetxCore<W> {
                 }
             }
             OP_PROBE => {
-                if self.newest_cand.val() {
+                if !self.probe_op.val() {
+                    // not built: nothing changes
+                } else if self.newest_cand.val() {
                     self.ok.next = true;
                     self.out_psn.next = self.next_psn.val() - self.one_psn.val();
                     self.n_queued.next = self.queued_in.val() | self.hot_newest.val();
@@ -577,7 +583,7 @@ impl<const W: usize> Logic for RetxCore<W> {
 /// PSNs (a power of two, at most 256: the build's packets in flight per
 /// path; slots are PSN mod W, and the bitmaps' bits above W are constant).
 #[derive(LogicBlock, Default)]
-pub struct Retx<const K: usize, const W: usize = SACK_WINDOW> {
+pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = true> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
@@ -597,7 +603,7 @@ pub struct Retx<const K: usize, const W: usize = SACK_WINDOW> {
     pub out_outstanding: Signal<Out, Bits<9>>,
     pub out_queued: Signal<Out, bool>,
     pub out_can_send: Signal<Out, bool>,
-    core: RetxCore<W>,
+    core: RetxCore<W, P>,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<3>>,
     s1_psn: DFF<Bits<PSN_BITS>>,
@@ -615,7 +621,7 @@ pub struct Retx<const K: usize, const W: usize = SACK_WINDOW> {
     o_can_send: DFF<bool>,
 }
 
-impl<const K: usize, const W: usize> Logic for Retx<K, W> {
+impl<const K: usize, const W: usize, const P: bool> Logic for Retx<K, W, P> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

@@ -738,7 +738,7 @@ pub struct TxPath {
     /// Zero the counters (`control.ctrl` bit 1).
     pub clear_stats: Signal<In, bool>,
     // ---- sub-blocks ----
-    retx: Retx<PATH_KEY_BITS, WINDOW>,
+    retx: Retx<PATH_KEY_BITS, WINDOW, TAIL_PROBES>,
     cc: Cc<PATH_KEY_BITS>,
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
@@ -1282,6 +1282,8 @@ pub struct TxPath {
     probe_min: Constant<Bits<32>>,
     #[constant(7u64)]
     probes_max: Constant<Bits<3>>,
+    #[constant(Rto::default())]
+    zero_rto: Constant<Rto>,
     #[constant(1u64)]
     one_pathsv: Constant<Bits<PATHS>>,
     #[constant(0u64)]
@@ -2354,23 +2356,28 @@ impl Logic for TxPath {
                 self.st.d.next = self.S_PR3.val();
             }
             S_PR3 => {
-                self.ps_n.next.out = self.retx.out_outstanding.val();
-                self.ps_n.next.queued = self.retx.out_queued.val();
-                self.ps_n.next.can = self.retx.out_can_send.val();
-                self.ps_we.next = true;
-                if self.retx.out_ok.val() {
-                    self.n_probes.d.next = self.n_probes.q.val() + self.one32.val();
+                if self.probes_built.val() {
+                    self.ps_n.next.out = self.retx.out_outstanding.val();
+                    self.ps_n.next.queued = self.retx.out_queued.val();
+                    self.ps_n.next.can = self.retx.out_can_send.val();
+                    self.ps_we.next = true;
+                    if self.retx.out_ok.val() {
+                        self.n_probes.d.next = self.n_probes.q.val() + self.one32.val();
+                    }
                 }
                 self.st.d.next = self.S_PRN.val();
             }
             S_PRN => {
-                if self.pth_wraps.val() {
-                    self.pr_cnt.next = self.pr_inc.val();
-                    self.ccx_n.next.probes = self.pr_inc.val();
-                    self.pr_v.d.next = true;
-                    self.pr_a.d.next = self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
-                    self.ccx_n.next.parmed = self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
-                    self.c_we.next = true;
+                if self.pth_wraps.val() | !self.probes_built.val() {
+                    if self.probes_built.val() {
+                        self.pr_cnt.next = self.pr_inc.val();
+                        self.ccx_n.next.probes = self.pr_inc.val();
+                        self.pr_v.d.next = true;
+                        self.pr_a.d.next = self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
+                        self.ccx_n.next.parmed =
+                            self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val());
+                        self.c_we.next = true;
+                    }
                     self.st.d.next = self.S_IDLE.val();
                 } else {
                     self.pth_n.next = self.pth_next.val();
@@ -2837,12 +2844,20 @@ impl Logic for TxPath {
         self.rto_ready.next = self.take_rto.val();
         self.release_ready.next = self.take_rel.val();
         self.probe_ready.next = self.take_probe.val();
-        self.m_probe_valid.next = self.pr_v.q.val();
+        self.m_probe_valid.next = self.pr_v.q.val() & self.probes_built.val();
         self.m_probe_key.next = self.pr_k.q.val();
         self.m_probe_arm.next = self.pr_a.q.val();
         self.m_probe_shift.next = self.pr_s.q.val();
         self.m_probe_base.next = self.pr_b.q.val();
         self.cnt_tail_probes.next = self.n_probes.q.val();
+        // Without tail probes: constant outputs (nothing behind them stays).
+        if !self.probes_built.val() {
+            self.m_probe_key.next = self.zero_conn.val();
+            self.m_probe_arm.next = false;
+            self.m_probe_shift.next = self.zero3.val();
+            self.m_probe_base.next = self.zero_rto.val();
+            self.cnt_tail_probes.next = self.zero32.val();
+        }
         self.tx_done.next = self.done_v.q.val();
         self.tx_sent.next = self.sent_v.q.val();
         self.tx_sent_conn.next = self.sent_c.q.val();
