@@ -281,6 +281,27 @@ const MUTANTS: &[Mutant] = &[
         to: "sq_slot[(32'h6)+:(32)] = sq_cons$q;",
         tests: ENGINE,
     },
+    Mutant {
+        block: "tx_path",
+        what: "dropped value: a tail probe does not raise the probe count (no backoff)",
+        from: "ccx_n[(32'hd1)+:(3)] = pr_inc;",
+        to: "ccx_n[(32'hd1)+:(3)] = ccx_l[(32'hd1)+:(3)];",
+        tests: &[("ferroce-sim", "rtl_tx_path"), ("ferroce-tests", "engine")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: a tail probe resends on a path with retransmissions queued",
+        from: "else if ((ps_l[(32'h9)+:(9)] != zero_cwnd) & ~ps_l[(32'h12)+:(1)]) begin",
+        to: "else if ((ps_l[(32'h9)+:(9)] != zero_cwnd)) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path"), ("ferroce-tests", "engine")],
+    },
+    Mutant {
+        block: "retx",
+        what: "wrong choice: a tail probe resends the oldest candidate when the newest PSN is one",
+        from: "else if (newest_cand) begin",
+        to: "else if (1'b0) begin",
+        tests: &[("ferroce-sim", "rtl_retx"), ("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

@@ -1479,8 +1479,8 @@ impl Logic for TxPath {
                 self.cap_path.next = true;
             }
             S_PR0 => {
-                self.cap_conn.next = true;
-                self.cap_path.next = true;
+                self.cap_conn.next = self.probes_built.val();
+                self.cap_path.next = self.probes_built.val();
             }
             S_TAKE1 => {
                 self.cap_path.next = true;
@@ -2337,8 +2337,13 @@ impl Logic for TxPath {
             // ---- a tail probe: each path of the connection with packets
             // out and none queued queues one (`retx` PROBE); then the
             // timer runs again, one backoff step further ----
+            // (Without tail probes these states are never entered, and do
+            // nothing but return.)
             S_PR0 => {
-                self.st.d.next = self.S_PR1.val();
+                self.st.d.next = self.S_IDLE.val();
+                if self.probes_built.val() {
+                    self.st.d.next = self.S_PR1.val();
+                }
             }
             S_PR1 => {
                 if !self.ccx_l.val().parmed | !self.probes_built.val() {
@@ -2353,7 +2358,10 @@ impl Logic for TxPath {
                 }
             }
             S_PR2 => {
-                self.st.d.next = self.S_PR3.val();
+                self.st.d.next = self.S_IDLE.val();
+                if self.probes_built.val() {
+                    self.st.d.next = self.S_PR3.val();
+                }
             }
             S_PR3 => {
                 if self.probes_built.val() {
@@ -2364,8 +2372,10 @@ impl Logic for TxPath {
                     if self.retx.out_ok.val() {
                         self.n_probes.d.next = self.n_probes.q.val() + self.one32.val();
                     }
+                    self.st.d.next = self.S_PRN.val();
+                } else {
+                    self.st.d.next = self.S_IDLE.val();
                 }
-                self.st.d.next = self.S_PRN.val();
             }
             S_PRN => {
                 if self.pth_wraps.val() | !self.probes_built.val() {
