@@ -32,6 +32,7 @@ pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
         // As for the line rate: a PCIe DMA engine outruns the 16 Gb/s MAC.
         dma_stall: 0.0,
         preset: "corundum",
+        recovery: ferroce_proto::model::Recovery::v0(),
     };
     let mut p = EnginePair::new(net.topology(2, 1), c)?;
     let (mut posted, mut done) = (0u32, 0u32);

@@ -51,6 +51,8 @@ pub struct PairConfig {
     pub dma_stall: f64,
     /// The engines' build (a `ferroce_proto::config` preset).
     pub preset: &'static str,
+    /// Both engines' loss-recovery settings (`control.recovery`).
+    pub recovery: ferroce_proto::model::Recovery,
 }
 
 fn memory(c: &PairConfig, salt: u64) -> Memory {
@@ -83,6 +85,7 @@ impl EnginePair {
                 mtu: c.mtu,
                 port_seed: 11 + h as u32 + c.seed as u32,
                 line_rate_mbps: e.borrow().line_mbps(),
+                recovery: c.recovery,
                 ..Config::new(mac, ip)
             };
             let ring = |base, log_size| RingSpec { base, log_size };
