@@ -220,12 +220,23 @@ impl<D: Device> Driver<D> {
             }
         }
         let map = Engine::discover(&mut dev, 0)?;
-        // (Read only when asked for probes: a v0 bring-up reads what it did
-        // before the register existed.)
-        if cfg.recovery.probe && dev.read32(map.addr(regs::engine_info::RECOVERY))? & regs::BUILT_TAIL_PROBES == 0 {
-            return Err(Error::BadRequest(
-                "loss recovery: this engine's build has no tail probes (engine_info.recovery bit 0 is clear)".into(),
-            ));
+        // (Read only when asked for probes or rack: a v0 bring-up reads what
+        // it did before the register existed.)
+        if cfg.recovery.probe || cfg.recovery.rack {
+            let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
+            if cfg.recovery.probe && built & regs::BUILT_TAIL_PROBES == 0 {
+                return Err(Error::BadRequest(
+                    "loss recovery: this engine's build has no tail probes (engine_info.recovery bit 0 is clear)"
+                        .into(),
+                ));
+            }
+            if cfg.recovery.rack && built & regs::BUILT_RACK == 0 {
+                return Err(Error::BadRequest(
+                    "loss recovery: this engine's build has no rack, the connection-level loss detection \
+                     (engine_info.recovery bit 1 is clear)"
+                        .into(),
+                ));
+            }
         }
         let dma_addr_bits = dev.read32(map.addr(regs::engine_info::DMA_ADDR_BITS))?;
         for (name, r, entry) in [("send", sq, WQE_BYTES), ("receive", rq, RQE_BYTES), ("completion", cq, CQE_BYTES)] {
@@ -592,7 +603,8 @@ mod tests {
         // register's fields: refused by name, nothing written.
         use ferroce_proto::model::Recovery;
         for (what, recovery) in [
-            ("rack, repair_route, conn_window", Recovery::v1()),
+            ("repair_route, conn_window", Recovery::v1()),
+            ("reo_min 3000000", Recovery { reo_min: 3_000_000, ..Recovery::v1_rtl() }),
             ("max_backoff 9", Recovery { max_backoff: 9, ..Recovery::v0() }),
         ] {
             let (dev, writes) = posted();
@@ -618,9 +630,21 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(0);
-        let v0 = Config { recovery: Recovery { probe: false, ..Recovery::v1_rtl() }, ..cfg() };
+        let v0 = Config { recovery: Recovery { probe: false, rack: false, ..Recovery::v1_rtl() }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &v0, sq, rq, cq) {
-            assert!(!m.contains("loss recovery"), "without probes it is accepted: {m}");
+            assert!(!m.contains("loss recovery"), "without probes and rack it is accepted: {m}");
+        }
+        // Rack asked of a build with tail probes only: refused by name.
+        let (mut dev, writes) = posted();
+        dev.recovery_built = Some(regs::BUILT_TAIL_PROBES);
+        let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
+        assert!(m.contains("no rack"), "{m}");
+        assert_eq!(*writes.borrow(), [], "written before the refusal");
+        let (mut dev, _) = posted();
+        dev.recovery_built = Some(regs::BUILT_TAIL_PROBES);
+        let probes = Config { recovery: Recovery { rack: false, ..Recovery::v1_rtl() }, ..cfg() };
+        if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &probes, sq, rq, cq) {
+            assert!(!m.contains("loss recovery"), "probes without rack are accepted there: {m}");
         }
     }
 

@@ -97,6 +97,13 @@ pub struct EngineConfig {
     /// over the connection's paths (`engine_info.recovery` bit 0). A build
     /// without them takes `control.recovery` values below 0x100 only.
     pub tail_probes: bool,
+    /// Connection-level loss detection by send time (`Recovery::rack`) is
+    /// built in: a send time per PSN slot, the connection's least RTT and
+    /// latest acknowledged send time, and the walk over the connection's
+    /// paths after each ACK (`engine_info.recovery` bit 1). Needs
+    /// `tail_probes`; a build without it takes `control.recovery` values
+    /// below 0x200 only.
+    pub rack: bool,
 }
 
 impl EngineConfig {
@@ -119,6 +126,7 @@ impl EngineConfig {
         dma_addr_bits: 64,
         clock_ps: 4000,
         tail_probes: true,
+        rack: true,
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
@@ -162,6 +170,7 @@ impl EngineConfig {
         dma_addr_bits: 32,
         clock_ps: 20_000,
         tail_probes: false,
+        rack: false,
         ..EngineConfig::CORUNDUM
     };
 
@@ -206,6 +215,9 @@ impl EngineConfig {
 
     /// Why this configuration cannot be built, if it cannot.
     pub const fn check(&self) -> Result<(), &'static str> {
+        if self.rack && !self.tail_probes {
+            return Err("rack needs tail probes (control.recovery's bits are taken in order)");
+        }
         if self.conn_bits < 1 || self.conn_bits > 6 {
             return Err("connections must be 2 to 64");
         }
@@ -251,11 +263,7 @@ impl EngineConfig {
     /// The build's `engine_info` constants, register by register.
     /// `engine_info.recovery`: the loss-recovery mechanisms built in.
     pub const fn recovery_built(&self) -> u32 {
-        if self.tail_probes {
-            regs::BUILT_TAIL_PROBES
-        } else {
-            0
-        }
+        (if self.tail_probes { regs::BUILT_TAIL_PROBES } else { 0 }) | if self.rack { regs::BUILT_RACK } else { 0 }
     }
 
     pub const fn info(&self) -> [(Reg, u32); 10] {
@@ -316,6 +324,8 @@ impl EngineConfig {
             Some(Bounds { min: 0, max: self.memory_regions as u32 - 1 })
         } else if reg == regs::control::RECOVERY && !self.tail_probes {
             Some(Bounds { min: 0, max: (1 << crate::model::Recovery::PROBE_BIT) - 1 })
+        } else if reg == regs::control::RECOVERY && !self.rack {
+            Some(Bounds { min: 0, max: (1 << crate::model::Recovery::RACK_BIT) - 1 })
         } else {
             reg.register().range
         }
@@ -391,7 +401,15 @@ mod tests {
         assert_eq!(e.reset(regs::engine_info::DMA_ADDR_BITS), 32);
         assert_eq!(e.reset(regs::engine_info::RECOVERY), 0, "no tail probes");
         assert_eq!(e.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xff }));
-        assert_eq!(EngineConfig::ECP5_85.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES);
+        assert_eq!(
+            EngineConfig::ECP5_85.reset(regs::engine_info::RECOVERY),
+            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK
+        );
+        let probes_only = EngineConfig { rack: false, ..EngineConfig::ECP5_85 };
+        assert_eq!(probes_only.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES);
+        assert_eq!(probes_only.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x1ff }));
+        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x3ff }));
+        assert!(EngineConfig { tail_probes: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("rack"));
         for reg in EngineConfig::DMA_HIGH_HALVES {
             assert_eq!(e.range(reg), Some(Bounds { min: 0, max: 0 }), "{reg}");
             assert_eq!(EngineConfig::CORUNDUM.range(reg), reg.register().range, "{reg}");

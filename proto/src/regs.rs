@@ -124,6 +124,9 @@ pub const DMA_ADDR_BITS: u32 = crate::config::EngineConfig::CORUNDUM.dma_addr_bi
 pub const RECOVERY_BUILT: u32 = crate::config::EngineConfig::CORUNDUM.recovery_built();
 /// `engine_info.recovery`: tail probes are built in.
 pub const BUILT_TAIL_PROBES: u32 = 1;
+/// `engine_info.recovery`: connection-level loss detection (`rack`) is
+/// built in.
+pub const BUILT_RACK: u32 = 2;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -182,7 +185,8 @@ pub const BLOCKS: &[Block] = &[
                 0x34,
                 Const,
                 RECOVERY_BUILT,
-                "loss-recovery mechanisms built in beyond v0's: bit 0 tail probes (`control.recovery` bit 8)",
+                "loss-recovery mechanisms built in beyond v0's: bit 0 tail probes (`control.recovery` bit 8); bit 1 \
+                 connection-level loss detection by send time (`control.recovery` bit 9)",
             ),
         ],
     },
@@ -221,9 +225,11 @@ pub const BLOCKS: &[Block] = &[
                 D.recovery.word(),
                 "loss recovery: bits 2:0 RTO doublings at most; 5:3 re-path when an epoch's losses << this >= its \
                  packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window; bit 8 \
-                 tail probes (a build without them, `engine_info.recovery` bit 0 clear, takes 0 to 0xff)",
+                 tail probes (a build without them, `engine_info.recovery` bit 0 clear, takes 0 to 0xff); bit 9 \
+                 connection-level loss detection by send time (a build without it, `engine_info.recovery` bit 1 \
+                 clear, takes 0 to 0x1ff)",
             )
-            .within(0, 0x1ff),
+            .within(0, 0x3ff),
             r(
                 "window_cap",
                 0x44,

@@ -1,10 +1,12 @@
 //! The `retx` RTL block in Verilator against
 //! `ferroce_proto::model::retx::PathLog`: random streams of sends,
 //! ACKs (from a simulated lossy receiver, with reordered, stale and noisy
-//! ones), retransmissions, timeouts, holds and tail probes over many path keys with
-//! random idle cycles. Every result (PSNs, newly acknowledged sets, lost
-//! counts, outstanding, queued) equals the model's, so the exact set and
-//! order of retransmit requests does.
+//! ones), retransmissions, timeouts, holds, tail probes and `rack`'s walk
+//! (the lowest candidate, the next one above a PSN, declaring one lost)
+//! over many path keys with random idle cycles. Every result (PSNs, newly
+//! acknowledged sets and which of them were resent, lost counts,
+//! outstanding, queued) equals the model's, so the exact set and order of
+//! retransmit requests does.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -29,6 +31,8 @@ struct Out {
     ok: bool,
     psn: u32,
     newly: [u32; 8],
+    rexmit: [u32; 8],
+    resent: bool,
     count: u32,
     lost: u32,
     outstanding: u32,
@@ -88,6 +92,8 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
         "out_ok",
         "out_psn",
         "out_newly",
+        "out_rexmit",
+        "out_resent",
         "out_count",
         "out_lost",
         "out_outstanding",
@@ -103,6 +109,11 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
     let mut loads: VecDeque<u64> = (0..keys).collect();
     let (mut checked, mut retx_taken, mut lost_found, mut rtos) = (0u64, 0u64, 0u64, 0u64);
     let (mut probes, mut newest) = (0u64, 0u64);
+    // rack's operations: candidates found (of them resent), PSNs declared
+    // lost, newly acknowledged PSNs that were resent
+    let (mut found, mut found_resent, mut declared, mut acked_resent) = (0u64, 0u64, 0u64, 0u64);
+    // the last candidate found per key, for AFTER walks from it
+    let mut last_found: HashMap<u64, Psn> = HashMap::new();
     while checked < 150_000 {
         let mut issue: Option<(u64, u64, u32, [u8; 32])> = None;
         if !rng.chance(0.15) {
@@ -111,7 +122,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
             } else {
                 let k = if rng.chance(0.6) { rng.below(3) } else { rng.below(keys) };
                 let path = paths.get_mut(&k).expect("loaded");
-                let o = match rng.below(100) {
+                let o = match rng.below(110) {
                     0..=39 => op::SEND,
                     40..=69 => op::ACK,
                     70..=87 => op::TAKE,
@@ -119,7 +130,10 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                     89..=94 => op::HOLD,
                     95..=96 => op::RELEASE,
                     97..=98 => op::PROBE,
-                    _ => op::LOAD,
+                    99 => op::LOAD,
+                    100..=103 => op::FIRST,
+                    104..=106 => op::AFTER,
+                    _ => op::LOSE,
                 };
                 let (psn, sack) = match o {
                     op::ACK => {
@@ -136,6 +150,15 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                     op::HOLD | op::RELEASE => {
                         (path.log.una().add(rng.below(path.log.span() as u64 + 3) as u32).get(), [0; 32])
                     }
+                    // Mostly one past the last candidate found (a walk's
+                    // step), else anywhere around the window.
+                    op::AFTER | op::LOSE => match last_found.get(&k) {
+                        Some(f) if rng.chance(0.7) => (f.add(1 - (o == op::LOSE) as u32).get(), [0; 32]),
+                        _ => (
+                            path.log.una().add(Psn::MODULUS - 2).add(rng.below(path.log.span() as u64 + 5) as u32).get(),
+                            [0; 32],
+                        ),
+                    },
                     op::LOAD => (rng.next_u64() as u32 & 0xff_ffff, [0; 32]),
                     _ => (0, [0; 32]),
                 };
@@ -160,6 +183,8 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                 ok: false,
                 psn: 0,
                 newly: [0; 8],
+                rexmit: [0; 8],
+                resent: false,
                 count: 0,
                 lost: 0,
                 outstanding: 0,
@@ -184,6 +209,10 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                         for p in &r.newly {
                             let slot = p.get() as usize % w as usize;
                             e.newly[slot / 32] |= 1 << (slot % 32);
+                            if path.log.was_resent(*p) {
+                                e.rexmit[slot / 32] |= 1 << (slot % 32);
+                                acked_resent += 1;
+                            }
                         }
                         e.count = r.newly.len() as u32;
                         e.lost = r.lost;
@@ -215,6 +244,31 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                         newest += (p.get() == path.log.next().add(Psn::MODULUS - 1).get()) as u64;
                     }
                 }
+                op::FIRST | op::AFTER => {
+                    // AFTER: from a PSN in flight on; the model's candidates
+                    // run from una up.
+                    let una = path.log.una();
+                    let from = Psn::new(psn).get().wrapping_sub(una.get()) & (Psn::MODULUS - 1);
+                    let c = if o == op::FIRST {
+                        path.log.candidates().next()
+                    } else if from < path.log.span() {
+                        path.log.candidates().find(|x| x.get().wrapping_sub(una.get()) & (Psn::MODULUS - 1) >= from)
+                    } else {
+                        None
+                    };
+                    if let Some(c) = c {
+                        e.ok = true;
+                        e.psn = c.get();
+                        e.resent = path.log.was_resent(c);
+                        found += 1;
+                        found_resent += e.resent as u64;
+                        last_found.insert(k, c);
+                    }
+                }
+                op::LOSE => {
+                    e.ok = path.log.lose(Psn::new(psn));
+                    declared += e.ok as u64;
+                }
                 _ => unreachable!(),
             }
             e.outstanding = path.log.outstanding();
@@ -234,17 +288,20 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
         s.tick();
         if s.get(outs[0]) == 1 {
             let nw = s.get_words(outs[5]);
+            let rw = s.get_words(outs[6]);
             let got = Out {
                 key: s.get(outs[1]),
                 op: s.get(outs[2]),
                 ok: s.get(outs[3]) == 1,
                 psn: s.get(outs[4]) as u32,
                 newly: nw.try_into().unwrap(),
-                count: s.get(outs[6]) as u32,
-                lost: s.get(outs[7]) as u32,
-                outstanding: s.get(outs[8]) as u32,
-                queued: s.get(outs[9]) == 1,
-                can_send: s.get(outs[10]) == 1,
+                rexmit: rw.try_into().unwrap(),
+                resent: s.get(outs[7]) == 1,
+                count: s.get(outs[8]) as u32,
+                lost: s.get(outs[9]) as u32,
+                outstanding: s.get(outs[10]) as u32,
+                queued: s.get(outs[11]) == 1,
+                can_send: s.get(outs[12]) == 1,
             };
             let want = expected.pop_front().expect("an output with no operation behind it");
             assert_eq!(got, want, "operation {checked}");
@@ -257,6 +314,13 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
     );
     // Tail probes of both kinds: the newest PSN, and the oldest candidate.
     assert!(probes > 1_000 && newest > 500 && probes - newest > 50, "probes {probes}, of the newest {newest}");
+    // rack's walk: candidates found, resent ones among them, PSNs declared
+    // lost, resent PSNs acknowledged.
+    eprintln!("rack: {found} candidates found ({found_resent} resent), {declared} lost, {acked_resent} resent acked");
+    assert!(
+        found > 2_000 && found_resent > 200 && declared > 500 && acked_resent > 500,
+        "found {found} ({found_resent} resent), declared {declared}, resent acked {acked_resent}"
+    );
 }
 
 /// Cycles of the main test's traffic replayed into rust-hdl's simulator.

@@ -197,12 +197,13 @@ fn the_ecp5_85_build_under_loss_and_a_failing_spine() {
     transfer(Net { loss: Loss::None, duplicate: 0.0, spine_down: Some((us(30), us(600))), seed: 7, ..base }, 40, 30_000, 8, 4);
 }
 
-/// Tail probes (`Recovery::v1_rtl`, which has them) in the fabric: the
-/// transfers of the tests above (loss in bursts and independent, spines
-/// of different delays reordering the paths, a failing spine) with v1's
-/// RTL settings on both engines, on `corundum` and on `ecp5-85`. Every
-/// byte and completion is checked as before, and on `corundum` probes went
-/// out (17 in the three runs).
+/// Tail probes and `rack` (`Recovery::v1_rtl`, which has them) in the
+/// fabric: the transfers of the tests above (loss in bursts and
+/// independent, spines of different delays reordering the paths, a
+/// failing spine) with v1's RTL settings on both engines, on `corundum`
+/// and on `ecp5-85`. Every byte and completion is checked as before, and
+/// on `corundum` probes went out (4 in the three runs, `rack` finding most
+/// losses before the probe timer: 17 without it).
 #[test]
 fn tail_probes_under_loss_reordering_and_a_failing_spine() {
     let bursty = Loss::GilbertElliott { to_bad: 0.03, to_good: 0.25, loss_good: 0.0, loss_bad: 0.7 };

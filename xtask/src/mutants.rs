@@ -302,6 +302,27 @@ const MUTANTS: &[Mutant] = &[
         to: "else if (1'b0) begin",
         tests: &[("ferroce-sim", "rtl_retx"), ("ferroce-sim", "rtl_tx_path")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "wrong rule: rack's walk ends a path at a resent candidate that is not lost",
+        from: "else if (rk_res$q) begin",
+        to: "else if (1'b0) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped term: rack's reordering window without the ACK delay",
+        from: "rk_reo = rk_quarter + cfg_ack_delay;",
+        to: "rk_reo = rk_quarter;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: the ACK of a recently resent PSN raises rack_ts",
+        from: "rk_counts = (~rk_resent | ",
+        to: "rk_counts = (1'b1 | ",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

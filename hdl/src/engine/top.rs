@@ -50,7 +50,7 @@ use ferroce_proto::wire;
 
 use super::cfg::{
     CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
-    TAIL_PROBES,
+    RACK, TAIL_PROBES,
 };
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
@@ -76,11 +76,11 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
-// (`cfg_rec`): bits 2:0, 5:3, 6, 7 and 8, as `Recovery::word` packs them.
+// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8 and 9, as `Recovery::word` packs them.
 const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
-    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8);
+    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9);
 };
 
 /// The receiver's activity window for its rate hint (ps), the model's
@@ -430,6 +430,8 @@ pub struct Engine {
     pr_first: FirstSet256,
     #[constant(TAIL_PROBES)]
     probes_built: Constant<bool>,
+    #[constant(RACK)]
+    rack_built: Constant<bool>,
     #[constant(0u64)]
     zero_wide_conn: Constant<Bits<{ WIDE_KEY_BITS - CONN_KEY_BITS }>>,
     pace: Pacer<CONN_KEY_BITS>,
@@ -1530,6 +1532,7 @@ impl Logic for Engine {
         self.txp.cfg_path_ecn_cut.next = self.cfg_rec.val().get_bit(6);
         self.txp.cfg_probe.next = self.cfg_rec.val().get_bit(8) & self.probes_built.val();
         self.txp.cfg_ack_delay.next = self.cfg.val().ack_delay_ns;
+        self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();

@@ -53,6 +53,8 @@ macro_rules! preset {
             pub const ONE_FRAME_BUILDER: bool = CONFIG.one_frame_builder;
             /// Tail probes are built in.
             pub const TAIL_PROBES: bool = CONFIG.tail_probes;
+            /// Connection-level loss detection by send time is built in.
+            pub const RACK: bool = CONFIG.rack;
             /// Bits of the DMA addresses the engine drives.
             pub const DMA_ADDR_BITS: usize = CONFIG.dma_addr_bits as usize;
             /// Bits of an address sum with its carry.

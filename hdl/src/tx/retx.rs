@@ -23,11 +23,19 @@
 //!   3 TAKE (next retransmission, lowest PSN first), 4 RTO (queue every
 //!   unacknowledged PSN), 5 HOLD `in_psn`, 6 RELEASE `in_psn`, 7 PROBE
 //!   (a tail probe: queue the newest PSN in flight if it is neither
-//!   SACKed, queued nor held, else the oldest such PSN).
+//!   SACKed, queued nor held, else the oldest such PSN); for `rack`'s walk
+//!   (`PathLog::candidates`, `PathLog::lose`): 8 FIRST (the lowest
+//!   candidate, a PSN in flight neither SACKed, queued nor held), 9 AFTER
+//!   (the lowest candidate at or above `in_psn`, which must be in flight),
+//!   10 LOSE (queue `in_psn` if it is a candidate).
 //! * Two cycles later, for every operation: `out_valid`, `out_key`,
 //!   `out_op`, `out_ok` (SEND: a PSN was free; ACK: not stale; TAKE:
-//!   something was queued; HOLD/RELEASE: it applied; PROBE: a PSN was
-//!   queued), `out_psn` (SEND, TAKE, PROBE), `out_newly` (ACK: the newly acknowledged PSNs by slot),
+//!   something was queued; HOLD/RELEASE: it applied; PROBE, LOSE: a PSN
+//!   was queued; FIRST, AFTER: a candidate was found), `out_psn` (SEND,
+//!   TAKE, PROBE, FIRST, AFTER), `out_resent` (FIRST, AFTER: the candidate
+//!   was resent), `out_newly` (ACK: the newly acknowledged PSNs by slot),
+//!   `out_rexmit` (ACK: those of them still in flight, above the new una,
+//!   that were resent: `PathLog::was_resent` after the ACK),
 //!   `out_count` (ACK: newly acknowledged; RTO: queued), `out_lost` (ACK:
 //!   found lost), and the path's state after it: `out_outstanding`,
 //!   `out_queued` (anything to resend), `out_can_send`.
@@ -58,7 +66,13 @@ pub mod op {
     pub const HOLD: u64 = 5;
     pub const RELEASE: u64 = 6;
     pub const PROBE: u64 = 7;
+    pub const FIRST: u64 = 8;
+    pub const AFTER: u64 = 9;
+    pub const LOSE: u64 = 10;
 }
+
+/// Bits of an operation code.
+pub const OP_BITS: usize = 4;
 
 // The codes as `match` arms (the `Constant` fields of the same names are
 // their Verilog localparams).
@@ -70,6 +84,7 @@ const OP_RTO: usize = op::RTO as usize;
 const OP_HOLD: usize = op::HOLD as usize;
 const OP_RELEASE: usize = op::RELEASE as usize;
 const OP_PROBE: usize = op::PROBE as usize;
+const OP_LOSE: usize = op::LOSE as usize;
 
 /// Bits of one path's state (`RetxState`).
 pub const STATE_BITS: usize = 3 * PSN_BITS + 4 * SACK_WINDOW;
@@ -188,15 +203,17 @@ impl<const W: usize> Logic for FoldSack<W> {
 /// results and the next state out.
 #[derive(LogicBlock, HdlDefault)]
 #[allow(non_snake_case)]
-pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true> {
+pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true, const R: bool = true> {
     pub state: Signal<In, Bits<STATE_BITS>>,
-    pub op: Signal<In, Bits<3>>,
+    pub op: Signal<In, Bits<OP_BITS>>,
     pub psn: Signal<In, Bits<PSN_BITS>>,
     pub sack: Signal<In, Bits<SACK_WINDOW>>,
     pub new_state: Signal<Out, RetxState>,
     pub ok: Signal<Out, bool>,
     pub out_psn: Signal<Out, Bits<PSN_BITS>>,
     pub newly: Signal<Out, Bits<SACK_WINDOW>>,
+    pub rexmit_newly: Signal<Out, Bits<SACK_WINDOW>>,
+    pub resent: Signal<Out, bool>,
     pub count: Signal<Out, Bits<9>>,
     pub lost: Signal<Out, Bits<9>>,
     pub outstanding: Signal<Out, Bits<9>>,
@@ -276,6 +293,8 @@ pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true> {
     take_slot: Signal<Local, Bits<SACK_SLOT_BITS>>,
     take_offset: Signal<Local, SlotOffset>,
     take_step: Signal<Local, Bits<PSN_BITS>>,
+    // LOSE: the PSN is a candidate
+    psn_cand: Signal<Local, bool>,
     // RTO
     rto_add: Signal<Local, Bits<SACK_WINDOW>>,
     // the next state
@@ -299,25 +318,35 @@ pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true> {
     #[constant((W - 1) as u64)]
     slot_mask: Constant<Bits<SACK_SLOT_BITS>>,
     #[constant(op::LOAD)]
-    OP_LOAD: Constant<Bits<3>>,
+    OP_LOAD: Constant<Bits<OP_BITS>>,
     #[constant(op::SEND)]
-    OP_SEND: Constant<Bits<3>>,
+    OP_SEND: Constant<Bits<OP_BITS>>,
     #[constant(op::ACK)]
-    OP_ACK: Constant<Bits<3>>,
+    OP_ACK: Constant<Bits<OP_BITS>>,
     #[constant(op::TAKE)]
-    OP_TAKE: Constant<Bits<3>>,
+    OP_TAKE: Constant<Bits<OP_BITS>>,
     #[constant(op::RTO)]
-    OP_RTO: Constant<Bits<3>>,
+    OP_RTO: Constant<Bits<OP_BITS>>,
     #[constant(op::HOLD)]
-    OP_HOLD: Constant<Bits<3>>,
+    OP_HOLD: Constant<Bits<OP_BITS>>,
     #[constant(op::RELEASE)]
-    OP_RELEASE: Constant<Bits<3>>,
+    OP_RELEASE: Constant<Bits<OP_BITS>>,
     #[constant(op::PROBE)]
-    OP_PROBE: Constant<Bits<3>>,
+    OP_PROBE: Constant<Bits<OP_BITS>>,
     // PROBE is built (P): without it the operation does nothing and its
     // logic is constant
     #[constant(P)]
     probe_op: Constant<bool>,
+    #[constant(op::FIRST)]
+    OP_FIRST: Constant<Bits<OP_BITS>>,
+    #[constant(op::AFTER)]
+    OP_AFTER: Constant<Bits<OP_BITS>>,
+    #[constant(op::LOSE)]
+    OP_LOSE: Constant<Bits<OP_BITS>>,
+    // FIRST, AFTER and LOSE are built (R): without them they do nothing
+    // and their logic is constant
+    #[constant(R)]
+    rack_op: Constant<bool>,
     // the window's last slot, one-hot (where slot 0 steps back to)
     #[constant(Bits::<SACK_WINDOW>::from(1u64) << ((W - 1) as u64))]
     last_slot: Constant<Bits<SACK_WINDOW>>,
@@ -344,7 +373,7 @@ pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true> {
 
 // `#[hdl_gen]` has no match guards: conditions sit inside the arms.
 #[allow(clippy::collapsible_match)]
-impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
+impl<const W: usize, const P: bool, const R: bool> Logic for RetxCore<W, P, R> {
     #[hdl_gen]
     fn update(&mut self) {
         self.sacked.next = self.state.val().get_bits::<SACK_WINDOW>(0) & self.in_window.val();
@@ -436,10 +465,21 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
         self.rto_add.next = self.flight.val() & !self.sacked.val() & !self.queued_in.val() & !self.held.val();
 
         // TAKE: the lowest queued PSN from una; PROBE: the lowest candidate
-        // from una, unless the newest PSN in flight is one.
+        // from una, unless the newest PSN in flight is one; FIRST: the
+        // lowest candidate from una; AFTER: the lowest from the PSN on (the
+        // range [psn, next), only for a PSN in flight).
         self.q_src.next = self.queued_in.val();
         if (self.op.val() == self.OP_PROBE.val()) & self.probe_op.val() {
             self.q_src.next = self.rto_add.val();
+        }
+        if (self.op.val() == self.OP_FIRST.val()) & self.rack_op.val() {
+            self.q_src.next = self.rto_add.val();
+        }
+        if (self.op.val() == self.OP_AFTER.val()) & self.rack_op.val() {
+            self.q_src.next = self.empty.val();
+            if self.in_flight.val() {
+                self.q_src.next = self.rto_add.val() & self.rest.val();
+            }
         }
         self.q_live.next = self.q_src.val() & self.flight.val();
         self.queue_upper.v.next = self.q_live.val() & self.ge_una.ge.val();
@@ -459,6 +499,7 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
             self.hot_newest.next = self.last_slot.val();
         }
         self.newest_cand.next = (self.rto_add.val() & self.hot_newest.val()).any();
+        self.psn_cand.next = self.in_flight.val() & (self.rto_add.val() & self.hot_psn.hot.val()).any();
         if self.op.val() == self.OP_RTO.val() {
             self.count_newly.v.next = self.rto_add.val();
         } else {
@@ -476,6 +517,8 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
         self.ok.next = false;
         self.out_psn.next = self.zero_psn.val();
         self.newly.next = self.empty.val();
+        self.rexmit_newly.next = self.empty.val();
+        self.resent.next = false;
         self.count.next = self.zero_count.val();
         self.lost.next = self.zero_count.val();
         match self.op.val().index() {
@@ -510,6 +553,9 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
                     self.n_queued.next = self.ack_queued.val() | self.holes.val();
                     self.n_flight.next = self.rest.val();
                     self.newly.next = self.ack_newly.val();
+                    if self.rack_op.val() {
+                        self.rexmit_newly.next = self.sack_new.val() & self.rexmit.val();
+                    }
                     self.count.next = self.count_newly.count.val();
                     self.lost.next = self.count_holes.count.val();
                 }
@@ -560,7 +606,22 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
                     self.n_queued.next = self.queued_in.val() | self.hot_take.hot.val();
                 }
             }
+            OP_LOSE => {
+                if self.rack_op.val() & self.psn_cand.val() {
+                    self.ok.next = true;
+                    self.n_queued.next = self.queued_in.val() | self.hot_psn.hot.val();
+                }
+            }
             _ => {}
+        }
+        // FIRST and AFTER: the candidate found (the state is unchanged).
+        if self.rack_op.val()
+            & ((self.op.val() == self.OP_FIRST.val()) | (self.op.val() == self.OP_AFTER.val()))
+            & self.take_any.val()
+        {
+            self.ok.next = true;
+            self.out_psn.next = self.una.val() + self.take_step.val();
+            self.resent.next = (self.rexmit.val() & self.hot_take.hot.val()).any();
         }
         self.new_state.next.next_psn = self.n_next.val();
         self.new_state.next.una = self.n_una.val();
@@ -583,37 +644,41 @@ impl<const W: usize, const P: bool> Logic for RetxCore<W, P> {
 /// PSNs (a power of two, at most 256: the build's packets in flight per
 /// path; slots are PSN mod W, and the bitmaps' bits above W are constant).
 #[derive(LogicBlock, Default)]
-pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = true> {
+pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = true, const R: bool = true> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub ready: Signal<Out, bool>,
     pub in_valid: Signal<In, bool>,
-    pub in_op: Signal<In, Bits<3>>,
+    pub in_op: Signal<In, Bits<OP_BITS>>,
     pub in_key: Signal<In, Bits<K>>,
     pub in_psn: Signal<In, Bits<PSN_BITS>>,
     pub in_sack: Signal<In, Bits<SACK_WINDOW>>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
-    pub out_op: Signal<Out, Bits<3>>,
+    pub out_op: Signal<Out, Bits<OP_BITS>>,
     pub out_ok: Signal<Out, bool>,
     pub out_psn: Signal<Out, Bits<PSN_BITS>>,
     pub out_newly: Signal<Out, Bits<SACK_WINDOW>>,
+    pub out_rexmit: Signal<Out, Bits<SACK_WINDOW>>,
+    pub out_resent: Signal<Out, bool>,
     pub out_count: Signal<Out, Bits<9>>,
     pub out_lost: Signal<Out, Bits<9>>,
     pub out_outstanding: Signal<Out, Bits<9>>,
     pub out_queued: Signal<Out, bool>,
     pub out_can_send: Signal<Out, bool>,
-    core: RetxCore<W, P>,
+    core: RetxCore<W, P, R>,
     store: KeyedState<K, STATE_BITS>,
-    s1_op: DFF<Bits<3>>,
+    s1_op: DFF<Bits<OP_BITS>>,
     s1_psn: DFF<Bits<PSN_BITS>>,
     s1_sack: DFF<Bits<SACK_WINDOW>>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
-    o_op: DFF<Bits<3>>,
+    o_op: DFF<Bits<OP_BITS>>,
     o_ok: DFF<bool>,
     o_psn: DFF<Bits<PSN_BITS>>,
     o_newly: DFF<Bits<SACK_WINDOW>>,
+    o_rexmit: DFF<Bits<SACK_WINDOW>>,
+    o_resent: DFF<bool>,
     o_count: DFF<Bits<9>>,
     o_lost: DFF<Bits<9>>,
     o_outstanding: DFF<Bits<9>>,
@@ -621,7 +686,7 @@ pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = tr
     o_can_send: DFF<bool>,
 }
 
-impl<const K: usize, const W: usize, const P: bool> Logic for Retx<K, W, P> {
+impl<const K: usize, const W: usize, const P: bool, const R: bool> Logic for Retx<K, W, P, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -636,6 +701,8 @@ impl<const K: usize, const W: usize, const P: bool> Logic for Retx<K, W, P> {
             o_ok,
             o_psn,
             o_newly,
+            o_rexmit,
+            o_resent,
             o_count,
             o_lost,
             o_outstanding,
@@ -663,6 +730,8 @@ impl<const K: usize, const W: usize, const P: bool> Logic for Retx<K, W, P> {
         self.o_ok.d.next = self.core.ok.val();
         self.o_psn.d.next = self.core.out_psn.val();
         self.o_newly.d.next = self.core.newly.val();
+        self.o_rexmit.d.next = self.core.rexmit_newly.val();
+        self.o_resent.d.next = self.core.resent.val();
         self.o_count.d.next = self.core.count.val();
         self.o_lost.d.next = self.core.lost.val();
         self.o_outstanding.d.next = self.core.outstanding.val();
@@ -679,6 +748,8 @@ impl<const K: usize, const W: usize, const P: bool> Logic for Retx<K, W, P> {
         self.out_ok.next = self.o_ok.q.val();
         self.out_psn.next = self.o_psn.q.val();
         self.out_newly.next = self.o_newly.q.val();
+        self.out_rexmit.next = self.o_rexmit.q.val();
+        self.out_resent.next = self.o_resent.q.val();
         self.out_count.next = self.o_count.q.val();
         self.out_lost.next = self.o_lost.q.val();
         self.out_outstanding.next = self.o_outstanding.q.val();

@@ -130,7 +130,7 @@ use rust_hdl::prelude::*;
 
 use super::cfg::{
     CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS,
-    TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
+    RACK, TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
@@ -140,7 +140,7 @@ use crate::rx::sack::SackWire;
 use crate::tx::cc::Cc;
 use crate::tx::crc_append::CrcAppend;
 use crate::tx::health::PathHealth;
-use crate::tx::retx::{op as retx_op, Retx};
+use crate::tx::retx::{op as retx_op, Retx, OP_BITS};
 use crate::tx::rtt::{Est, ProbeTime, Rto, Rtt};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
@@ -157,6 +157,10 @@ pub const COUNTERS: &[&str] =
 /// The least tail-probe timeout (ns): the model's (`Recovery::probe_min`,
 /// which `Recovery::register` holds to it).
 const PROBE_MIN_NS: u64 = Recovery::v0().probe_min / 1000;
+
+/// The least reordering window of `rack` (ns): the model's
+/// (`Recovery::reo_min`, which `Recovery::register` holds to it).
+const REO_MIN_NS: u64 = Recovery::v0().reo_min / 1000;
 
 /// Streams per connection.
 const STREAMS: usize = 1 << STREAM_BITS;
@@ -201,6 +205,12 @@ pub struct ConnCtx {
     pub rttvar: Est,
     pub probes: Bits<3>,
     pub parmed: bool,
+    /// `rack`: the connection's least RTT sample (ns; valid with `has`)
+    /// and the latest send time (ns) of a packet acknowledged for the
+    /// first time (a resent one only if its ACK came at least that RTT
+    /// after the resend).
+    pub min_rtt: Bits<32>,
+    pub rack_ts: Bits<32>,
 }
 
 /// What the choices need of a path.
@@ -577,6 +587,16 @@ const S_PR1: usize = 50;
 const S_PR2: usize = 51;
 const S_PR3: usize = 52;
 const S_PRN: usize = 53;
+// `rack`'s walk over the connection's paths after an ACK
+const S_RKL: usize = 54;
+const S_RK2: usize = 55;
+const S_RK3: usize = 56;
+const S_RK4: usize = 57;
+const S_RK5: usize = 58;
+const S_RK6: usize = 59;
+const S_RKD: usize = 60;
+const S_RKH: usize = 61;
+const S_RKN: usize = 62;
 
 /// Packet kinds of the frame being built.
 const K_DATA: u64 = 0;
@@ -615,6 +635,9 @@ pub struct TxPath {
     /// delay (ns), a term of the probe timeout.
     pub cfg_probe: Signal<In, bool>,
     pub cfg_ack_delay: Signal<In, Bits<32>>,
+    /// Connection-level loss detection by send time (`control.recovery`
+    /// bit 9; a build without it, `EngineConfig::rack`, ignores it).
+    pub cfg_rack: Signal<In, bool>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
     pub ctl_ready: Signal<Out, bool>,
@@ -738,11 +761,13 @@ pub struct TxPath {
     /// Zero the counters (`control.ctrl` bit 1).
     pub clear_stats: Signal<In, bool>,
     // ---- sub-blocks ----
-    retx: Retx<PATH_KEY_BITS, WINDOW, TAIL_PROBES>,
+    retx: Retx<PATH_KEY_BITS, WINDOW, TAIL_PROBES, RACK>,
     cc: Cc<PATH_KEY_BITS>,
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
     seglog: SegLog<LOG_ADDR_BITS, LOG_ENTRY_BITS>,
+    /// `rack`: each PSN slot's latest send time (ns), beside the log.
+    sent_t: RAM<Bits<32>, LOG_ADDR_BITS>,
     build: TxBuild,
     cbuild: TxBuild,
     // the trailer's CRC, after the builders' multiplexer
@@ -844,6 +869,15 @@ pub struct TxPath {
     pr_b: DFF<Rto>,
     pr_k: DFF<Bits<CONN_KEY_BITS>>,
     n_probes: DFF<Bits<32>>,
+    // rack: the ACK's newly acknowledged PSNs that were resent (by slot);
+    // the walk: in progress, before its first path, the candidate in
+    // hand and whether it was resent, the path's losses found
+    rexm: DFF<Bits<256>>,
+    rk_walk: DFF<bool>,
+    rk_first: DFF<bool>,
+    rk_psn: DFF<Bits<24>>,
+    rk_res: DFF<bool>,
+    rk_lost: DFF<Bits<CWND_BITS>>,
     rnr_p: DFF<Bits<24>>,
     w_pend: DFF<bool>,
     w_key: DFF<Bits<PATH_KEY_BITS>>,
@@ -899,6 +933,19 @@ pub struct TxPath {
     others_busy: Signal<Local, bool>,
     pr_cnt: Signal<Local, Bits<3>>,
     pr_inc: Signal<Local, Bits<3>>,
+    // rack: on; this ACK's RTT sample; the send time read from `sent_t`;
+    // whether a newly acknowledged PSN raises the connection's rack_ts;
+    // the reordering window; whether the candidate in hand is lost
+    rk_on: Signal<Local, bool>,
+    rk_sample: Signal<Local, Bits<32>>,
+    rk_t: Signal<Local, Bits<32>>,
+    rk_resent: Signal<Local, bool>,
+    rk_counts: Signal<Local, bool>,
+    rk_later: Signal<Local, Bits<32>>,
+    rk_quarter: Signal<Local, Bits<32>>,
+    rk_reo: Signal<Local, Bits<32>>,
+    rk_margin: Signal<Local, Bits<32>>,
+    rk_is_lost: Signal<Local, bool>,
     b_acc: [Signal<Local, Bits<PATHS>>; PATHS + 1],
     wr_want: Signal<Local, bool>,
     take_wr: Signal<Local, bool>,
@@ -1103,19 +1150,19 @@ pub struct TxPath {
     #[constant(S_WR1 as u64)]
     S_WR1: Constant<Bits<6>>,
     #[constant(retx_op::LOAD)]
-    R_LOAD: Constant<Bits<3>>,
+    R_LOAD: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::SEND)]
-    R_SEND: Constant<Bits<3>>,
+    R_SEND: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::ACK)]
-    R_ACK: Constant<Bits<3>>,
+    R_ACK: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::TAKE)]
-    R_TAKE: Constant<Bits<3>>,
+    R_TAKE: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::RTO)]
-    R_RTO: Constant<Bits<3>>,
+    R_RTO: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::HOLD)]
-    R_HOLD: Constant<Bits<3>>,
+    R_HOLD: Constant<Bits<OP_BITS>>,
     #[constant(retx_op::RELEASE)]
-    R_RELEASE: Constant<Bits<3>>,
+    R_RELEASE: Constant<Bits<OP_BITS>>,
     #[constant(HEALTH_OP_SENT as u64)]
     H_SENT: Constant<Bits<2>>,
     #[constant(HEALTH_OP_ACK as u64)]
@@ -1273,7 +1320,43 @@ pub struct TxPath {
     #[constant(S_PRN as u64)]
     S_PRN: Constant<Bits<6>>,
     #[constant(retx_op::PROBE)]
-    R_PROBE: Constant<Bits<3>>,
+    R_PROBE: Constant<Bits<OP_BITS>>,
+    #[constant(retx_op::FIRST)]
+    R_FIRST: Constant<Bits<OP_BITS>>,
+    #[constant(retx_op::AFTER)]
+    R_AFTER: Constant<Bits<OP_BITS>>,
+    #[constant(retx_op::LOSE)]
+    R_LOSE: Constant<Bits<OP_BITS>>,
+    /// `rack` is built in (`EngineConfig::rack`): without it every use is
+    /// constant and synthesis removes it.
+    #[constant(RACK)]
+    rack_built: Constant<bool>,
+    #[constant(REO_MIN_NS)]
+    reo_min: Constant<Bits<32>>,
+    #[constant(2u64)]
+    two_sh: Constant<Bits<8>>,
+    #[constant(0u64)]
+    zero24: Constant<Bits<24>>,
+    #[constant(1u64)]
+    one_cwnd: Constant<Bits<CWND_BITS>>,
+    #[constant(S_RKL as u64)]
+    S_RKL: Constant<Bits<6>>,
+    #[constant(S_RK2 as u64)]
+    S_RK2: Constant<Bits<6>>,
+    #[constant(S_RK3 as u64)]
+    S_RK3: Constant<Bits<6>>,
+    #[constant(S_RK4 as u64)]
+    S_RK4: Constant<Bits<6>>,
+    #[constant(S_RK5 as u64)]
+    S_RK5: Constant<Bits<6>>,
+    #[constant(S_RK6 as u64)]
+    S_RK6: Constant<Bits<6>>,
+    #[constant(S_RKD as u64)]
+    S_RKD: Constant<Bits<6>>,
+    #[constant(S_RKH as u64)]
+    S_RKH: Constant<Bits<6>>,
+    #[constant(S_RKN as u64)]
+    S_RKN: Constant<Bits<6>>,
     /// Tail probes are built in (`EngineConfig::tail_probes`): without
     /// them every use is constant and synthesis removes it.
     #[constant(TAIL_PROBES)]
@@ -1323,8 +1406,11 @@ impl Logic for TxPath {
             h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream, h_nak_msg,
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
-            snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes
+            snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
+            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_lost
         );
+        self.sent_t.read_clock.next = self.clock.val();
+        self.sent_t.write_clock.next = self.clock.val();
         self.conns.read_clock.next = self.clock.val();
         self.conns.write_clock.next = self.clock.val();
         self.paths.read_clock.next = self.clock.val();
@@ -1482,6 +1568,9 @@ impl Logic for TxPath {
                 self.cap_conn.next = self.probes_built.val();
                 self.cap_path.next = self.probes_built.val();
             }
+            S_RKL => {
+                self.cap_path.next = self.rack_built.val();
+            }
             S_TAKE1 => {
                 self.cap_path.next = true;
             }
@@ -1619,6 +1708,26 @@ impl Logic for TxPath {
             self.pr_inc.next = self.ccx_l.val().probes + self.one_run.val();
         }
         self.pr_cnt.next = self.ccx_l.val().probes;
+        // rack: a newly acknowledged PSN's send time (read with its log
+        // entry) raises rack_ts unless it was resent less than the least
+        // RTT ago (its ACK may be the original's); a candidate is lost when
+        // rack_ts is more than the reordering window, max(least RTT / 4,
+        // reo_min) + the ACK delay, after its send time (serial compares).
+        self.rk_on.next = self.cfg_rack.val() & self.rack_built.val();
+        self.rk_sample.next = self.now.val() - self.a_ts.q.val();
+        self.rk_t.next = self.sent_t.read_data.val();
+        self.rk_resent.next = (self.rexm.q.val() & self.slot_hot.hot.val()).any();
+        self.rk_later.next = self.rk_t.val() - self.ccx_l.val().rack_ts;
+        self.rk_counts.next = (!self.rk_resent.val() | ((self.now.val() - self.rk_t.val()) >= self.ccx_l.val().min_rtt))
+            & !self.rk_later.val().get_bit(31)
+            & self.rk_later.val().any();
+        self.rk_quarter.next = self.ccx_l.val().min_rtt >> self.two_sh.val();
+        if self.rk_quarter.val() < self.reo_min.val() {
+            self.rk_quarter.next = self.reo_min.val();
+        }
+        self.rk_reo.next = self.rk_quarter.val() + self.cfg_ack_delay.val();
+        self.rk_margin.next = self.ccx_l.val().rack_ts - (self.rk_t.val() + self.rk_reo.val());
+        self.rk_is_lost.next = !self.rk_margin.val().get_bit(31) & self.rk_margin.val().any();
 
         // First newly acknowledged slot at or after start_slot, circularly:
         // the first at or after it, else the first before it.
@@ -1804,6 +1913,12 @@ impl Logic for TxPath {
         self.log_new.next.len = self.seg_len.val().get_bits::<14>(0);
         self.seglog.wr_entry.next = self.log_new.val().into();
         self.seglog.wr_valid.next = self.st.q.val() == self.S_SEND2.val();
+        // a packet's send time, written when it is sent and resent
+        self.sent_t.read_address.next = self.log_rd.val().into();
+        self.sent_t.write_address.next = self.log_wr.val().into();
+        self.sent_t.write_data.next = self.now.val();
+        self.sent_t.write_enable.next = self.rack_built.val()
+            & ((self.st.q.val() == self.S_SEND2.val()) | (self.st.q.val() == self.S_TAKE3.val()));
 
         // ---- message slots: the read address by state ----
         self.ma_key_s.next.conn = self.cur.q.val();
@@ -2111,7 +2226,11 @@ impl Logic for TxPath {
                         self.last_srtt.d.next = self.crtt.srtt_next.val();
                         self.last_var.d.next = self.crtt.rttvar_next.val();
                         self.last_has.d.next = true;
+                        if !self.ccx_l.val().has | (self.rk_sample.val() < self.ccx_l.val().min_rtt) {
+                            self.ccx_n.next.min_rtt = self.rk_sample.val();
+                        }
                     }
+                    self.rexm.d.next = self.retx.out_rexmit.val();
                     self.newly.d.next = self.retx.out_newly.val();
                     self.a_count.d.next = self.retx.out_count.val();
                     self.a_lost.d.next = self.retx.out_lost.val();
@@ -2127,7 +2246,12 @@ impl Logic for TxPath {
                 }
             }
             S_CR1 => {
-                // The log entry of slot n_slot is on rd_entry now.
+                // The log entry of slot n_slot is on rd_entry now (and its
+                // send time on sent_t's read_data).
+                if self.rack_built.val() & self.rk_counts.val() {
+                    self.ccx_n.next.rack_ts = self.rk_t.val();
+                    self.c_we.next = true;
+                }
                 self.newly.d.next = self.newly_w.val() & !self.slot_hot.hot.val();
                 self.stm_n.next = self.e_stm.val();
                 self.a_msg.d.next = self.le.val().seq;
@@ -2187,8 +2311,14 @@ impl Logic for TxPath {
                     }
                     self.c_we.next = true;
                 }
+                // rack: then the walk over the connection's paths.
+                self.rk_walk.d.next = self.rk_on.val();
+                self.rk_first.d.next = true;
+                self.rk_lost.d.next = self.zero_cwnd.val();
                 if self.health.out_repath.val() {
                     self.st.d.next = self.S_REPATH.val();
+                } else if self.rk_on.val() {
+                    self.st.d.next = self.S_RKN.val();
                 } else {
                     self.st.d.next = self.S_IDLE.val();
                 }
@@ -2201,7 +2331,135 @@ impl Logic for TxPath {
                     self.pd_n.next.sport = self.spray.port.val();
                     self.pd_we.next = true;
                     self.n_repaths.d.next = self.n_repaths.q.val() + self.one32.val();
+                    if self.rk_walk.q.val() & self.rack_built.val() {
+                        self.st.d.next = self.S_RKN.val();
+                    } else {
+                        self.st.d.next = self.S_IDLE.val();
+                    }
+                }
+            }
+
+            // ---- rack: on each path of the connection in turn, the
+            // candidates (neither acknowledged, queued nor held) from una
+            // up: a lost one is queued and counted, a resent one that is
+            // not lost passed over, and the first original that is not
+            // lost ends the path (originals were sent in PSN order, so none
+            // above it is lost); then the path's health counts the losses
+            // (which may re-path it). `PathLog::candidates` and
+            // `Endpoint::rack_detect` in the model. (Without rack these
+            // states are never entered, and do nothing but return.) ----
+            S_RKL => {
+                // the path's summary is loaded now
+                if !self.rack_built.val() {
                     self.st.d.next = self.S_IDLE.val();
+                } else if self.ps_l.val().out != self.zero_cwnd.val() {
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_FIRST.val();
+                    self.st.d.next = self.S_RK2.val();
+                } else {
+                    self.st.d.next = self.S_RKN.val();
+                }
+            }
+            S_RK2 => {
+                self.st.d.next = self.S_IDLE.val();
+                if self.rack_built.val() {
+                    self.st.d.next = self.S_RK3.val();
+                }
+            }
+            S_RK3 => {
+                // a candidate, or none; its send time is read now
+                if !self.rack_built.val() {
+                    self.st.d.next = self.S_IDLE.val();
+                } else if self.retx.out_ok.val() {
+                    self.rk_psn.d.next = self.retx.out_psn.val();
+                    self.rk_res.d.next = self.retx.out_resent.val();
+                    self.st.d.next = self.S_RK4.val();
+                } else {
+                    self.st.d.next = self.S_RKD.val();
+                }
+            }
+            S_RK4 => {
+                if !self.rack_built.val() {
+                    self.st.d.next = self.S_IDLE.val();
+                } else if self.rk_is_lost.val() {
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_LOSE.val();
+                    self.retx.in_psn.next = self.rk_psn.q.val();
+                    self.st.d.next = self.S_RK5.val();
+                } else if self.rk_res.q.val() {
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_AFTER.val();
+                    self.retx.in_psn.next = self.rk_psn.q.val() + self.one24.val();
+                    self.st.d.next = self.S_RK2.val();
+                } else {
+                    self.st.d.next = self.S_RKD.val();
+                }
+            }
+            S_RK5 => {
+                self.st.d.next = self.S_IDLE.val();
+                if self.rack_built.val() {
+                    self.st.d.next = self.S_RK6.val();
+                }
+            }
+            S_RK6 => {
+                // queued; on to the next candidate
+                if self.rack_built.val() {
+                    self.ps_n.next.out = self.retx.out_outstanding.val();
+                    self.ps_n.next.queued = self.retx.out_queued.val();
+                    self.ps_n.next.can = self.retx.out_can_send.val();
+                    self.ps_we.next = true;
+                    if self.retx.out_ok.val() {
+                        self.rk_lost.d.next = self.rk_lost.q.val() + self.one_cwnd.val();
+                    }
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_AFTER.val();
+                    self.retx.in_psn.next = self.rk_psn.q.val() + self.one24.val();
+                    self.st.d.next = self.S_RK2.val();
+                } else {
+                    self.st.d.next = self.S_IDLE.val();
+                }
+            }
+            S_RKD => {
+                // the path's losses to its health
+                if !self.rack_built.val() {
+                    self.st.d.next = self.S_IDLE.val();
+                } else if self.rk_lost.q.val() != self.zero_cwnd.val() {
+                    self.health.in_valid.next = true;
+                    self.health.in_op.next = self.H_ACK.val();
+                    self.health.in_newly.next = self.zero_cwnd.val();
+                    self.health.in_lost.next = self.rk_lost.q.val();
+                    self.st.d.next = self.S_RKH.val();
+                } else {
+                    self.st.d.next = self.S_RKN.val();
+                }
+            }
+            S_RKH => {
+                self.st.d.next = self.S_IDLE.val();
+                if self.rack_built.val() {
+                    self.st.d.next = self.S_RKN.val();
+                }
+            }
+            S_RKN => {
+                if !self.rack_built.val() {
+                    self.st.d.next = self.S_IDLE.val();
+                } else if self.rk_lost.q.val() != self.zero_cwnd.val() {
+                    // the health's answer
+                    self.ps_n.next.retired = self.health.out_retired.val();
+                    self.ps_we.next = true;
+                    self.rk_lost.d.next = self.zero_cwnd.val();
+                    if self.health.out_repath.val() {
+                        self.st.d.next = self.S_REPATH.val();
+                    }
+                } else if self.rk_first.q.val() {
+                    self.rk_first.d.next = false;
+                    self.pth_n.next = self.zero_path.val();
+                    self.st.d.next = self.S_RKL.val();
+                } else if self.pth_wraps.val() {
+                    self.rk_walk.d.next = false;
+                    self.st.d.next = self.S_IDLE.val();
+                } else {
+                    self.pth_n.next = self.pth_next.val();
+                    self.st.d.next = self.S_RKL.val();
                 }
             }
 
@@ -2589,6 +2847,17 @@ impl Logic for TxPath {
             self.ccx_n.next.rttvar = self.zero_est.val();
             self.ccx_n.next.probes = self.zero3.val();
             self.ccx_n.next.parmed = false;
+        }
+        // Without rack, its state is constant too.
+        if !self.rack_built.val() {
+            self.ccx_n.next.min_rtt = self.zero32.val();
+            self.ccx_n.next.rack_ts = self.zero32.val();
+            self.rexm.d.next = self.zero256.val();
+            self.rk_walk.d.next = false;
+            self.rk_first.d.next = false;
+            self.rk_psn.d.next = self.zero24.val();
+            self.rk_res.d.next = false;
+            self.rk_lost.d.next = self.zero_cwnd.val();
         }
         self.ccx.d.next = self.ccx_n.val();
         self.ps.d.next = self.ps_n.val();

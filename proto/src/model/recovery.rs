@@ -124,11 +124,15 @@ impl Recovery {
     /// `control.recovery`: the bit of `probe` (in builds with tail probes,
     /// `engine_info.recovery` bit 0).
     pub const PROBE_BIT: u32 = 8;
+    /// `control.recovery`: the bit of `rack` (in builds with it,
+    /// `engine_info.recovery` bit 1).
+    pub const RACK_BIT: u32 = 9;
     const FIELD_MAX: u32 = (1 << Recovery::FIELD_BITS) - 1;
 
     /// The settings of the `control.recovery` register, which the RTL
     /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
-    /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`), as that register holds
+    /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`, bit 8 `probe`, bit 9
+    /// `rack`), as that register holds
     /// them; the other fields are not in it. Out-of-range values are cut to
     /// their bits: [`Recovery::register`] refuses them.
     pub const fn word(&self) -> u32 {
@@ -137,6 +141,7 @@ impl Recovery {
             | (self.path_ecn_cut as u32) << Recovery::ECN_CUT_BIT
             | (self.hint_warmup as u32) << Recovery::WARMUP_BIT
             | (self.probe as u32) << Recovery::PROBE_BIT
+            | (self.rack as u32) << Recovery::RACK_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
@@ -145,7 +150,6 @@ impl Recovery {
     pub fn register(&self) -> Result<u32, String> {
         let v0 = Recovery::v0();
         let missing: Vec<&str> = [
-            (self.rack, "rack"),
             (self.repair_route != v0.repair_route, "repair_route"),
             (self.conn_window, "conn_window"),
         ]
@@ -155,7 +159,7 @@ impl Recovery {
         if !missing.is_empty() {
             return Err(format!(
                 "the engine's RTL does not implement {} yet (it has max_backoff, repath_loss_shift, path_ecn_cut, \
-                 hint_warmup and probe)",
+                 hint_warmup, probe and rack)",
                 missing.join(", ")
             ));
         }
@@ -163,6 +167,12 @@ impl Recovery {
             return Err(format!(
                 "probe_min {} ps: the RTL's least probe timeout is {} ps (Recovery::v0().probe_min)",
                 self.probe_min, v0.probe_min
+            ));
+        }
+        if self.rack && self.reo_min != v0.reo_min {
+            return Err(format!(
+                "reo_min {} ps: the RTL's least reordering window is {} ps (Recovery::v0().reo_min)",
+                self.reo_min, v0.reo_min
             ));
         }
         for (name, v) in [("max_backoff", self.max_backoff), ("repath_loss_shift", self.repath_loss_shift)] {
@@ -181,13 +191,15 @@ impl Recovery {
             path_ecn_cut: (word >> Recovery::ECN_CUT_BIT) & 1 == 1,
             hint_warmup: (word >> Recovery::WARMUP_BIT) & 1 == 1,
             probe: (word >> Recovery::PROBE_BIT) & 1 == 1,
+            rack: (word >> Recovery::RACK_BIT) & 1 == 1,
             ..Recovery::v0()
         }
     }
 
     /// The most of v1 the RTL implements: v0 with v1's `max_backoff`,
-    /// `repath_loss_shift`, `hint_warmup` and `probe` (a build without
-    /// tail probes, `EngineConfig::tail_probes`, refuses it). ECN echoes still cut the
+    /// `repath_loss_shift`, `hint_warmup`, `probe` and `rack` (a build
+    /// without them, `EngineConfig::tail_probes` and `EngineConfig::rack`,
+    /// refuses them). ECN echoes still cut the
     /// paths' windows: v1 stops that only because its connection window
     /// answers ECN instead; without that window (not in the RTL yet) the
     /// sender would not answer ECN at all (measured with bench-scale: a
@@ -199,6 +211,7 @@ impl Recovery {
             repath_loss_shift: v1.repath_loss_shift,
             hint_warmup: v1.hint_warmup,
             probe: v1.probe,
+            rack: v1.rack,
             ..Recovery::v0()
         }
     }
@@ -263,9 +276,11 @@ mod tests {
             assert_eq!(Recovery::from_word(r.register().unwrap()), r);
         }
         assert_eq!(Recovery::v0().word(), 0xd5);
-        assert_eq!(Recovery::v1_rtl().word(), 0x162);
+        assert_eq!(Recovery::v1_rtl().word(), 0x362);
         let e = Recovery::v1().register().unwrap_err();
-        assert!(e.contains("rack, repair_route, conn_window"), "{e}");
+        assert!(e.contains("implement repair_route, conn_window yet"), "{e}");
+        let e = Recovery { reo_min: 2_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
+        assert!(e.contains("reo_min 2000000 ps"), "{e}");
         let e = Recovery { probe_min: 5_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
         assert!(e.contains("probe_min 5000000 ps"), "{e}");
         let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();

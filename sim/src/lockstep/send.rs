@@ -113,13 +113,14 @@ impl Default for SendLockstep {
 /// The send path's inputs for the settings of `control.recovery`, as the
 /// engine top decodes the register (settings the register cannot hold
 /// panic).
-pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 4] {
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 5] {
     r.register().unwrap_or_else(|e| panic!("{e}"));
     [
         ("cfg_max_backoff", r.max_backoff as u64),
         ("cfg_loss_shift", r.repath_loss_shift as u64),
         ("cfg_path_ecn_cut", r.path_ecn_cut as u64),
         ("cfg_probe", r.probe as u64),
+        ("cfg_rack", r.rack as u64),
     ]
 }
 
