@@ -538,7 +538,8 @@ pub fn after_map_ram(area: bool, json: &str) -> String {
 /// ([`AREA_ABC`], the LUT library without `-nowidelut`'s limit, so that a
 /// five-input function may be two LUT4s and a PFU mux where that is
 /// smaller) took its engine from 23 718 packed places to 22 992 (3.1 %
-/// fewer; 23 068 with LUT4s only; five rounds instead of three: 22 918)
+/// fewer; 23 068 with LUT4s only; five rounds instead of three: 22 918,
+/// and on 4d62e51's Verilog 20 473 against 20 655, so five are run)
 /// while its longest chain of LUTs between registers, carry chains and
 /// RAMs grew by one (yosys `ltp`). The other builds keep the flow's
 /// delay-oriented mapping. Such a build also keeps its [`NARROW_TABLES`]
@@ -553,12 +554,21 @@ pub const AREA_ABC_FILE: &str = "area.abc";
 
 /// ABC's script for LUT mapping by area: `abc9`'s default script
 /// (`&scorr; &sweep; &dc2; &dch -f -r; &if; &mfs`) with area-oriented
-/// mapping (`&if -a`), then two more rounds of mapping (`&if -a; &mfs`)
-/// over the mapped network restructured again (`&st`, `&syn2` before the
-/// second, `&dch -f -r` before each).
+/// mapping (`&if -a`), then four more rounds of mapping (`&if -a; &mfs`)
+/// over the mapped network restructured again (`&st`, `&syn2` before
+/// every other one, `&dch -f -r` before each).
 pub const AREA_ABC: &str = "&scorr
 &sweep
 &dc2
+&dch -f -r
+&if -a -v
+&mfs
+&st
+&syn2
+&dch -f -r
+&if -a -v
+&mfs
+&st
 &dch -f -r
 &if -a -v
 &mfs
