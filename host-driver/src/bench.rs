@@ -19,8 +19,9 @@ const BACKLOG: u32 = 16;
 const BUF: u64 = 4 << 20;
 
 /// Goodput of engine A sending WRITEs to engine B on `net` (its kind is
-/// ignored), as a fraction of `net.rate_mbps`: bytes B placed per unit
-/// time after the warm-up, read from B's counters.
+/// ignored; its recovery settings are the engines'), as a fraction of
+/// `net.rate_mbps`: bytes B placed per unit time after the warm-up, read
+/// from B's counters.
 pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
     let c = PairConfig {
         paths: net.paths.min(16) as u32,
@@ -32,7 +33,7 @@ pub fn rtl_goodput(net: &NetConfig, d: Durations) -> Result<f64> {
         // As for the line rate: a PCIe DMA engine outruns the 16 Gb/s MAC.
         dma_stall: 0.0,
         preset: "corundum",
-        recovery: ferroce_proto::model::Recovery::v0(),
+        recovery: net.recovery,
     };
     let mut p = EnginePair::new(net.topology(2, 1), c)?;
     let (mut posted, mut done) = (0u32, 0u32);

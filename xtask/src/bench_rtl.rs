@@ -219,6 +219,19 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
             sweep.push(p);
         }
     }
+    // The same points at MTU 1024 with the RTL's v1 settings (tail probes
+    // and rack among them), the RTL against the model.
+    let mut sweep_v1 = Vec::new();
+    for &loss in &LOSSES {
+        let mut n = net(Kind::Ferroce, 1024, loss);
+        n.recovery = ferroce_proto::model::Recovery::v1_rtl();
+        let (rtl, model) = (rtl_goodput(&n, d)?, goodput_on(n, d)?);
+        eprintln!(
+            "  [{:>5.1}s] v1-rtl mtu 1024 loss {loss:<4}: rtl {rtl:.3}  model {model:.3}",
+            started.elapsed().as_secs_f64()
+        );
+        sweep_v1.push((loss, rtl, model));
+    }
     let blocks_speed = if quick { Vec::new() } else { block_speeds(started)? };
     let mems = crate::storage::measure()?;
     let (bits, blocks) = crate::storage::totals(&mems);
@@ -262,6 +275,9 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
             "loss": p.loss, "mtu": p.mtu, "rtl_goodput": p.rtl, "model_goodput": p.model,
             "gbn_goodput": p.gbn, "ideal": p.ideal,
         })).collect::<Vec<_>>(),
+        "loss_sweep_v1_rtl": sweep_v1.iter().map(|(loss, rtl, model)| json!({
+            "loss": loss, "mtu": 1024, "recovery": "v1-rtl", "rtl_goodput": rtl, "model_goodput": model,
+        })).collect::<Vec<_>>(),
         "builds": builds.iter().map(Build::json).collect::<Vec<_>>(),
         "sim_speed": {"cycles_per_second": line.cycles_per_second,
             "blocks_alone": blocks_speed.iter().map(|(n, v)| json!({"block": n, "cycles_per_second": v}))
@@ -280,7 +296,9 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let dir = dir_bench();
     std::fs::write(
         dir.join("rtl.md"),
-        markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref()) + &builds_markdown(&builds),
+        markdown(quick, line, pair_line, &sweep, &mems, &blocks_speed, synth.as_ref())
+            + &v1_markdown(&sweep_v1)
+            + &builds_markdown(&builds),
     )?;
     crate::plot::lines(
         &sweep,
@@ -587,6 +605,20 @@ fn builds_markdown(builds: &[Build]) -> String {
         if let Some(e) = b.synth.as_ref().filter(|s| !s.current) {
             let _ = writeln!(s, "\n`{}`: not measured for this Verilog; {}.", b.preset, e.stale());
         }
+    }
+    s
+}
+
+/// The loss sweep's points with `Recovery::v1_rtl`: (loss, RTL, model).
+fn v1_markdown(points: &[(f64, f64, f64)]) -> String {
+    let mut s = String::from(
+        "\n## Goodput against loss with the RTL's v1 settings\n\nThe sweep's fabric and runs at MTU 1024, both engines \
+         and the model with `control.recovery` at `Recovery::v1_rtl` (`--recovery v1-rtl`: RTOs doubled at most \
+         twice, re-pathing at a sixteenth of an epoch lost, the rate hint from the first ACK, tail probes and \
+         `rack`), on the `corundum` build.\n\n| loss | RTL | model | RTL / model |\n|---|---|---|---|\n",
+    );
+    for (loss, rtl, model) in points {
+        let _ = writeln!(s, "| {loss} | {rtl:.3} | {model:.3} | {:.2} |", rtl / model);
     }
     s
 }
