@@ -32,6 +32,11 @@ pub fn verilog_of<B: Block>(make: impl FnOnce() -> B + Send) -> String {
 /// path-field, path-key and stream-key widths, and connections.
 pub use crate::presets::corundum::cfg::{CONNS, CONN_KEY_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_KEY_BITS};
 
+use crate::presets::corundum::cfg::ACK_QUEUE_BITS;
+/// The `corundum` build's ACK timers, as its engine has them.
+pub type AckTimerOfCorundum =
+    crate::engine::ack_timer::AckTimer<PATH_KEY_BITS, ACK_QUEUE_BITS, { ACK_QUEUE_BITS + 1 }, { 1 << ACK_QUEUE_BITS }>;
+
 /// Sizes of the board blocks as emitted for tests and lint.
 pub mod board {
     /// Board memory: 2^13 words of 64 bits (64 KiB).
@@ -97,6 +102,7 @@ fn engine_and_boards() -> Vec<(&'static str, String)> {
         ("uart_rx", verilog(crate::board::uart::UartRx::new(board::TEST_BIT_CYCLES))),
         ("uart_tx", verilog(crate::board::uart::UartTx::new(board::TEST_BIT_CYCLES))),
         ("uartbone", verilog(crate::board::uartbone::UartBone::new(board::TEST_TIMEOUT))),
+        ("ack_timer", verilog(AckTimerOfCorundum::default())),
         ("ack_gen", verilog(crate::rx::ack_gen::AckGen::<PATH_KEY_BITS>::default())),
         ("cc", verilog(crate::tx::cc::Cc::<PATH_KEY_BITS>::default())),
         ("crc_append", verilog(crate::tx::crc_append::CrcAppend::<false, false>::default())),

@@ -208,6 +208,32 @@ impl EngineConfig {
         self.conn_bits + self.path_bits
     }
 
+    /// Whether the receiver's ACK timers queue their armings (the RTL's
+    /// `ack_timer`, each firing within 3 cycles of its deadline) rather
+    /// than scan the keys (`rto_timer`, one key a cycle, so up to a round
+    /// of 2^path_key_bits cycles late): where a round is more than an
+    /// eighth of the default ACK delay (the `corundum` and `ecp5-85`
+    /// builds; `ecp5-25`'s round is 8 cycles, 160 ns).
+    pub const fn ack_timer_queued(&self) -> bool {
+        (1u64 << self.path_key_bits()) * self.clock_ps as u64 > crate::defaults::DEFAULTS.ack_delay_ns as u64 * 1000 / 8
+    }
+
+    /// Bits of the receiver's queue of ACK-timer armings (the RTL's
+    /// `ack_timer`): an arming waits one ACK delay and there is at most one
+    /// per received frame, so 64 hold the default 2 us of minimum-size
+    /// frames at 250 MHz (62); a build with fewer path keys has that many
+    /// (at least 16). With the queue full the oldest arming fires early.
+    pub const fn ack_queue_bits(&self) -> usize {
+        let k = self.path_key_bits();
+        if k < 4 {
+            4
+        } else if k > 6 {
+            6
+        } else {
+            k
+        }
+    }
+
     /// Bits of a stream key {connection, stream}.
     pub const fn stream_key_bits(&self) -> usize {
         self.conn_bits + self.stream_bits

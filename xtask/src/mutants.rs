@@ -323,6 +323,27 @@ const MUTANTS: &[Mutant] = &[
         to: "rk_counts = (1'b1 | ",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "wrong bound: rack's floor ignores the candidates the walk passed over (later ACKs skip walks that would find losses)",
+        from: "rk_below = rk_dfl >= half32;",
+        to: "rk_below = 1'b0;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "ack_timer",
+        what: "dropped condition: an ACK timer's arming is taken before it is due",
+        from: "due = late < half_range;",
+        to: "due = 1'b1;",
+        tests: &[("ferroce-sim", "rtl_rto_timer"), ("ferroce-tests", "engine")],
+    },
+    Mutant {
+        block: "ack_timer",
+        what: "dropped check: an ACK timer's replaced arming still fires",
+        from: "(timers$read_data[(32'h0)+:(32)] == chk_deadline$q)",
+        to: "1'b1",
+        tests: &[("ferroce-sim", "rtl_rto_timer"), ("ferroce-tests", "engine")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

@@ -6,6 +6,7 @@
 pub mod pacer;
 pub mod rate_div;
 pub mod regs;
+pub mod ack_timer;
 pub mod rto_timer;
 
 pub use crate::presets::corundum::top;

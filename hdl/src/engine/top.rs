@@ -49,7 +49,7 @@ use ferroce_proto::rings::{self, rqe, wqe};
 use ferroce_proto::wire;
 
 use super::cfg::{
-    CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
+    ACK_QUEUED, ACK_QUEUE_BITS, CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
     RACK, TAIL_PROBES,
 };
 use super::csr::{Csr, ADDR_BITS};
@@ -58,6 +58,7 @@ use super::tx_path::TxPath;
 use crate::blocks::fifo::{RamFifo, RegFifo};
 use crate::blocks::trees::{FirstSet1024, FirstSet256};
 use crate::blocks::{index_bits, HdlDefault, HdlStruct};
+use crate::engine::ack_timer::{AckTimers, Pick};
 use crate::engine::pacer::Pacer;
 use crate::engine::rate_div::RateDiv;
 use crate::engine::regs::{strobe_of, Settings, Status};
@@ -410,7 +411,7 @@ pub struct Engine {
     txp: TxPath,
     /// `control.ctrl` bit 1 written: the counters restart from 0.
     clear_stats: Signal<Local, bool>,
-    ackt: RtoTimer<PATH_KEY_BITS>,
+    ackt: <AckTimers<ACK_QUEUED, PATH_KEY_BITS, ACK_QUEUE_BITS, { ACK_QUEUE_BITS + 1 }, { 1 << ACK_QUEUE_BITS }> as Pick>::Block,
     rtot: RtoTimer<PATH_KEY_BITS>,
     arm_w: Signal<Local, WideKey>,
     arm_wb: Signal<Local, Bits<WIDE_KEY_BITS>>,

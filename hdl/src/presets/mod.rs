@@ -31,6 +31,10 @@ macro_rules! preset {
             pub const STREAM_BITS: usize = CONFIG.stream_bits;
             /// Path-key width: {connection, path}.
             pub const PATH_KEY_BITS: usize = CONFIG.path_key_bits();
+            /// The ACK timers queue their armings (`ack_timer`) rather than scan.
+            pub const ACK_QUEUED: bool = CONFIG.ack_timer_queued();
+            /// The ACK timers' queue of armings: 2^ACK_QUEUE_BITS entries.
+            pub const ACK_QUEUE_BITS: usize = CONFIG.ack_queue_bits();
             /// Stream-key width: {connection, stream}.
             pub const STREAM_KEY_BITS: usize = CONFIG.stream_key_bits();
             /// Connections.

@@ -211,6 +211,12 @@ pub struct ConnCtx {
     /// after the resend).
     pub min_rtt: Bits<32>,
     pub rack_ts: Bits<32>,
+    /// `rack`: no candidate of the connection was sent before this time
+    /// (ns): the least send time of the candidates the last walk passed
+    /// over as not lost, or the time of that walk (or of the set-up) when
+    /// it met none. A walk is only needed when rack_ts is more than the
+    /// reordering window after it (or the floor is out of range).
+    pub rack_floor: Bits<32>,
 }
 
 /// What the choices need of a path.
@@ -878,6 +884,8 @@ pub struct TxPath {
     rk_psn: DFF<Bits<24>>,
     rk_res: DFF<bool>,
     rk_lost: DFF<Bits<CWND_BITS>>,
+    // the walk's floor so far (`ConnCtx::rack_floor`)
+    rk_floor: DFF<Bits<32>>,
     rnr_p: DFF<Bits<24>>,
     w_pend: DFF<bool>,
     w_key: DFF<Bits<PATH_KEY_BITS>>,
@@ -946,6 +954,10 @@ pub struct TxPath {
     rk_reo: Signal<Local, Bits<32>>,
     rk_margin: Signal<Local, Bits<32>>,
     rk_is_lost: Signal<Local, bool>,
+    rk_ahead: Signal<Local, Bits<32>>,
+    rk_need: Signal<Local, bool>,
+    rk_dfl: Signal<Local, Bits<32>>,
+    rk_below: Signal<Local, bool>,
     b_acc: [Signal<Local, Bits<PATHS>>; PATHS + 1],
     wr_want: Signal<Local, bool>,
     take_wr: Signal<Local, bool>,
@@ -1333,6 +1345,12 @@ pub struct TxPath {
     rack_built: Constant<bool>,
     #[constant(REO_MIN_NS)]
     reo_min: Constant<Bits<32>>,
+    /// How far ahead of rack_ts the floor plus the window may be for the
+    /// walk to be skipped (ns), and the sign bit of a 32-bit time difference.
+    #[constant(1u64 << 22)]
+    rk_range: Constant<Bits<32>>,
+    #[constant(1u64 << 31)]
+    half32: Constant<Bits<32>>,
     #[constant(2u64)]
     two_sh: Constant<Bits<8>>,
     #[constant(0u64)]
@@ -1407,7 +1425,7 @@ impl Logic for TxPath {
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
             snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
-            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_lost
+            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_lost, rk_floor
         );
         self.sent_t.read_clock.next = self.clock.val();
         self.sent_t.write_clock.next = self.clock.val();
@@ -1728,6 +1746,14 @@ impl Logic for TxPath {
         self.rk_reo.next = self.rk_quarter.val() + self.cfg_ack_delay.val();
         self.rk_margin.next = self.ccx_l.val().rack_ts - (self.rk_t.val() + self.rk_reo.val());
         self.rk_is_lost.next = !self.rk_margin.val().get_bit(31) & self.rk_margin.val().any();
+        // The walk can find nothing lost when every candidate was sent at
+        // or after the floor and rack_ts is within the window after it:
+        // floor + window - rack_ts in [0, 2^22 ns) (outside it, e.g. a
+        // floor gone stale on an idle connection, the walk runs).
+        self.rk_ahead.next = (self.ccx_l.val().rack_floor + self.rk_reo.val()) - self.ccx_l.val().rack_ts;
+        self.rk_need.next = self.rk_on.val() & (self.rk_ahead.val() >= self.rk_range.val());
+        self.rk_dfl.next = self.rk_t.val() - self.rk_floor.q.val();
+        self.rk_below.next = self.rk_dfl.val() >= self.half32.val();
 
         // First newly acknowledged slot at or after start_slot, circularly:
         // the first at or after it, else the first before it.
@@ -2024,6 +2050,11 @@ impl Logic for TxPath {
                         self.ccx_n.next.rttvar = self.zero_est.val();
                         self.ccx_n.next.probes = self.zero3.val();
                         self.ccx_n.next.parmed = false;
+                        // rack: nothing acknowledged yet, and nothing sent
+                        // before now (so the first ACK needs no walk)
+                        self.ccx_n.next.min_rtt = self.zero32.val();
+                        self.ccx_n.next.rack_ts = self.now.val();
+                        self.ccx_n.next.rack_floor = self.now.val();
                         self.c_we.next = true;
                         self.c_wa.next = self.ctl_conn.val();
                         self.s_clear.next = true;
@@ -2312,12 +2343,13 @@ impl Logic for TxPath {
                     self.c_we.next = true;
                 }
                 // rack: then the walk over the connection's paths.
-                self.rk_walk.d.next = self.rk_on.val();
+                self.rk_walk.d.next = self.rk_need.val();
                 self.rk_first.d.next = true;
                 self.rk_lost.d.next = self.zero_cwnd.val();
+                self.rk_floor.d.next = self.now.val();
                 if self.health.out_repath.val() {
                     self.st.d.next = self.S_REPATH.val();
-                } else if self.rk_on.val() {
+                } else if self.rk_need.val() {
                     self.st.d.next = self.S_RKN.val();
                 } else {
                     self.st.d.next = self.S_IDLE.val();
@@ -2394,6 +2426,12 @@ impl Logic for TxPath {
                 } else {
                     self.st.d.next = self.S_RKD.val();
                 }
+                // a candidate not lost: the floor (the originals above the
+                // one ending the path were sent after it, their resends
+                // later still)
+                if !self.rk_is_lost.val() & self.rk_below.val() {
+                    self.rk_floor.d.next = self.rk_t.val();
+                }
             }
             S_RK5 => {
                 self.st.d.next = self.S_IDLE.val();
@@ -2456,6 +2494,8 @@ impl Logic for TxPath {
                     self.st.d.next = self.S_RKL.val();
                 } else if self.pth_wraps.val() {
                     self.rk_walk.d.next = false;
+                    self.ccx_n.next.rack_floor = self.rk_floor.q.val();
+                    self.c_we.next = true;
                     self.st.d.next = self.S_IDLE.val();
                 } else {
                     self.pth_n.next = self.pth_next.val();
@@ -2852,6 +2892,8 @@ impl Logic for TxPath {
         if !self.rack_built.val() {
             self.ccx_n.next.min_rtt = self.zero32.val();
             self.ccx_n.next.rack_ts = self.zero32.val();
+            self.ccx_n.next.rack_floor = self.zero32.val();
+            self.rk_floor.d.next = self.zero32.val();
             self.rexm.d.next = self.zero256.val();
             self.rk_walk.d.next = false;
             self.rk_first.d.next = false;
