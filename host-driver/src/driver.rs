@@ -224,18 +224,17 @@ impl<D: Device> Driver<D> {
         // it did before the register existed.)
         if cfg.recovery.probe || cfg.recovery.rack {
             let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
-            if cfg.recovery.probe && built & regs::BUILT_TAIL_PROBES == 0 {
-                return Err(Error::BadRequest(
-                    "loss recovery: this engine's build has no tail probes (engine_info.recovery bit 0 is clear)"
-                        .into(),
-                ));
-            }
-            if cfg.recovery.rack && built & regs::BUILT_RACK == 0 {
-                return Err(Error::BadRequest(
-                    "loss recovery: this engine's build has no rack, the connection-level loss detection \
-                     (engine_info.recovery bit 1 is clear)"
-                        .into(),
-                ));
+            let parts = [
+                (cfg.recovery.probe, regs::BUILT_TAIL_PROBES, "tail probes"),
+                (cfg.recovery.rack, regs::BUILT_RACK, "rack, the connection-level loss detection"),
+            ];
+            for (asked, bit, what) in parts {
+                if asked && built & bit == 0 {
+                    return Err(Error::BadRequest(format!(
+                        "loss recovery: this engine's build has no {what} (engine_info.recovery bit {} is clear)",
+                        bit.trailing_zeros()
+                    )));
+                }
             }
         }
         let dma_addr_bits = dev.read32(map.addr(regs::engine_info::DMA_ADDR_BITS))?;
