@@ -132,6 +132,12 @@ impl SimLoopback {
         Ok(())
     }
 
+    /// Frames on their way to the engine: on the wire, and given to its
+    /// receive port but not yet taken whole.
+    pub fn in_flight(&self) -> usize {
+        self.wire.len() + self.engine.rx_pending()
+    }
+
     /// Flush the capture file.
     pub fn finish(&mut self) -> Result<()> {
         if let Some(p) = self.pcap.take() {

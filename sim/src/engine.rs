@@ -264,6 +264,11 @@ impl EngineSim {
         self.config.line_mbps()
     }
 
+    /// Frames given to the receive port and not yet taken whole.
+    pub fn rx_pending(&self) -> usize {
+        self.rx.len()
+    }
+
     /// A frame for the engine's MAC receive port.
     pub fn give_frame(&mut self, f: Vec<u8>) {
         self.rx.push_back((f, false));
