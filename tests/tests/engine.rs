@@ -41,7 +41,7 @@ fn run(o: Opts) -> ferroce_driver::loopback::Report {
 #[test]
 fn control_bit1_clears_every_counter() {
     use ferroce_driver::RegisterAccess;
-    let o = Opts { count: 8, size: 8192, loss: 0.02, paths: 4, streams: 2, ..Opts::default() };
+    let o = Opts { count: 8, size: 8192, loss: 0.05, paths: 4, streams: 2, ..Opts::default() };
     let (r, mut dev) = run_sim_device(&o, &mut |_, _| {}).unwrap_or_else(|e| panic!("{o:?}: {e}"));
     assert!(r.verified && r.retransmits > 0, "{r:?}");
     let reg = |dev: &mut SimLoopback, r: regs::Reg| dev.read32(r.offset()).unwrap();
