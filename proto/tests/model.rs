@@ -36,6 +36,12 @@ struct Link {
     hints: Vec<(Time, u32)>,
     /// Mark every data frame from node 0 CE (a congested fabric).
     mark_ce: bool,
+    /// Lose the ACKs from node 1 with these (path, index among that
+    /// path's ACKs).
+    lose_acks: Vec<(u8, usize)>,
+    /// ACKs from node 1 seen per path, and those lost.
+    acks_on: [usize; 16],
+    acks_lost: usize,
 }
 
 fn cfg(i: u8) -> EndpointConfig {
@@ -90,6 +96,9 @@ impl Link {
             acks: 0,
             hints: Vec::new(),
             mark_ce: false,
+            lose_acks: Vec::new(),
+            acks_on: [0; 16],
+            acks_lost: 0,
         }
     }
 
@@ -135,6 +144,10 @@ impl Link {
                         if let Body::Ack(a) = p.transport.body {
                             self.hints.push((self.now, a.rate_hint_mbps));
                         }
+                        let k = &mut self.acks_on[c.path.0 as usize];
+                        lost = self.lose_acks.contains(&(c.path.0, *k));
+                        self.acks_lost += lost as usize;
+                        *k += 1;
                     }
                     let mut f = f;
                     if self.mark_ce && i == 0 {
@@ -407,6 +420,34 @@ fn rack_finds_a_hole_that_no_later_packet_on_its_path_reveals() {
     assert_eq!(l.retransmissions(), vec![(3, 1)], "exactly that PSN, on its path");
     assert!(l.now < us(30), "repaired within a few RTTs, not at the RTO: {}", l.now);
     assert_eq!(l.mem[1].0[..16 * 1024], l.mem[0].0[..16 * 1024]);
+}
+
+/// A lost ACK is not taken for the loss of the packets it acknowledged:
+/// `rack` leaves a path alone while its newest packet in flight was sent
+/// within the window, and that packet's ACK carries the path's SACK state.
+/// (Without that rule the other paths' ACKs made these packets look lost
+/// and each was resent: measured at 1 % loss on two hosts, about eight
+/// needless resends per lost ACK.)
+#[test]
+fn rack_does_not_resend_what_a_lost_ack_acknowledged() {
+    for lost in [(3, 4), (0, 10), (5, 20)] {
+        let mut l = Link::with(8, v0_with(|r| r.rack = true), None);
+        l.lose_acks = vec![lost];
+        l.write(1, 1 << 20);
+        assert_eq!(l.run(1, us(2_000), |_, _, _| false), 1);
+        assert_eq!(l.acks_lost, 1, "the ACK {lost:?} was sent and lost");
+        let st = l.ep[0].stats();
+        assert_eq!((st.lost_found_by_ack, st.rtos), (0, 0), "ACK {lost:?}");
+        assert_eq!(l.retransmissions(), vec![], "ACK {lost:?}: nothing resent");
+        assert_eq!(l.mem[1].0[..1 << 20], l.mem[0].0[..1 << 20]);
+    }
+    // A packet lost on that path is still found by `rack` when the path
+    // gets nothing later (its newest in flight is the lost one).
+    let mut l = Link::with(8, v0_with(|r| r.rack = true), Some(10_000));
+    l.write(1, 16 * 1024);
+    assert_eq!(l.run(1, us(2_000), |path, psn, copy| path == 3 && psn == 1 && copy == 1), 1);
+    assert_eq!(l.retransmissions(), vec![(3, 1)]);
+    assert_eq!(l.ep[0].stats().rtos, 0);
 }
 
 /// The last packet of a connection is lost: a tail probe resends it after

@@ -7,7 +7,9 @@
 //! above that original can be lost: the walk finds exactly the set the
 //! model's scan of every candidate finds, in the same order. Checked here
 //! on random traffic of one path (sends, lossy delivery, ACKs, resends,
-//! losses declared), at many detection points.
+//! losses declared), at many detection points. Before the walk, the
+//! path's newest packet in flight: a candidate sent within the window
+//! makes the path wait for its ACK (nothing is lost on it yet).
 
 use std::collections::VecDeque;
 
@@ -17,15 +19,32 @@ use ferroce_proto::model::sack::{SackTracker, Verdict};
 use ferroce_proto::rng::Rng;
 use ferroce_proto::Psn;
 
-/// The model's rule: every candidate whose send time plus the window is
-/// before `rack_ts`.
+/// Does the path wait for its newest packet's ACK (newest in flight a
+/// candidate sent within the window)?
+fn waits(log: &PathLog, sent: &[u64; 256], rack_ts: u64, reo: u64) -> bool {
+    log.newest_candidate().is_some_and(|n| !rack_lost(sent[n.slot()], rack_ts, reo))
+}
+
+/// The model's rule: unless the path waits, every candidate whose send
+/// time plus the window is before `rack_ts`.
 fn scan(log: &PathLog, sent: &[u64; 256], rack_ts: u64, reo: u64) -> Vec<Psn> {
+    if waits(log, sent, rack_ts, reo) {
+        return Vec::new();
+    }
     log.candidates().filter(|p| rack_lost(sent[p.slot()], rack_ts, reo)).collect()
 }
 
-/// The walk, and how many candidates it looked at.
+/// The walk, and how many candidates it looked at: the newest in flight
+/// first (the RTL asks `retx` for the first candidate at or after it),
+/// then from `una` up.
 fn walk(log: &PathLog, sent: &[u64; 256], rack_ts: u64, reo: u64) -> (Vec<Psn>, usize) {
     let (mut lost, mut looked) = (Vec::new(), 0);
+    let newest = log.next().add(Psn::MODULUS - 1);
+    if let Some(n) = log.candidates().find(|p| p.diff(newest) >= 0) {
+        if !rack_lost(sent[n.slot()], rack_ts, reo) {
+            return (lost, looked);
+        }
+    }
     for p in log.candidates() {
         looked += 1;
         if rack_lost(sent[p.slot()], rack_ts, reo) {
@@ -40,7 +59,7 @@ fn walk(log: &PathLog, sent: &[u64; 256], rack_ts: u64, reo: u64) -> (Vec<Psn>, 
 #[test]
 fn the_walk_finds_what_the_scan_finds() {
     let mut rng = Rng::new(21);
-    let (mut checks, mut found, mut passed_resent, mut stopped_early) = (0u64, 0u64, 0u64, 0u64);
+    let (mut checks, mut found, mut passed_resent, mut stopped_early, mut waited) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for round in 0..40 {
         let start = Psn::new(((round as u64 * 0x9e37_79b9) % (1 << 24)) as u32);
         let mut log = PathLog::starting_at(start);
@@ -82,13 +101,19 @@ fn the_walk_finds_what_the_scan_finds() {
                 }
                 _ => {
                     // A detection point: the latest acknowledged send time
-                    // somewhere in the recent past, windows of 0 to 30.
-                    let rack_ts = now.saturating_sub(rng.below(60));
-                    let reo = rng.below(30);
+                    // somewhere in the recent past, windows of 0 to 30;
+                    // half of them with the newest packet in flight most
+                    // likely outside the window (so the path does not wait).
+                    let (rack_ts, reo) = if rng.chance(0.5) {
+                        (now.saturating_sub(rng.below(60)), rng.below(30))
+                    } else {
+                        (now, rng.below(3))
+                    };
                     let want = scan(&log, &sent, rack_ts, reo);
                     let (got, looked) = walk(&log, &sent, rack_ts, reo);
                     assert_eq!(got, want, "round {round} at {now}: rack_ts {rack_ts}, window {reo}");
                     checks += 1;
+                    waited += waits(&log, &sent, rack_ts, reo) as u64;
                     found += got.len() as u64;
                     passed_resent += log.candidates().take(looked).filter(|p| log.was_resent(*p)).count() as u64;
                     stopped_early += (looked < log.candidates().count()) as u64;
@@ -103,7 +128,8 @@ fn the_walk_finds_what_the_scan_finds() {
         }
     }
     assert!(
-        checks > 20_000 && found > 10_000 && passed_resent > 10_000 && stopped_early > 10_000,
-        "checks {checks}, found {found}, resent passed {passed_resent}, stopped early {stopped_early}"
+        checks > 20_000 && found > 10_000 && passed_resent > 10_000 && stopped_early > 10_000 && waited > 10_000,
+        "checks {checks}, found {found}, resent passed {passed_resent}, stopped early {stopped_early}, \
+         waited {waited}"
     );
 }

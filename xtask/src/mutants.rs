@@ -344,6 +344,20 @@ const MUTANTS: &[Mutant] = &[
         to: "1'b1",
         tests: &[("ferroce-sim", "rtl_rto_timer"), ("ferroce-tests", "engine")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: rack never waits for a path's newest packet (a lost ACK passes for lost packets)",
+        from: "rk_wait$d = ~rk_is_lost;",
+        to: "rk_wait$d = 1'b0;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "wrong bound: rack's floor ignores the old candidates of a path that waits (later ACKs skip walks that would find losses)",
+        from: "if (~rk_tail$q & ~(rk_is_lost & ~rk_wait$q) & rk_below) begin",
+        to: "if (~rk_tail$q & ~rk_is_lost & rk_below) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

@@ -883,6 +883,11 @@ pub struct TxPath {
     rk_first: DFF<bool>,
     rk_psn: DFF<Bits<24>>,
     rk_res: DFF<bool>,
+    // the path's newest PSN in flight is being looked at; the path waits
+    // (that PSN is a candidate sent within the window: the walk only
+    // keeps the floor)
+    rk_tail: DFF<bool>,
+    rk_wait: DFF<bool>,
     rk_lost: DFF<Bits<CWND_BITS>>,
     // the walk's floor so far (`ConnCtx::rack_floor`)
     rk_floor: DFF<Bits<32>>,
@@ -1425,7 +1430,7 @@ impl Logic for TxPath {
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
             snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
-            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_lost, rk_floor
+            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor
         );
         self.sent_t.read_clock.next = self.clock.val();
         self.sent_t.write_clock.next = self.clock.val();
@@ -2371,13 +2376,17 @@ impl Logic for TxPath {
                 }
             }
 
-            // ---- rack: on each path of the connection in turn, the
-            // candidates (neither acknowledged, queued nor held) from una
-            // up: a lost one is queued and counted, a resent one that is
-            // not lost passed over, and the first original that is not
-            // lost ends the path (originals were sent in PSN order, so none
-            // above it is lost); then the path's health counts the losses
-            // (which may re-path it). `PathLog::candidates` and
+            // ---- rack: on each path of the connection in turn, first its
+            // newest PSN in flight: if that is a candidate sent within the
+            // window, the path waits for its ACK (nothing on it is lost
+            // yet). Then the candidates (neither acknowledged, queued nor
+            // held) from una up: a lost one is queued and counted (not on
+            // a path that waits), a resent one that is not lost passed
+            // over, and the first original that is not lost ends the path
+            // (originals were sent in PSN order, so none above it is
+            // lost); the candidates passed keep the floor, so a path that
+            // waits is walked too. Then the path's health counts the
+            // losses (which may re-path it). `PathLog::candidates` and
             // `Endpoint::rack_detect` in the model. (Without rack these
             // states are never entered, and do nothing but return.) ----
             S_RKL => {
@@ -2386,7 +2395,10 @@ impl Logic for TxPath {
                     self.st.d.next = self.S_IDLE.val();
                 } else if self.ps_l.val().out != self.zero_cwnd.val() {
                     self.retx.in_valid.next = true;
-                    self.retx.in_op.next = self.R_FIRST.val();
+                    self.retx.in_op.next = self.R_AFTER.val();
+                    self.retx.in_psn.next = self.pd_next_psn.val() - self.one24.val();
+                    self.rk_tail.d.next = true;
+                    self.rk_wait.d.next = false;
                     self.st.d.next = self.S_RK2.val();
                 } else {
                     self.st.d.next = self.S_RKN.val();
@@ -2406,6 +2418,12 @@ impl Logic for TxPath {
                     self.rk_psn.d.next = self.retx.out_psn.val();
                     self.rk_res.d.next = self.retx.out_resent.val();
                     self.st.d.next = self.S_RK4.val();
+                } else if self.rk_tail.q.val() {
+                    // the newest is no candidate: the walk from una
+                    self.rk_tail.d.next = false;
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_FIRST.val();
+                    self.st.d.next = self.S_RK2.val();
                 } else {
                     self.st.d.next = self.S_RKD.val();
                 }
@@ -2413,7 +2431,15 @@ impl Logic for TxPath {
             S_RK4 => {
                 if !self.rack_built.val() {
                     self.st.d.next = self.S_IDLE.val();
-                } else if self.rk_is_lost.val() {
+                } else if self.rk_tail.q.val() {
+                    // the newest is a candidate: the path waits unless it
+                    // is lost; the walk from una either way
+                    self.rk_tail.d.next = false;
+                    self.rk_wait.d.next = !self.rk_is_lost.val();
+                    self.retx.in_valid.next = true;
+                    self.retx.in_op.next = self.R_FIRST.val();
+                    self.st.d.next = self.S_RK2.val();
+                } else if self.rk_is_lost.val() & !self.rk_wait.q.val() {
                     self.retx.in_valid.next = true;
                     self.retx.in_op.next = self.R_LOSE.val();
                     self.retx.in_psn.next = self.rk_psn.q.val();
@@ -2428,8 +2454,8 @@ impl Logic for TxPath {
                 }
                 // a candidate not lost: the floor (the originals above the
                 // one ending the path were sent after it, their resends
-                // later still)
-                if !self.rk_is_lost.val() & self.rk_below.val() {
+                // later still; the newest was sent after all of them)
+                if !self.rk_tail.q.val() & !(self.rk_is_lost.val() & !self.rk_wait.q.val()) & self.rk_below.val() {
                     self.rk_floor.d.next = self.rk_t.val();
                 }
             }
@@ -2899,6 +2925,8 @@ impl Logic for TxPath {
             self.rk_first.d.next = false;
             self.rk_psn.d.next = self.zero24.val();
             self.rk_res.d.next = false;
+            self.rk_tail.d.next = false;
+            self.rk_wait.d.next = false;
             self.rk_lost.d.next = self.zero_cwnd.val();
         }
         self.ccx.d.next = self.ccx_n.val();

@@ -700,7 +700,8 @@ impl Endpoint {
 
     /// `Recovery::rack`: on every path of the connection, the packets sent
     /// more than the reordering window before the latest-sent acknowledged
-    /// one are lost.
+    /// one are lost, unless the path's newest packet in flight is a
+    /// candidate sent within the window.
     fn rack_detect(&mut self, id: ConnId) {
         let shift = self.cfg.recovery.repath_loss_shift;
         let conn = self.conns.get_mut(&id).expect("connection exists");
@@ -708,6 +709,13 @@ impl Endpoint {
         let rack_ts = conn.rack_ts;
         let mut repath = Vec::new();
         for (q, path) in conn.tx.iter_mut().enumerate() {
+            // A path whose newest packet in flight is a candidate sent
+            // within the window waits for that packet's ACK, which carries
+            // the path's SACK state: a lost ACK then does not pass for the
+            // loss of the packets it acknowledged.
+            if path.log.newest_candidate().is_some_and(|n| !recovery::rack_lost(path.sent_at[n.slot()], rack_ts, reo)) {
+                continue;
+            }
             let lost: Vec<Psn> =
                 path.log.candidates().filter(|x| recovery::rack_lost(path.sent_at[x.slot()], rack_ts, reo)).collect();
             if lost.is_empty() {

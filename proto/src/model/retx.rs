@@ -263,11 +263,15 @@ impl PathLog {
     /// The PSN a tail probe resends: the newest in flight if it is a
     /// candidate, else the oldest candidate.
     pub fn probe_psn(&self) -> Option<Psn> {
+        self.newest_candidate().or_else(|| self.candidates().next())
+    }
+
+    /// The newest PSN in flight, if it is a candidate (neither SACKed,
+    /// queued nor held).
+    pub fn newest_candidate(&self) -> Option<Psn> {
         let newest = self.next.add(Psn::MODULUS - 1);
-        if self.span() > 0 && !self.sacked.get(newest) && !self.queued.get(newest) && !self.held.get(newest) {
-            return Some(newest);
-        }
-        self.candidates().next()
+        (self.span() > 0 && !self.sacked.get(newest) && !self.queued.get(newest) && !self.held.get(newest))
+            .then_some(newest)
     }
 
     fn in_flight(&self, p: Psn) -> bool {
