@@ -299,30 +299,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
         plan.seeds,
         plan.incast
     );
-    // Biggest jobs first, so that the two workers finish together.
-    let mut groups = Vec::new();
-    for &job in &plan.jobs {
-        for &t in &plan.transports {
-            for seed in 1..=plan.seeds {
-                groups.push((job, t, seed));
-            }
-        }
-    }
-    groups.sort_by_key(|(j, t, _)| (*t != Transport::Ideal, j.1 as u64 * j.2 as u64));
-    let collectives: Vec<Vec<Collective>> = parallel(groups, |(job, t, seed)| {
-        let rows = collective_group(job, t, seed, &plan.losses)?;
-        eprintln!(
-            "  [{:>6.1}s] {} {} hosts {} KiB {} seed {seed}: JCT/loss-free {}",
-            started.elapsed().as_secs_f64(),
-            job.0.label(),
-            job.1,
-            job.2 / 1024,
-            t.label(),
-            rows.iter().map(|r| format!("{:.2}", r.jct_over_lossfree)).collect::<Vec<_>>().join(" ")
-        );
-        Ok(rows)
-    })?;
-    let collectives: Vec<Collective> = collectives.into_iter().flatten().collect();
+    let collectives = run_collectives(&plan, started)?;
 
     let incast_jobs: Vec<(usize, Transport)> =
         plan.incast.iter().flat_map(|&n| simulated.iter().map(move |&t| (n, t))).collect();
@@ -367,6 +344,98 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     eprintln!("wrote docs/bench/scale.md in {:.1}s", started.elapsed().as_secs_f64());
     for m in &misses {
         eprintln!("target missed: {m}");
+    }
+    Ok(())
+}
+
+/// Every collective run of `plan` (each job, transport and seed, with all
+/// of the plan's loss models), on both cores, with progress on stderr.
+fn run_collectives(plan: &Plan, started: Instant) -> anyhow::Result<Vec<Collective>> {
+    // Biggest jobs first, so that the two workers finish together.
+    let mut groups = Vec::new();
+    for &job in &plan.jobs {
+        for &t in &plan.transports {
+            for seed in 1..=plan.seeds {
+                groups.push((job, t, seed));
+            }
+        }
+    }
+    groups.sort_by_key(|(j, t, _)| (*t != Transport::Ideal, j.1 as u64 * j.2 as u64));
+    let collectives: Vec<Vec<Collective>> = parallel(groups, |(job, t, seed)| {
+        let rows = collective_group(job, t, seed, &plan.losses)?;
+        eprintln!(
+            "  [{:>6.1}s] {} {} hosts {} KiB {} seed {seed}: JCT/loss-free {}",
+            started.elapsed().as_secs_f64(),
+            job.0.label(),
+            job.1,
+            job.2 / 1024,
+            t.label(),
+            rows.iter().map(|r| format!("{:.2}", r.jct_over_lossfree)).collect::<Vec<_>>().join(" ")
+        );
+        Ok(rows)
+    })?;
+    let collectives: Vec<Collective> = collectives.into_iter().flatten().collect();
+    Ok(collectives)
+}
+
+/// A point of `--only`: `PATTERN:HOSTS:KIB`.
+pub fn parse_point(spec: &str) -> anyhow::Result<(Pattern, usize, u32)> {
+    let patterns = [Pattern::AllToAll, Pattern::RingAllReduce, Pattern::Permutation];
+    let parts: Vec<&str> = spec.split(':').collect();
+    anyhow::ensure!(
+        parts.len() == 3,
+        "--only {spec:?}: expected PATTERN:HOSTS:KIB, for instance all_to_all:64:64"
+    );
+    let pattern = patterns.into_iter().find(|p| p.label() == parts[0]).with_context(|| {
+        format!(
+            "--only {spec:?}: no pattern {:?} (there are {})",
+            parts[0],
+            patterns.map(|p| p.label()).join(", ")
+        )
+    })?;
+    let hosts: usize = parts[1].parse().with_context(|| format!("--only {spec:?}: hosts {:?}", parts[1]))?;
+    anyhow::ensure!(hosts >= 2, "--only {spec:?}: a job needs at least 2 hosts");
+    let kib: u32 = parts[2].parse().with_context(|| format!("--only {spec:?}: KiB {:?}", parts[2]))?;
+    anyhow::ensure!((1..=1 << 20).contains(&kib), "--only {spec:?}: messages of 1 KiB to 1 GiB");
+    Ok((pattern, hosts, kib * 1024))
+}
+
+/// `bench-scale --only`: the named collectives with every loss model of
+/// the full run, the chosen transports (all when none) and `seeds` seeds;
+/// prints their table and the targets they bear on, and writes JSON if
+/// asked. docs/bench/scale.md is left alone.
+pub fn run_points(
+    points: &[String],
+    transports: &[String],
+    seeds: u64,
+    json_path: Option<String>,
+) -> anyhow::Result<()> {
+    let full = Plan::new(false);
+    let jobs = points.iter().map(|p| parse_point(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let labels: Vec<String> = full.transports.iter().map(|t| t.label()).collect();
+    for t in transports {
+        anyhow::ensure!(labels.contains(t), "--transport {t:?}: not one of {}", labels.join(", "));
+    }
+    anyhow::ensure!(seeds >= 1, "--seeds: at least one");
+    let chosen = full.transports.iter().copied().filter(|t| transports.is_empty() || transports.contains(&t.label()));
+    let plan = Plan { seeds, transports: chosen.collect(), jobs, incast: vec![], cost: vec![], ..full };
+    let started = Instant::now();
+    eprintln!(
+        "bench-scale --only: {} jobs x {} loss models x {} transports x {seeds} seeds",
+        plan.jobs.len(),
+        plan.losses.len(),
+        plan.transports.len()
+    );
+    let collectives = run_collectives(&plan, started)?;
+    let mut s = String::new();
+    collectives_table(&mut s, &plan, &collectives);
+    let (met, missed) = targets(&collectives, &[]);
+    crate::bench_model::write_targets(&mut s, &met, &missed);
+    print!("{s}");
+    if let Some(p) = &json_path {
+        let doc = results_json(&collectives, &[], &[]);
+        std::fs::write(p, serde_json::to_string_pretty(&doc)? + "\n").with_context(|| format!("writing {p}"))?;
+        eprintln!("wrote {p}");
     }
     Ok(())
 }
@@ -585,36 +654,7 @@ fn markdown(
          then over the ideal; `rto-free` is the share of lost data packets repaired without a \
          retransmission timeout (see the method).\n"
     );
-    let _ = writeln!(s, "| pattern | hosts | KiB | loss | transport | JCT / loss-free | JCT / ideal | p99 host finish (us) | losses | rto-free | spurious | RTOs |");
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for &(pattern, hosts, msg) in &plan.jobs {
-        for loss in &plan.losses {
-            for t in &plan.transports {
-                let rows = point(c, pattern, hosts, msg, &loss.label(), &t.label());
-                if rows.is_empty() {
-                    continue;
-                }
-                let f = |g: fn(&Collective) -> f64| spread(&rows.iter().map(|r| g(r)).collect::<Vec<_>>());
-                let (lf, lf0, lf1) = f(|r| r.jct_over_lossfree);
-                let unfinished = rows.iter().filter(|r| !r.finished).count();
-                let _ = writeln!(
-                    s,
-                    "| {} | {hosts} | {} | {} | {} | {lf:.2} ({lf0:.2}-{lf1:.2}){} | {:.2} | {:.0} | {:.0} | {:.3} | {:.4} | {:.0} |",
-                    pattern.label(),
-                    msg / 1024,
-                    loss.label(),
-                    t.label(),
-                    if unfinished > 0 { format!(" **{unfinished} unfinished**") } else { String::new() },
-                    f(|r| r.jct_over_ideal).0,
-                    f(|r| r.p99_host_finish_us).0,
-                    f(|r| r.losses as f64).0,
-                    f(|r| r.losses_recovered_without_rto).0,
-                    f(|r| r.spurious_retx_ratio).0,
-                    f(|r| r.rtos as f64).0,
-                );
-            }
-        }
-    }
+    collectives_table(&mut s, plan, c);
     let _ = writeln!(s, "\n## Cold incast\n");
     let _ = writeln!(
         s,
@@ -653,6 +693,41 @@ fn markdown(
     (s, missed)
 }
 
+/// The collectives table: one row per (job, loss model, transport) of
+/// the plan that has runs in `c`.
+fn collectives_table(s: &mut String, plan: &Plan, c: &[Collective]) {
+    let _ = writeln!(s, "| pattern | hosts | KiB | loss | transport | JCT / loss-free | JCT / ideal | p99 host finish (us) | losses | rto-free | spurious | RTOs |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &(pattern, hosts, msg) in &plan.jobs {
+        for loss in &plan.losses {
+            for t in &plan.transports {
+                let rows = point(c, pattern, hosts, msg, &loss.label(), &t.label());
+                if rows.is_empty() {
+                    continue;
+                }
+                let f = |g: fn(&Collective) -> f64| spread(&rows.iter().map(|r| g(r)).collect::<Vec<_>>());
+                let (lf, lf0, lf1) = f(|r| r.jct_over_lossfree);
+                let unfinished = rows.iter().filter(|r| !r.finished).count();
+                let _ = writeln!(
+                    s,
+                    "| {} | {hosts} | {} | {} | {} | {lf:.2} ({lf0:.2}-{lf1:.2}){} | {:.2} | {:.0} | {:.0} | {:.3} | {:.4} | {:.0} |",
+                    pattern.label(),
+                    msg / 1024,
+                    loss.label(),
+                    t.label(),
+                    if unfinished > 0 { format!(" **{unfinished} unfinished**") } else { String::new() },
+                    f(|r| r.jct_over_ideal).0,
+                    f(|r| r.p99_host_finish_us).0,
+                    f(|r| r.losses as f64).0,
+                    f(|r| r.losses_recovered_without_rto).0,
+                    f(|r| r.spurious_retx_ratio).0,
+                    f(|r| r.rtos as f64).0,
+                );
+            }
+        }
+    }
+}
+
 /// How the benchmark works and what the baselines are.
 const METHOD: &str = include_str!("bench_scale_method.md");
 
@@ -660,6 +735,27 @@ const METHOD: &str = include_str!("bench_scale_method.md");
 mod tests {
     use super::*;
     use crate::bench_model::keys;
+
+    /// `--only` names a point as PATTERN:HOSTS:KIB and refuses anything
+    /// else with the reason.
+    #[test]
+    fn points_are_parsed_and_bad_ones_refused() {
+        assert_eq!(parse_point("all_to_all:64:64").unwrap(), (Pattern::AllToAll, 64, 64 * 1024));
+        assert_eq!(parse_point("ring_allreduce:16:1024").unwrap(), (Pattern::RingAllReduce, 16, 1 << 20));
+        assert_eq!(parse_point("permutation:2:1").unwrap(), (Pattern::Permutation, 2, 1024));
+        for (bad, why) in [
+            ("all_to_all:64", "expected PATTERN:HOSTS:KIB"),
+            ("all_to_all:64:64:1", "expected PATTERN:HOSTS:KIB"),
+            ("alltoall:64:64", "no pattern \"alltoall\" (there are all_to_all, ring_allreduce, permutation)"),
+            ("all_to_all:1:64", "at least 2 hosts"),
+            ("all_to_all:x:64", "hosts \"x\""),
+            ("all_to_all:64:0", "1 KiB to 1 GiB"),
+            ("all_to_all:64:-3", "KiB \"-3\""),
+        ] {
+            let e = format!("{:#}", parse_point(bad).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 
     /// The quick plan's smallest pieces, run for real: every key the
     /// definition names, with values from the simulation.

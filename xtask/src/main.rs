@@ -235,13 +235,29 @@ enum Command {
     /// Collectives on a leaf-spine under i.i.d., bursty and spine loss, cold
     /// incast and the simulator's cost, each transport in the same runs;
     /// writes docs/bench/scale.md and its plots (the full run takes hours).
+    /// With `--only`, runs just the named collectives (every loss model of
+    /// the full run) and prints their table and the targets they bear on,
+    /// leaving docs/bench/scale.md alone.
     BenchScale {
         /// 32 hosts, small messages, two seeds (minutes).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "only")]
         quick: bool,
         /// Also write the results as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<String>,
+        /// Only this collective, as PATTERN:HOSTS:KIB (all_to_all,
+        /// ring_allreduce or permutation; KiB per peer, per host, or per
+        /// transfer), for instance all_to_all:64:64; repeatable.
+        #[arg(long, value_name = "PATTERN:HOSTS:KIB")]
+        only: Vec<String>,
+        /// With --only: just this transport (a label of the table, for
+        /// instance ferroce_8p or rocev2_gbn_dcqcn); repeatable; all when
+        /// none.
+        #[arg(long, value_name = "LABEL", requires = "only")]
+        transport: Vec<String>,
+        /// With --only: seeds per point (5 when not given, as the full run).
+        #[arg(long, requires = "only")]
+        seeds: Option<u64>,
     },
     /// The engine's RTL in Verilator, to docs/bench/rtl.md
     ///
@@ -324,7 +340,13 @@ fn main() -> anyhow::Result<()> {
         Command::SynthEngine { preset } => synth::engine(&preset),
         Command::Storage => storage::run(),
         Command::BenchModel { quick, json } => bench_model::run(quick, json),
-        Command::BenchScale { quick, json } => bench_scale::run(quick, json),
+        Command::BenchScale { quick, json, only, transport, seeds } => {
+            if only.is_empty() {
+                bench_scale::run(quick, json)
+            } else {
+                bench_scale::run_points(&only, &transport, seeds.unwrap_or(5), json)
+            }
+        }
         Command::BenchRtl { quick, json } => bench_rtl::run(quick, json),
         Command::Diff { side, packets, loss, seed, recovery } => diff::run(side, packets, loss, seed, &recovery),
         Command::Mutants { only } => mutants::run(only),
