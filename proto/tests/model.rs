@@ -487,6 +487,27 @@ fn repairs_take_another_paths_route() {
     assert_eq!(l.mem[1].0[..200 * 1024], l.mem[0].0[..200 * 1024]);
 }
 
+/// A repair whose route is dead (here: every copy lost until the fifth)
+/// does not go back to that route: after each RTO in a row the repair of
+/// the path takes the next other path's route in turn, so a route that
+/// looks clean only because its own path is idle is not tried forever.
+#[test]
+fn repairs_after_timeouts_try_other_routes_in_turn() {
+    let mut l = Link::with(4, v0_with(|r| r.repair_route = RepairRoute::CleanPath), None);
+    l.write(1, 200 * 1024);
+    assert_eq!(l.run(1, us(20_000), |path, psn, copy| path == 2 && psn == 5 && copy <= 4), 1);
+    let own: Vec<u16> = l.ep[0].paths(ConnId(1)).iter().map(|p| p.sport).collect();
+    let repairs: Vec<u16> =
+        l.sent.iter().zip(&l.sports).filter(|(s, _)| s.0 == 2 && s.1 == 5 && s.2).map(|(_, &p)| p).collect();
+    assert!(repairs.len() >= 4, "four repairs, the last one arriving: {repairs:?}");
+    assert!(l.ep[0].stats().rtos >= 3, "the lost repairs were found by RTOs");
+    for w in repairs[1..4].windows(2) {
+        assert_ne!(w[0], w[1], "consecutive repairs after RTOs on different routes: {repairs:?}");
+    }
+    assert!(repairs.iter().all(|p| own.contains(p) && *p != own[2]), "other paths' routes: {repairs:?} of {own:?}");
+    assert_eq!(l.mem[1].0[..200 * 1024], l.mem[0].0[..200 * 1024]);
+}
+
 /// The connection window: at most `start_window` packets before the first
 /// ACK with a rate hint (sent from the first ACK without the warm-up), then
 /// the hint times the base RTT plus headroom.

@@ -838,21 +838,26 @@ impl Endpoint {
 
     /// The route of a retransmission on path `p`: its own source port, or
     /// with `RepairRoute::CleanPath` that of the other live path with the
-    /// fewest losses in its epoch (the first after `p` on a tie).
+    /// fewest losses in its epoch (the first after `p` on a tie). After
+    /// RTOs in a row on `p` its repairs' route may itself be dead though
+    /// that path, idle, shows no loss (a spine failing after its last
+    /// packet): the k-th RTO in a row takes the k-th other live path after
+    /// `p` in turn, so consecutive repairs try different routes.
     fn repair_sport(cfg: &EndpointConfig, conn: &Conn, p: usize) -> u16 {
         let n = conn.tx.len();
         if cfg.recovery.repair_route == RepairRoute::SamePath || n == 1 {
             return conn.tx[p].sport;
         }
-        let mut best: Option<(usize, u32)> = None;
-        for k in 1..n {
-            let q = (p + k) % n;
-            let h = &conn.tx[q].health;
-            if !h.retired && best.is_none_or(|(_, l)| h.epoch_lost < l) {
-                best = Some((q, h.epoch_lost));
-            }
-        }
-        best.map_or(conn.tx[p].sport, |(q, _)| conn.tx[q].sport)
+        let live: Vec<usize> = (1..n).map(|k| (p + k) % n).filter(|&q| !conn.tx[q].health.retired).collect();
+        let turn = conn.tx[p].health.rtos_in_row as usize;
+        let q = if live.is_empty() {
+            p
+        } else if turn > 0 {
+            live[turn % live.len()]
+        } else {
+            live.iter().copied().min_by_key(|&q| conn.tx[q].health.epoch_lost).expect("not empty")
+        };
+        conn.tx[q].sport
     }
 
     fn transmit(&mut self, now: Time, id: ConnId, mem: &dyn HostMemory) -> Option<Vec<u8>> {
