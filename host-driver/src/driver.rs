@@ -220,13 +220,14 @@ impl<D: Device> Driver<D> {
             }
         }
         let map = Engine::discover(&mut dev, 0)?;
-        // (Read only when asked for probes or rack: a v0 bring-up reads what
-        // it did before the register existed.)
-        if cfg.recovery.probe || cfg.recovery.rack {
+        // (Read only when asked for probes, rack or the connection window: a
+        // v0 bring-up reads what it did before the register existed.)
+        if cfg.recovery.probe || cfg.recovery.rack || cfg.recovery.conn_window {
             let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
             let parts = [
                 (cfg.recovery.probe, regs::BUILT_TAIL_PROBES, "tail probes"),
                 (cfg.recovery.rack, regs::BUILT_RACK, "rack, the connection-level loss detection"),
+                (cfg.recovery.conn_window, regs::BUILT_CONN_WINDOW, "connection window"),
             ];
             for (asked, bit, what) in parts {
                 if asked && built & bit == 0 {
@@ -602,7 +603,8 @@ mod tests {
         // register's fields: refused by name, nothing written.
         use ferroce_proto::model::Recovery;
         for (what, recovery) in [
-            ("repair_route, conn_window", Recovery::v1()),
+            ("repair_route", Recovery::v1()),
+            ("start_window 32", Recovery { start_window: 32, ..Recovery::v1_rtl() }),
             ("reo_min 3000000", Recovery { reo_min: 3_000_000, ..Recovery::v1_rtl() }),
             ("max_backoff 9", Recovery { max_backoff: 9, ..Recovery::v0() }),
         ] {
@@ -629,7 +631,8 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(0);
-        let v0 = Config { recovery: Recovery { probe: false, rack: false, ..Recovery::v1_rtl() }, ..cfg() };
+        let v0 =
+            Config { recovery: Recovery { probe: false, rack: false, conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &v0, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "without probes and rack it is accepted: {m}");
         }
@@ -641,9 +644,21 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(regs::BUILT_TAIL_PROBES);
-        let probes = Config { recovery: Recovery { rack: false, ..Recovery::v1_rtl() }, ..cfg() };
+        let probes = Config { recovery: Recovery { rack: false, conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &probes, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "probes without rack are accepted there: {m}");
+        }
+        // The connection window asked of a build without it: refused by name.
+        let (mut dev, writes) = posted();
+        dev.recovery_built = Some(regs::BUILT_TAIL_PROBES | regs::BUILT_RACK);
+        let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
+        assert!(m.contains("no connection window"), "{m}");
+        assert_eq!(*writes.borrow(), [], "written before the refusal");
+        let (mut dev, _) = posted();
+        dev.recovery_built = Some(regs::BUILT_TAIL_PROBES | regs::BUILT_RACK);
+        let unwindowed = Config { recovery: Recovery { conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
+        if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &unwindowed, sq, rq, cq) {
+            assert!(!m.contains("loss recovery"), "probes and rack without the window are accepted there: {m}");
         }
     }
 

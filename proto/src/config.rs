@@ -104,6 +104,13 @@ pub struct EngineConfig {
     /// `tail_probes`; a build without it takes `control.recovery` values
     /// below 0x200 only.
     pub rack: bool,
+    /// The connection window (`Recovery::conn_window`) is built in: per
+    /// connection an ECN AIMD window over all its paths' packets, its
+    /// packets out and its receiver's latest rate hint, which caps it
+    /// (`engine_info.recovery` bit 2). Needs `rack` (the connection's
+    /// round-trip estimate is the tail probes'); a build without it takes
+    /// `control.recovery` values below 0x400 only.
+    pub conn_window: bool,
 }
 
 impl EngineConfig {
@@ -127,6 +134,7 @@ impl EngineConfig {
         clock_ps: 4000,
         tail_probes: true,
         rack: true,
+        conn_window: true,
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
@@ -171,6 +179,7 @@ impl EngineConfig {
         clock_ps: 20_000,
         tail_probes: false,
         rack: false,
+        conn_window: false,
         ..EngineConfig::CORUNDUM
     };
 
@@ -244,6 +253,9 @@ impl EngineConfig {
         if self.rack && !self.tail_probes {
             return Err("rack needs tail probes (control.recovery's bits are taken in order)");
         }
+        if self.conn_window && !self.rack {
+            return Err("the connection window needs rack (control.recovery's bits are taken in order)");
+        }
         if self.conn_bits < 1 || self.conn_bits > 6 {
             return Err("connections must be 2 to 64");
         }
@@ -289,7 +301,9 @@ impl EngineConfig {
     /// The build's `engine_info` constants, register by register.
     /// `engine_info.recovery`: the loss-recovery mechanisms built in.
     pub const fn recovery_built(&self) -> u32 {
-        (if self.tail_probes { regs::BUILT_TAIL_PROBES } else { 0 }) | if self.rack { regs::BUILT_RACK } else { 0 }
+        (if self.tail_probes { regs::BUILT_TAIL_PROBES } else { 0 })
+            | (if self.rack { regs::BUILT_RACK } else { 0 })
+            | if self.conn_window { regs::BUILT_CONN_WINDOW } else { 0 }
     }
 
     pub const fn info(&self) -> [(Reg, u32); 10] {
@@ -352,6 +366,8 @@ impl EngineConfig {
             Some(Bounds { min: 0, max: (1 << crate::model::Recovery::PROBE_BIT) - 1 })
         } else if reg == regs::control::RECOVERY && !self.rack {
             Some(Bounds { min: 0, max: (1 << crate::model::Recovery::RACK_BIT) - 1 })
+        } else if reg == regs::control::RECOVERY && !self.conn_window {
+            Some(Bounds { min: 0, max: (1 << crate::model::Recovery::CONN_WINDOW_BIT) - 1 })
         } else {
             reg.register().range
         }
@@ -429,13 +445,20 @@ mod tests {
         assert_eq!(e.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xff }));
         assert_eq!(
             EngineConfig::ECP5_85.reset(regs::engine_info::RECOVERY),
-            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK
+            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW
         );
-        let probes_only = EngineConfig { rack: false, ..EngineConfig::ECP5_85 };
+        let probes_only = EngineConfig { rack: false, conn_window: false, ..EngineConfig::ECP5_85 };
         assert_eq!(probes_only.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES);
         assert_eq!(probes_only.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x1ff }));
-        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x3ff }));
-        assert!(EngineConfig { tail_probes: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("rack"));
+        let no_window = EngineConfig { conn_window: false, ..EngineConfig::ECP5_85 };
+        assert_eq!(no_window.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES | regs::BUILT_RACK);
+        assert_eq!(no_window.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x3ff }));
+        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x7ff }));
+        assert!(EngineConfig { tail_probes: false, conn_window: false, ..EngineConfig::ECP5_85 }
+            .check()
+            .unwrap_err()
+            .contains("rack"));
+        assert!(EngineConfig { rack: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("connection window"));
         for reg in EngineConfig::DMA_HIGH_HALVES {
             assert_eq!(e.range(reg), Some(Bounds { min: 0, max: 0 }), "{reg}");
             assert_eq!(EngineConfig::CORUNDUM.range(reg), reg.register().range, "{reg}");

@@ -127,6 +127,9 @@ pub const BUILT_TAIL_PROBES: u32 = 1;
 /// `engine_info.recovery`: connection-level loss detection (`rack`) is
 /// built in.
 pub const BUILT_RACK: u32 = 2;
+/// `engine_info.recovery`: the connection window (`conn_window`) is built
+/// in.
+pub const BUILT_CONN_WINDOW: u32 = 4;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -186,7 +189,8 @@ pub const BLOCKS: &[Block] = &[
                 Const,
                 RECOVERY_BUILT,
                 "loss-recovery mechanisms built in beyond v0's: bit 0 tail probes (`control.recovery` bit 8); bit 1 \
-                 connection-level loss detection by send time (`control.recovery` bit 9)",
+                 connection-level loss detection by send time (`control.recovery` bit 9); bit 2 the connection \
+                 window (`control.recovery` bit 10)",
             ),
         ],
     },
@@ -227,9 +231,10 @@ pub const BLOCKS: &[Block] = &[
                  packets; bit 6 ECN cuts the paths' windows; bit 7 no rate hint in the first activity window; bit 8 \
                  tail probes (a build without them, `engine_info.recovery` bit 0 clear, takes 0 to 0xff); bit 9 \
                  connection-level loss detection by send time (a build without it, `engine_info.recovery` bit 1 \
-                 clear, takes 0 to 0x1ff)",
+                 clear, takes 0 to 0x1ff); bit 10 a window per connection over all its paths, ECN AIMD capped by \
+                 the rate hint (a build without it, `engine_info.recovery` bit 2 clear, takes 0 to 0x3ff)",
             )
-            .within(0, 0x3ff),
+            .within(0, 0x7ff),
             r(
                 "window_cap",
                 0x44,

@@ -27,10 +27,11 @@ use ferroce_sim::memory::Memory;
 
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
     reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
-    cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, cfg_probe, cfg_ack_delay, cfg_rack, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
+    cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, cfg_probe, cfg_ack_delay, cfg_rack,
+    cfg_conn_window, cfg_line, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
     ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
     ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
-    fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, ack_valid, ack_key,
+    fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, fb_hint, ack_valid, ack_key,
     ack_cum, ack_sack, ack_ts, ack_sport, ack_pending, ack_ce, nak_valid, nak_key, nak_psn, nak_stream,
     nak_msg_seq, nak_code, nak_sport, rto_valid, rto_key, probe_valid, probe_key, release_valid, release_key, release_psn, tx_go, tx_mask,
     m_rd_cmd_ready, s_rd_tdata, s_rd_tkeep, s_rd_tvalid, s_rd_tlast, m_axis_tready, m_cpl_ready, pt_key, clear_stats);
@@ -103,10 +104,10 @@ fn send_path_matches_the_model_in_lockstep() {
 }
 
 /// The lockstep again with every send-side setting of `control.recovery`
-/// away from v0, at v1's values (`Recovery::v1_rtl` and, as v1 with its
-/// connection window has it, ECN echoes not cutting the paths' windows:
-/// RTOs doubled at most twice, re-pathing at a sixteenth of an epoch lost,
-/// tail probes, `rack`), on a lossier channel so that the epochs'
+/// away from v0, at v1's values (`Recovery::v1_rtl`: RTOs doubled at most
+/// twice, re-pathing at a sixteenth of an epoch lost, tail probes, `rack`,
+/// the connection window capped by B's rate hints, with ECN echoes cutting
+/// it and not the paths' windows), on a lossier channel so that the epochs'
 /// thresholds, the backoff's limit and the probe timers are reached (a
 /// quarter of the ACKs lost: the first probes go out in the replayed
 /// cycles). The same run without `rack`, in lockstep too, finds fewer
@@ -115,7 +116,7 @@ fn send_path_matches_the_model_in_lockstep() {
 fn send_path_matches_the_model_with_v1_recovery_settings() {
     ferroce_sim::verilator::record_next("tx_path", REPLAYED);
     let cfg = SendLockstep {
-        recovery: ferroce_proto::model::Recovery { path_ecn_cut: false, ..ferroce_proto::model::Recovery::v1_rtl() },
+        recovery: ferroce_proto::model::Recovery::v1_rtl(),
         loss: 0.06,
         ack_loss: 0.25,
         messages: [600, 200],
@@ -158,6 +159,43 @@ fn rack_keeps_the_originals_send_time_for_early_acks_of_resent_packets() {
     eprintln!("{} messages, {} frames, {} completions, {st:?}", r.messages, r.frames, r.completions);
     assert_eq!(r.completions as u64, r.messages);
     assert!(st.lost_found_by_ack > 30 && st.tx_retx > 30, "{st:?}");
+}
+
+/// The connection window's cap: round trips of 22 to 30 us, longer than
+/// the cap's 12.5 us of the hinted rate, so that the cap holds a
+/// connection back before its pacing does; B's line so slow that its
+/// rate hints (after its warmup, in which the start window of 8 holds)
+/// cap each connection at a few packets, and A's line slower still, so
+/// that A takes the hints only up to it (9 packets at 1.6 Gb/s of
+/// 374-byte frames against 11 at B's 2 Gb/s or more); no CE marks, so
+/// that the window itself only grows. In lockstep: any packet the cap
+/// should have held back, or held back needlessly, diverges; and the cap
+/// binds: the 16-path connection has at most the cap at A's line out, and
+/// without the window more than the cap at any of B's hints.
+#[test]
+fn the_connection_window_holds_to_the_rate_hints_cap() {
+    use ferroce_proto::model::Recovery;
+    let cfg = SendLockstep {
+        recovery: Recovery::v1_rtl(),
+        seed: 9,
+        loss: 0.01,
+        ack_loss: 0.01,
+        ce: 0.0,
+        messages: [240, 80],
+        line_mbps: [1_600, 4_000],
+        delay_us: 10,
+        ..SendLockstep::default()
+    };
+    let r = send_lockstep(&cfg, &mut |_, _| {}).unwrap_or_else(|d| panic!("{d}"));
+    eprintln!("{} messages, {} frames, most out {:?}, {:?}", r.messages, r.frames, r.max_out, r.stats);
+    assert_eq!(r.completions as u64, r.messages);
+    let open = SendLockstep { recovery: Recovery { conn_window: false, ..cfg.recovery }, ..cfg };
+    let w = send_lockstep(&open, &mut |_, _| {}).unwrap_or_else(|d| panic!("without the window: {d}"));
+    eprintln!("without the window: {} frames, most out {:?}", w.frames, w.max_out);
+    let frame = MTU + (wire::DATA_FRAME_OVERHEAD + wire::WIRE_OVERHEAD) as u32;
+    let (at_a, at_b) = (cfg.recovery.window_cap(1_600, frame), cfg.recovery.window_cap(2_000, frame));
+    assert_eq!((at_a, at_b), (9, 11));
+    assert!(r.max_out[0] == at_a && w.max_out[0] > at_b, "most out with the window {:?}, without {:?}", r.max_out, w.max_out);
 }
 
 /// ACK and NAK frames asked for by the receive side, byte for byte as

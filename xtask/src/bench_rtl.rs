@@ -614,8 +614,8 @@ fn v1_markdown(points: &[(f64, f64, f64)]) -> String {
     let mut s = String::from(
         "\n## Goodput against loss with the RTL's v1 settings\n\nThe sweep's fabric and runs at MTU 1024, both engines \
          and the model with `control.recovery` at `Recovery::v1_rtl` (`--recovery v1-rtl`: RTOs doubled at most \
-         twice, re-pathing at a sixteenth of an epoch lost, the rate hint from the first ACK, tail probes and \
-         `rack`), on the `corundum` build.\n\n| loss | RTL | model | RTL / model |\n|---|---|---|---|\n",
+         twice, re-pathing at a sixteenth of an epoch lost, the rate hint from the first ACK, tail probes, \
+         `rack` and the connection window), on the `corundum` build.\n\n| loss | RTL | model | RTL / model |\n|---|---|---|---|\n",
     );
     for (loss, rtl, model) in points {
         let _ = writeln!(s, "| {loss} | {rtl:.3} | {model:.3} | {:.2} |", rtl / model);

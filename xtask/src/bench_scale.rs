@@ -30,7 +30,8 @@ pub enum Transport {
     /// (`Recovery::v0`, the registers' reset values).
     FerroceV0(u8),
     /// ferroce over this many paths with the most of v1 the RTL implements
-    /// today (`Recovery::v1_rtl`: `control.recovery` at v1's values).
+    /// today (`Recovery::v1_rtl`: `control.recovery` at v1's values; v1
+    /// but its repairs' route).
     FerroceRtl(u8),
     /// IRN-style: selective repeat on one ECMP path, in flight capped at one
     /// BDP.

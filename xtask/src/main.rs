@@ -295,7 +295,7 @@ enum Command {
         seed: u64,
         /// The sender's loss-recovery profile (send side): v0 (the reset values) or v1-rtl (v1's values of the
         /// settings in control.recovery: RTO doublings, re-path threshold, the receiver's hint without warmup,
-        /// tail probes, rack)
+        /// tail probes, rack, the connection window)
         #[arg(long, value_name = "PROFILE", default_value = "v0")]
         recovery: String,
     },

@@ -358,6 +358,27 @@ const MUTANTS: &[Mutant] = &[
         to: "if (~rk_tail$q & ~rk_is_lost & rk_below) begin",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: new data goes out whatever the connection window",
+        from: "else if (e_found & (~cw_on | cwin$room)) begin",
+        to: "else if (e_found) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped check: the connection window is not capped by the rate hint (nor the start window)",
+        from: "room = (out < cwnd) & cap_ok;",
+        to: "room = (out < cwnd);",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: ECN echoes halve the connection window more than once an RTT",
+        from: "if (since > srtt) begin",
+        to: "if (1'b1) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

@@ -50,7 +50,7 @@ use ferroce_proto::wire;
 
 use super::cfg::{
     ACK_QUEUED, ACK_QUEUE_BITS, CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
-    RACK, TAIL_PROBES,
+    CONN_WINDOW, RACK, TAIL_PROBES,
 };
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
@@ -77,11 +77,11 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
-// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8 and 9, as `Recovery::word` packs them.
+// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8, 9 and 10, as `Recovery::word` packs them.
 const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
-    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9);
+    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9 && R::CONN_WINDOW_BIT == 10);
 };
 
 /// The receiver's activity window for its rate hint (ps), the model's
@@ -433,6 +433,8 @@ pub struct Engine {
     probes_built: Constant<bool>,
     #[constant(RACK)]
     rack_built: Constant<bool>,
+    #[constant(CONN_WINDOW)]
+    cw_built: Constant<bool>,
     #[constant(0u64)]
     zero_wide_conn: Constant<Bits<{ WIDE_KEY_BITS - CONN_KEY_BITS }>>,
     pace: Pacer<CONN_KEY_BITS>,
@@ -1500,7 +1502,12 @@ impl Logic for Engine {
         self.fb_in.next.ce = self.rxp.m_fb_ce.val();
         self.fb_in.next.code = self.rxp.m_fb_code.val();
         self.fb_in.next.stream = self.rxp.m_fb_stream.val();
+        // An ACK has no message sequence number: in builds with the
+        // connection window its slot carries the ACK's rate hint.
         self.fb_in.next.msg_seq = self.rxp.m_fb_msg_seq.val();
+        if self.cw_built.val() & !self.rxp.m_fb_nak.val() {
+            self.fb_in.next.msg_seq = self.rxp.m_fb_hint.val();
+        }
         self.fb_in.next.ts = self.rxp.m_fb_ts_echo.val();
         self.fbq.push.next = self.rxp.m_fb_valid.val() & !self.fbq.full.val();
         self.fbq.push_data.next = self.fb_in.val();
@@ -1534,6 +1541,8 @@ impl Logic for Engine {
         self.txp.cfg_probe.next = self.cfg_rec.val().get_bit(8) & self.probes_built.val();
         self.txp.cfg_ack_delay.next = self.cfg.val().ack_delay_ns;
         self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
+        self.txp.cfg_conn_window.next = self.cfg_rec.val().get_bit(10) & self.cw_built.val();
+        self.txp.cfg_line.next = self.cfg_line.val();
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();
@@ -1570,6 +1579,10 @@ impl Logic for Engine {
         self.txp.fb_code.next = self.fb_out.val().code;
         self.txp.fb_stream.next = self.fb_out.val().stream;
         self.txp.fb_msg_seq.next = self.fb_out.val().msg_seq;
+        self.txp.fb_hint.next = self.zero32.val();
+        if self.cw_built.val() & !self.fb_out.val().nak {
+            self.txp.fb_hint.next = self.fb_out.val().msg_seq;
+        }
         self.txp.fb_ts.next = self.fb_out.val().ts;
         self.txp.ack_valid.next = self.ackq.valid.val();
         self.txp.ack_key.next = self.ack_out.val().key;

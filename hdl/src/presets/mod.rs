@@ -59,6 +59,8 @@ macro_rules! preset {
             pub const TAIL_PROBES: bool = CONFIG.tail_probes;
             /// Connection-level loss detection by send time is built in.
             pub const RACK: bool = CONFIG.rack;
+            /// The connection window is built in.
+            pub const CONN_WINDOW: bool = CONFIG.conn_window;
             /// Bits of the DMA addresses the engine drives.
             pub const DMA_ADDR_BITS: usize = CONFIG.dma_addr_bits as usize;
             /// Bits of an address sum with its carry.

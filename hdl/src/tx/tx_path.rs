@@ -130,7 +130,7 @@ use rust_hdl::prelude::*;
 
 use super::cfg::{
     CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS,
-    RACK, TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
+    CONN_WINDOW, RACK, TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
 };
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
@@ -217,6 +217,14 @@ pub struct ConnCtx {
     /// it met none. A walk is only needed when rack_ts is more than the
     /// reordering window after it (or the floor is out of range).
     pub rack_floor: Bits<32>,
+    /// The connection window (`conn_window`): the window, packets
+    /// acknowledged since it last grew, when it was last halved (ns), and
+    /// the receiver's latest rate hint (Mb/s, at most the line rate; 0
+    /// before the first).
+    pub cwnd: Bits<CW_BITS>,
+    pub credit: Bits<CW_BITS>,
+    pub last_cut: Bits<32>,
+    pub hint: Bits<32>,
 }
 
 /// What the choices need of a path.
@@ -392,6 +400,220 @@ pub struct ZConns {
     pub hi: Bits<{ 256 - CONNS }>,
 }
 
+/// Bits of a connection window, its packets out and its cap (a path's
+/// window bits plus the path number's: all paths' windows at their cap).
+pub const CW_BITS: usize = CWND_BITS + PATH_BITS;
+/// Bits of the connection window's products and byte counts.
+pub const CW_PROD_BITS: usize = 40;
+/// The connection window's start, before its first rate hint
+/// (`Recovery::window_cap` with no hint; `Recovery::register` holds
+/// `start_window` to it).
+const CW_START: u64 = if Recovery::RTL_START_WINDOW > 1 { Recovery::RTL_START_WINDOW as u64 } else { 1 };
+/// A data frame's bytes on the wire beyond its payload (the model's
+/// `frame_bytes`).
+const FRAME_OVERHEAD: u64 = (ferroce_proto::wire::DATA_FRAME_OVERHEAD + ferroce_proto::wire::WIRE_OVERHEAD) as u64;
+// The cap's bytes per base RTT, hint x base_rtt / 8e6, are hint x 5 / 4:
+// `Recovery::register` holds base_rtt to v0's 10 us.
+const _: () = assert!(Recovery::v0().base_rtt * 4 == 8_000_000 * 5);
+
+/// A connection count zero-extended to the window's product width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwOutZ {
+    pub lo: Bits<CW_BITS>,
+    pub hi: Bits<{ CW_PROD_BITS - CW_BITS }>,
+}
+/// A frame's wire bytes zero-extended to the window's product width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwFrameZ {
+    pub lo: Bits<14>,
+    pub hi: Bits<{ CW_PROD_BITS - 14 }>,
+}
+/// A rate hint zero-extended to the window's product width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwHintZ {
+    pub lo: Bits<32>,
+    pub hi: Bits<{ CW_PROD_BITS - 32 }>,
+}
+/// A path's count zero-extended to a connection's.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwPathZ {
+    pub lo: Bits<CWND_BITS>,
+    pub hi: Bits<PATH_BITS>,
+}
+/// The window cap and the path count, zero-extended to 16 bits for their
+/// product (rust-hdl's `Bits` multiplies 16 x 16).
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwMaxZ {
+    pub lo: Bits<CWND_BITS>,
+    pub hi: Bits<{ 16 - CWND_BITS }>,
+}
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwPathsZ {
+    pub lo: Bits<{ PATH_BITS + 1 }>,
+    pub hi: Bits<{ 16 - PATH_BITS - 1 }>,
+}
+
+/// window cap x paths, both operands and the product at 16 bits.
+impl std::ops::Mul<CwPathsZ> for CwMaxZ {
+    type Output = Bits<16>;
+
+    fn mul(self, rhs: CwPathsZ) -> Bits<16> {
+        let a = Bits::<16>::from(self).to_u64();
+        let b = Bits::<16>::from(rhs).to_u64();
+        ((a * b) & 0xffff).into()
+    }
+}
+
+/// packets x frame bytes, both operands and the product at one width (as
+/// `pacer`'s product: `#[hdl_gen]` writes `a * b`, exact at equal widths;
+/// the operands' zero high bits let synthesis shrink it to 12 x 14).
+impl std::ops::Mul<CwFrameZ> for CwOutZ {
+    type Output = Bits<CW_PROD_BITS>;
+
+    fn mul(self, rhs: CwFrameZ) -> Bits<CW_PROD_BITS> {
+        let a = Bits::<CW_PROD_BITS>::from(self).to_u64() as u128;
+        let b = Bits::<CW_PROD_BITS>::from(rhs).to_u64() as u128;
+        (((a * b) & ((1u128 << CW_PROD_BITS) - 1)) as u64).into()
+    }
+}
+
+/// The connection window (`Recovery::conn_window`; the model's
+/// `Endpoint::conn_free` and the connection's `cc::Window`), combinational:
+/// whether the connection may send a new packet, and its window after an
+/// ACK.
+///
+/// It may when its packets out (`out`, over all its paths) are below both
+/// its window and its cap: before the first rate hint (`hint` 0) the
+/// start window, after it `ceil(B / F) + 2` packets, where `F` is a data
+/// frame's wire bytes (`mtu` plus the headers) and `B` the bytes of a base
+/// RTT at the hint with a quarter's headroom, `floor(floor(hint x 5 / 4) x
+/// 5 / 4)` (10 us: `Recovery::window_cap`). `out < ceil(B / F) + 2` is
+/// taken as `out < 2` or `(out - 2) F < B`, which needs no division.
+///
+/// After an ACK that newly acknowledged `newly` packets and echoed `ce`
+/// marks at `now` (ns), with the connection's smoothed RTT `srtt` (ns) and
+/// `out` counted after the ACK: `cc`'s AIMD at the connection's cap `max`
+/// (the window cap times its paths).
+#[derive(LogicBlock, HdlDefault)]
+pub struct ConnWin {
+    pub cwnd: Signal<In, Bits<CW_BITS>>,
+    pub credit: Signal<In, Bits<CW_BITS>>,
+    pub last_cut: Signal<In, Bits<32>>,
+    pub hint: Signal<In, Bits<32>>,
+    pub out: Signal<In, Bits<CW_BITS>>,
+    pub mtu: Signal<In, Bits<14>>,
+    pub newly: Signal<In, Bits<CWND_BITS>>,
+    pub ce: Signal<In, Bits<16>>,
+    pub now: Signal<In, Bits<32>>,
+    pub srtt: Signal<In, Bits<32>>,
+    pub max: Signal<In, Bits<CW_BITS>>,
+    pub room: Signal<Out, bool>,
+    pub cwnd_next: Signal<Out, Bits<CW_BITS>>,
+    pub credit_next: Signal<Out, Bits<CW_BITS>>,
+    pub cut_next: Signal<Out, Bits<32>>,
+    // the cap
+    out_m2: Signal<Local, CwOutZ>,
+    frame: Signal<Local, CwFrameZ>,
+    spent: Signal<Local, Bits<CW_PROD_BITS>>,
+    hz: Signal<Local, CwHintZ>,
+    h1: Signal<Local, Bits<CW_PROD_BITS>>,
+    h5: Signal<Local, Bits<CW_PROD_BITS>>,
+    b1: Signal<Local, Bits<CW_PROD_BITS>>,
+    b5: Signal<Local, Bits<CW_PROD_BITS>>,
+    bytes: Signal<Local, Bits<CW_PROD_BITS>>,
+    cap_ok: Signal<Local, bool>,
+    // the AIMD
+    marked: Signal<Local, bool>,
+    since: Signal<Local, Bits<32>>,
+    out1: Signal<Local, Bits<CW_BITS>>,
+    limit: Signal<Local, Bits<CW_BITS>>,
+    half: Signal<Local, Bits<CW_BITS>>,
+    newly_z: Signal<Local, CwPathZ>,
+    sum: Signal<Local, Bits<CW_BITS>>,
+    #[constant(CW_START)]
+    start: Constant<Bits<CW_BITS>>,
+    #[constant(2u64)]
+    two: Constant<Bits<CW_BITS>>,
+    #[constant(1u64)]
+    one: Constant<Bits<CW_BITS>>,
+    #[constant(0u64)]
+    zero: Constant<Bits<CW_BITS>>,
+    #[constant(FRAME_OVERHEAD)]
+    overhead: Constant<Bits<14>>,
+    #[constant(0u64)]
+    zero_out_hi: Constant<Bits<{ CW_PROD_BITS - CW_BITS }>>,
+    #[constant(0u64)]
+    zero_frame_hi: Constant<Bits<{ CW_PROD_BITS - 14 }>>,
+    #[constant(0u64)]
+    zero_hint_hi: Constant<Bits<{ CW_PROD_BITS - 32 }>>,
+    #[constant(0u64)]
+    zero_path_hi: Constant<Bits<PATH_BITS>>,
+}
+
+impl Logic for ConnWin {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // B = floor(floor(hint x 5 / 4) x 5 / 4) bytes
+        self.hz.next.lo = self.hint.val();
+        self.hz.next.hi = self.zero_hint_hi.val();
+        self.h1.next = self.hz.val().into();
+        self.h5.next = self.h1.val() + (self.h1.val() << 2);
+        self.b1.next = self.h5.val() >> 2;
+        self.b5.next = self.b1.val() + (self.b1.val() << 2);
+        self.bytes.next = self.b5.val() >> 2;
+        // (out - 2) x F, read only when out >= 2
+        self.out_m2.next.lo = self.out.val() - self.two.val();
+        self.out_m2.next.hi = self.zero_out_hi.val();
+        self.frame.next.lo = self.mtu.val() + self.overhead.val();
+        self.frame.next.hi = self.zero_frame_hi.val();
+        self.spent.next = self.out_m2.val() * self.frame.val();
+        if !self.hint.val().any() {
+            self.cap_ok.next = self.out.val() < self.start.val();
+        } else {
+            self.cap_ok.next = (self.out.val() < self.two.val()) | (self.spent.val() < self.bytes.val());
+        }
+        self.room.next = (self.out.val() < self.cwnd.val()) & self.cap_ok.val();
+
+        // cc's AIMD on the connection's counts
+        self.marked.next = self.ce.val().any();
+        self.since.next = self.now.val() - self.last_cut.val();
+        self.out1.next = self.out.val() + self.one.val();
+        self.limit.next = self.out1.val();
+        if self.cwnd.val() < self.out1.val() {
+            self.limit.next = self.cwnd.val();
+        }
+        self.half.next = self.limit.val() >> 1;
+        self.newly_z.next.lo = self.newly.val();
+        self.newly_z.next.hi = self.zero_path_hi.val();
+        self.sum.next = self.credit.val() + Bits::<CW_BITS>::from(self.newly_z.val());
+        self.cwnd_next.next = self.cwnd.val();
+        self.credit_next.next = self.credit.val();
+        self.cut_next.next = self.last_cut.val();
+        if self.marked.val() {
+            if self.since.val() > self.srtt.val() {
+                self.cut_next.next = self.now.val();
+                self.credit_next.next = self.zero.val();
+                if self.half.val().any() {
+                    self.cwnd_next.next = self.half.val();
+                } else {
+                    self.cwnd_next.next = self.one.val();
+                }
+            }
+        } else if self.newly.val().any() {
+            if self.sum.val() >= self.cwnd.val() {
+                self.credit_next.next = self.zero.val();
+                if self.cwnd.val() >= self.max.val() {
+                    self.cwnd_next.next = self.max.val();
+                } else {
+                    self.cwnd_next.next = self.cwnd.val() + self.one.val();
+                }
+            } else {
+                self.credit_next.next = self.sum.val();
+            }
+        }
+    }
+}
+
 /// What the choices read of one path's [`PathSum`]: its flags, and its free
 /// window (`cwnd - out`, or 0) at bit `at` of `spray`'s input
 /// (combinational).
@@ -405,6 +627,9 @@ pub struct PathView {
     /// Packets outstanding.
     pub busy: Signal<Out, bool>,
     pub free: Signal<Out, Bits<{ FREE_BITS * PATHS }>>,
+    /// Packets outstanding, at a connection count's width.
+    pub out_z: Signal<Out, Bits<CW_BITS>>,
+    out_w: Signal<Local, CwPathZ>,
     free_z: Signal<Local, ZFree>,
     free_b: Signal<Local, Bits<{ FREE_BITS * PATHS }>>,
     // the timer flag, which the choices do not read
@@ -413,6 +638,8 @@ pub struct PathView {
     zero_free: Constant<Bits<FREE_BITS>>,
     #[constant(0u64)]
     zero_hi: Constant<Bits<{ FREE_BITS * (PATHS - 1) }>>,
+    #[constant(0u64)]
+    zero_path: Constant<Bits<PATH_BITS>>,
 }
 
 impl Logic for PathView {
@@ -430,6 +657,9 @@ impl Logic for PathView {
         self.free_b.next = self.free_z.val().into();
         self.free.next = self.free_b.val() << self.at.val();
         self.unused_ok.next = false & self.sum.val().armed;
+        self.out_w.next.lo = self.sum.val().out;
+        self.out_w.next.hi = self.zero_path.val();
+        self.out_z.next = self.out_w.val().into();
     }
 }
 
@@ -644,6 +874,11 @@ pub struct TxPath {
     /// Connection-level loss detection by send time (`control.recovery`
     /// bit 9; a build without it, `EngineConfig::rack`, ignores it).
     pub cfg_rack: Signal<In, bool>,
+    /// The connection window (`control.recovery` bit 10; a build without
+    /// it, `EngineConfig::conn_window`, ignores it), and the line rate
+    /// (Mb/s), which bounds the rate hints that cap it.
+    pub cfg_conn_window: Signal<In, bool>,
+    pub cfg_line: Signal<In, Bits<32>>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
     pub ctl_ready: Signal<Out, bool>,
@@ -678,6 +913,8 @@ pub struct TxPath {
     pub fb_stream: Signal<In, Bits<16>>,
     pub fb_msg_seq: Signal<In, Bits<32>>,
     pub fb_ts: Signal<In, Bits<32>>,
+    /// An ACK's rate hint (Mb/s; 0: none).
+    pub fb_hint: Signal<In, Bits<32>>,
     pub ack_valid: Signal<In, bool>,
     pub ack_ready: Signal<Out, bool>,
     pub ack_key: Signal<In, Bits<PATH_KEY_BITS>>,
@@ -786,6 +1023,22 @@ pub struct TxPath {
     rtt: Rtt,
     // the connection's estimate, and its probe timeout
     crtt: Rtt,
+    // the connection window, its packets out over the paths and its cap
+    cwin: ConnWin,
+    a_hint: DFF<Bits<32>>,
+    cw_on: Signal<Local, bool>,
+    cw_sub: Signal<Local, bool>,
+    cw_lanes: Signal<Local, Bits<PATHS>>,
+    ot_m: [Signal<Local, Bits<PATHS>>; PATHS],
+    ot_acc: [Signal<Local, Bits<CW_BITS>>; PATHS + 1],
+    ot_own: Signal<Local, CwPathZ>,
+    cw_out: Signal<Local, Bits<CW_BITS>>,
+    cm_paths: Signal<Local, Bits<{ PATH_BITS + 1 }>>,
+    cm_a: Signal<Local, CwMaxZ>,
+    cm_b: Signal<Local, CwPathsZ>,
+    cm_p: Signal<Local, Bits<16>>,
+    cw_max: Signal<Local, Bits<CW_BITS>>,
+    cw_hint: Signal<Local, Bits<32>>,
     ptime: ProbeTime,
     sack_wire: SackWire<WINDOW>,
     sack_order: SackOrder,
@@ -1386,6 +1639,18 @@ pub struct TxPath {
     probes_built: Constant<bool>,
     #[constant(PROBE_MIN_NS)]
     probe_min: Constant<Bits<32>>,
+    /// The connection window is built in (`EngineConfig::conn_window`):
+    /// without it every use is constant and synthesis removes it.
+    #[constant(CONN_WINDOW)]
+    cw_built: Constant<bool>,
+    #[constant(0u64)]
+    zero_cw: Constant<Bits<CW_BITS>>,
+    #[constant(1u64)]
+    one_cw: Constant<Bits<CW_BITS>>,
+    #[constant(0u64)]
+    zero_cm_hi: Constant<Bits<{ 16 - CWND_BITS }>>,
+    #[constant(0u64)]
+    zero_cp_hi: Constant<Bits<{ 16 - PATH_BITS - 1 }>>,
     #[constant(7u64)]
     probes_max: Constant<Bits<3>>,
     #[constant(Rto::default())]
@@ -1425,7 +1690,7 @@ impl Logic for TxPath {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, ret, skip_compl, cur, pth, stm, ccx, ps, pd, ss, mc, c_valid, conn_rr, scan_n, wr_blocked,
-            newly, a_count, a_lost, a_ce, a_psn, a_msg, a_status, a_ts, start_slot, e_len_q, h_seq, h_off, h_len,
+            newly, a_count, a_lost, a_ce, a_psn, a_msg, a_status, a_ts, a_hint, start_slot, e_len_q, h_seq, h_off, h_len,
             h_flags, h_psn, h_opcode, h_kind, h_sack, h_ts_echo, h_ce, h_pending, h_sport, h_stream, h_nak_msg,
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
@@ -1837,6 +2102,58 @@ impl Logic for TxPath {
         for i in STREAMS..STREAMS_END {
             self.e_bits.next = self.e_acc[i].val();
         }
+        // ---- the connection window: its packets out over its paths (in
+        // the ACK's last state the context's own path's from `ps`, whose
+        // lane may be being written), its cap (the window cap times its
+        // paths, of the connection being set up in S_IDLE) ----
+        self.cw_on.next = self.cfg_conn_window.val() & self.cw_built.val();
+        self.cw_sub.next = self.st.q.val() == self.S_HC2.val();
+        self.cw_lanes.next = !(self.ones_paths.val() << self.ccx_l.val().paths);
+        if self.cw_sub.val() {
+            self.cw_lanes.next = !(self.ones_paths.val() << self.ccx_l.val().paths)
+                & !(self.one_pathsv.val() << self.pth.q.val());
+        }
+        self.ot_acc[0].next = self.zero_cw.val();
+        for i in 0..PATHS {
+            self.ot_m[i].next = self.cw_lanes.val() & self.path_bit[i].val();
+            self.ot_acc[i + 1].next = self.ot_acc[i].val();
+            if self.ot_m[i].val().any() {
+                self.ot_acc[i + 1].next = self.ot_acc[i].val() + self.pview[i].out_z.val();
+            }
+        }
+        self.ot_own.next.lo = self.zero_cwnd.val();
+        if self.cw_sub.val() {
+            self.ot_own.next.lo = self.ps_l.val().out;
+        }
+        self.ot_own.next.hi = self.zero_path.val();
+        for i in PATHS..PATHS_END {
+            self.cw_out.next = self.ot_acc[i].val() + Bits::<CW_BITS>::from(self.ot_own.val());
+        }
+        self.cm_paths.next = self.ccx_l.val().paths;
+        if self.st.q.val() == self.S_IDLE.val() {
+            self.cm_paths.next = self.ctl_paths.val();
+        }
+        self.cm_a.next.lo = self.cfg_max_cwnd.val();
+        self.cm_a.next.hi = self.zero_cm_hi.val();
+        self.cm_b.next.lo = self.cm_paths.val();
+        self.cm_b.next.hi = self.zero_cp_hi.val();
+        self.cm_p.next = self.cm_a.val() * self.cm_b.val();
+        self.cw_max.next = self.cm_p.val().get_bits::<CW_BITS>(0);
+        self.cw_hint.next = self.a_hint.q.val();
+        if self.cfg_line.val() < self.a_hint.q.val() {
+            self.cw_hint.next = self.cfg_line.val();
+        }
+        self.cwin.cwnd.next = self.ccx_l.val().cwnd;
+        self.cwin.credit.next = self.ccx_l.val().credit;
+        self.cwin.last_cut.next = self.ccx_l.val().last_cut;
+        self.cwin.hint.next = self.ccx_l.val().hint;
+        self.cwin.out.next = self.cw_out.val();
+        self.cwin.mtu.next = self.cfg_mtu.val();
+        self.cwin.newly.next = self.a_count.q.val();
+        self.cwin.ce.next = self.a_ce.q.val();
+        self.cwin.now.next = self.now.val();
+        self.cwin.srtt.next = self.crtt.srtt_ns.val();
+        self.cwin.max.next = self.cw_max.val();
         // First queued path from rrr, first stream with data from srr (turns
         // wrap at the connection's own counts).
         self.rrr5.next.lo = self.ccx_l.val().rrr;
@@ -2060,6 +2377,15 @@ impl Logic for TxPath {
                         self.ccx_n.next.min_rtt = self.zero32.val();
                         self.ccx_n.next.rack_ts = self.now.val();
                         self.ccx_n.next.rack_floor = self.now.val();
+                        // the connection window: all paths' windows, no
+                        // hint yet
+                        self.ccx_n.next.cwnd = self.cw_max.val();
+                        if !self.cw_max.val().any() {
+                            self.ccx_n.next.cwnd = self.one_cw.val();
+                        }
+                        self.ccx_n.next.credit = self.zero_cw.val();
+                        self.ccx_n.next.last_cut = self.zero32.val();
+                        self.ccx_n.next.hint = self.zero32.val();
                         self.c_we.next = true;
                         self.c_wa.next = self.ctl_conn.val();
                         self.s_clear.next = true;
@@ -2105,6 +2431,7 @@ impl Logic for TxPath {
                     self.a_msg.d.next = self.fb_msg_seq.val();
                     self.a_ce.d.next = self.fb_ce.val();
                     self.a_ts.d.next = self.fb_ts.val();
+                    self.a_hint.d.next = self.fb_hint.val();
                     self.newly.d.next = self.fb_sack.val();
                     if !self.fb_nak.val() {
                         self.st.d.next = self.S_A1.val();
@@ -2266,6 +2593,11 @@ impl Logic for TxPath {
                             self.ccx_n.next.min_rtt = self.rk_sample.val();
                         }
                     }
+                    // the receiver's rate hint, at most the line rate
+                    if self.cw_built.val() & self.a_hint.q.val().any() {
+                        self.ccx_n.next.hint = self.cw_hint.val();
+                        self.c_we.next = true;
+                    }
                     self.rexm.d.next = self.retx.out_rexmit.val();
                     self.newly.d.next = self.retx.out_newly.val();
                     self.a_count.d.next = self.retx.out_count.val();
@@ -2320,6 +2652,14 @@ impl Logic for TxPath {
                 self.rto_b.d.next = self.rtt.rto.val();
                 self.rto_k.d.next = self.pkey.val();
                 self.rto_a.d.next = self.ps_l.val().out != self.zero_cwnd.val();
+                // the connection window after the ACK (its packets out
+                // counted after it)
+                if self.cw_on.val() {
+                    self.ccx_n.next.cwnd = self.cwin.cwnd_next.val();
+                    self.ccx_n.next.credit = self.cwin.credit_next.val();
+                    self.ccx_n.next.last_cut = self.cwin.cut_next.val();
+                    self.c_we.next = true;
+                }
                 if self.a_count.q.val() != self.zero_cwnd.val() {
                     self.rto_s.d.next = self.zero3.val();
                     self.pd_n.next.run = self.zero3.val();
@@ -2752,7 +3092,8 @@ impl Logic for TxPath {
                 if self.q_found.val() {
                     self.pth_n.next = self.q_path.val();
                     self.st.d.next = self.S_TAKE1.val();
-                } else if self.e_found.val() {
+                } else if self.e_found.val() & (!self.cw_on.val() | self.cwin.room.val()) {
+                    // new data, if the connection window has room
                     self.stm_n.next = self.e_stream.val();
                     self.st.d.next = self.S_PICK.val();
                 } else {
@@ -2913,6 +3254,13 @@ impl Logic for TxPath {
             self.ccx_n.next.rttvar = self.zero_est.val();
             self.ccx_n.next.probes = self.zero3.val();
             self.ccx_n.next.parmed = false;
+        }
+        // Without the connection window, its state is constant too.
+        if !self.cw_built.val() {
+            self.ccx_n.next.cwnd = self.zero_cw.val();
+            self.ccx_n.next.credit = self.zero_cw.val();
+            self.ccx_n.next.last_cut = self.zero32.val();
+            self.ccx_n.next.hint = self.zero32.val();
         }
         // Without rack, its state is constant too.
         if !self.rack_built.val() {
@@ -3271,7 +3619,8 @@ impl Logic for TxPath {
                 | self.le_seq.val().any()
                 | self.crtt.rto.val().ns.any()
                 | self.crtt.rto.val().ps.any()
-                | self.crtt.srtt_ns.val().any());
+                | self.crtt.srtt_ns.val().any()
+                | self.cm_p.val().any());
         for j in 0..PATHS {
             self.unused_ok.next = self.unused_ok.val() & self.k_at[j].val().any();
         }

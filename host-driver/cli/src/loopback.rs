@@ -81,9 +81,10 @@ pub struct Args {
     /// Loss-recovery profile: v0 (the registers' reset values), v1-rtl (v1's
     /// values of the settings the RTL has: RTOs doubled at most twice,
     /// re-pathing at a sixteenth of an epoch lost, the rate hint from the
-    /// first ACK, tail probes, rack; a build without tail probes and rack,
-    /// such as ecp5-25, refuses it) or v1 (refused until the RTL has
-    /// clean-route repairs and the connection window). See
+    /// first ACK, tail probes, rack, the connection window with ECN cutting
+    /// it and not the paths' windows; a build without tail probes, rack and
+    /// the window, such as ecp5-25, refuses it) or v1 (refused until the RTL
+    /// has clean-route repairs). See
     /// docs/protocol.md, "Recovery profile (v1)".
     #[arg(long, default_value = "v0", value_parser = parse_recovery)]
     recovery: ferroce_proto::model::Recovery,

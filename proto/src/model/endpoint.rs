@@ -447,6 +447,12 @@ impl Endpoint {
         self.conns.get(&id).map_or(0, |c| c.bytes_placed)
     }
 
+    /// May connection `id` send a packet at `now` by its pacing (at the
+    /// rate its receiver's hint gives)? False for no such connection.
+    pub fn conn_paced_may_send(&self, id: ConnId, now: Time) -> bool {
+        self.conns.get(&id).is_some_and(|c| c.pacer.may_send(now))
+    }
+
     /// When connection `id`'s first ACK with a rate hint arrived, if one
     /// has.
     pub fn conn_first_hint_at(&self, id: ConnId) -> Option<Time> {

@@ -127,12 +127,17 @@ impl Recovery {
     /// `control.recovery`: the bit of `rack` (in builds with it,
     /// `engine_info.recovery` bit 1).
     pub const RACK_BIT: u32 = 9;
+    /// `control.recovery`: the bit of `conn_window` (in builds with it,
+    /// `engine_info.recovery` bit 2).
+    pub const CONN_WINDOW_BIT: u32 = 10;
+    /// The connection window's start (`start_window`) in the RTL: v1's.
+    pub const RTL_START_WINDOW: u32 = Recovery::v1().start_window;
     const FIELD_MAX: u32 = (1 << Recovery::FIELD_BITS) - 1;
 
     /// The settings of the `control.recovery` register, which the RTL
     /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
     /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`, bit 8 `probe`, bit 9
-    /// `rack`), as that register holds
+    /// `rack`, bit 10 `conn_window`), as that register holds
     /// them; the other fields are not in it. Out-of-range values are cut to
     /// their bits: [`Recovery::register`] refuses them.
     pub const fn word(&self) -> u32 {
@@ -142,6 +147,7 @@ impl Recovery {
             | (self.hint_warmup as u32) << Recovery::WARMUP_BIT
             | (self.probe as u32) << Recovery::PROBE_BIT
             | (self.rack as u32) << Recovery::RACK_BIT
+            | (self.conn_window as u32) << Recovery::CONN_WINDOW_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
@@ -149,18 +155,22 @@ impl Recovery {
     /// yet turned on, or a value beyond the register's field.
     pub fn register(&self) -> Result<u32, String> {
         let v0 = Recovery::v0();
-        let missing: Vec<&str> = [
-            (self.repair_route != v0.repair_route, "repair_route"),
-            (self.conn_window, "conn_window"),
-        ]
-        .into_iter()
-        .filter_map(|(on, name)| on.then_some(name))
-        .collect();
-        if !missing.is_empty() {
+        if self.repair_route != v0.repair_route {
+            return Err("the engine's RTL does not implement repair_route yet (it has max_backoff, repath_loss_shift, \
+                 path_ecn_cut, hint_warmup, probe, rack and conn_window)"
+                .to_string());
+        }
+        if self.conn_window && self.start_window != Recovery::RTL_START_WINDOW {
             return Err(format!(
-                "the engine's RTL does not implement {} yet (it has max_backoff, repath_loss_shift, path_ecn_cut, \
-                 hint_warmup, probe and rack)",
-                missing.join(", ")
+                "start_window {}: the RTL's connection window starts at {} packets (Recovery::v1().start_window)",
+                self.start_window,
+                Recovery::RTL_START_WINDOW
+            ));
+        }
+        if self.conn_window && self.base_rtt != v0.base_rtt {
+            return Err(format!(
+                "base_rtt {} ps: the RTL's connection window assumes a base RTT of {} ps (Recovery::v0().base_rtt)",
+                self.base_rtt, v0.base_rtt
             ));
         }
         if self.probe && self.probe_min != v0.probe_min {
@@ -192,28 +202,22 @@ impl Recovery {
             hint_warmup: (word >> Recovery::WARMUP_BIT) & 1 == 1,
             probe: (word >> Recovery::PROBE_BIT) & 1 == 1,
             rack: (word >> Recovery::RACK_BIT) & 1 == 1,
+            conn_window: (word >> Recovery::CONN_WINDOW_BIT) & 1 == 1,
+            start_window: if (word >> Recovery::CONN_WINDOW_BIT) & 1 == 1 {
+                Recovery::RTL_START_WINDOW
+            } else {
+                Recovery::v0().start_window
+            },
             ..Recovery::v0()
         }
     }
 
-    /// The most of v1 the RTL implements: v0 with v1's `max_backoff`,
-    /// `repath_loss_shift`, `hint_warmup`, `probe` and `rack` (a build
-    /// without them, `EngineConfig::tail_probes` and `EngineConfig::rack`,
-    /// refuses them). ECN echoes still cut the
-    /// paths' windows: v1 stops that only because its connection window
-    /// answers ECN instead; without that window (not in the RTL yet) the
-    /// sender would not answer ECN at all (measured with bench-scale: a
-    /// cold incast of 8 never brought its queue below one BDP).
+    /// The most of v1 the RTL implements: v1 but its repairs' route
+    /// (`repair_route`), which stays on the lost packet's own path. A
+    /// build without `EngineConfig::tail_probes`, `rack` or `conn_window`
+    /// refuses it.
     pub const fn v1_rtl() -> Recovery {
-        let v1 = Recovery::v1();
-        Recovery {
-            max_backoff: v1.max_backoff,
-            repath_loss_shift: v1.repath_loss_shift,
-            hint_warmup: v1.hint_warmup,
-            probe: v1.probe,
-            rack: v1.rack,
-            ..Recovery::v0()
-        }
+        Recovery { repair_route: RepairRoute::SamePath, ..Recovery::v1() }
     }
 
     /// The named profiles a user can ask for: `v0` (the registers' reset
@@ -276,9 +280,16 @@ mod tests {
             assert_eq!(Recovery::from_word(r.register().unwrap()), r);
         }
         assert_eq!(Recovery::v0().word(), 0xd5);
-        assert_eq!(Recovery::v1_rtl().word(), 0x362);
+        assert_eq!(Recovery::v1_rtl().word(), 0x722);
         let e = Recovery::v1().register().unwrap_err();
-        assert!(e.contains("implement repair_route, conn_window yet"), "{e}");
+        assert!(e.contains("implement repair_route yet"), "{e}");
+        let windowed = Recovery::v1_rtl();
+        let e = Recovery { start_window: 16, ..windowed }.register().unwrap_err();
+        assert!(e.contains("start_window 16"), "{e}");
+        let e = Recovery { base_rtt: 20_000_000, ..windowed }.register().unwrap_err();
+        assert!(e.contains("base_rtt 20000000 ps"), "{e}");
+        let unwindowed = Recovery { conn_window: false, start_window: 16, base_rtt: 20_000_000, ..windowed };
+        assert!(unwindowed.register().is_ok());
         let e = Recovery { reo_min: 2_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
         assert!(e.contains("reo_min 2000000 ps"), "{e}");
         let e = Recovery { probe_min: 5_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();

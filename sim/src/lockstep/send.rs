@@ -94,6 +94,12 @@ pub struct SendLockstep {
     /// the path), instead of moving over the paths every 64 cycles. Either
     /// way every path's window is compared with the model's path at the end.
     pub window_still: bool,
+    /// A's and B's line rates (Mb/s): B's rate hints share its line among
+    /// its active connections; A takes them up to its own line.
+    pub line_mbps: [u32; 2],
+    /// Delay (us) added to every frame's way in both directions, beyond
+    /// the channel's 1 to 4 us.
+    pub delay_us: u64,
 }
 
 impl Default for SendLockstep {
@@ -106,6 +112,8 @@ impl Default for SendLockstep {
             ce: 0.05,
             recovery: Recovery::v0(),
             window_still: false,
+            line_mbps: [100_000, 100_000],
+            delay_us: 0,
         }
     }
 }
@@ -113,7 +121,7 @@ impl Default for SendLockstep {
 /// The send path's inputs for the settings of `control.recovery`, as the
 /// engine top decodes the register (settings the register cannot hold
 /// panic).
-pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 5] {
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 6] {
     r.register().unwrap_or_else(|e| panic!("{e}"));
     [
         ("cfg_max_backoff", r.max_backoff as u64),
@@ -121,6 +129,7 @@ pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 5] {
         ("cfg_path_ecn_cut", r.path_ecn_cut as u64),
         ("cfg_probe", r.probe as u64),
         ("cfg_rack", r.rack as u64),
+        ("cfg_conn_window", r.conn_window as u64),
     ]
 }
 
@@ -133,6 +142,9 @@ pub struct SendReport {
     pub steps: u64,
     pub cycles: u64,
     pub stats: Stats,
+    /// The most packets each connection had outstanding over its paths
+    /// (in the model, after a step).
+    pub max_out: [u32; 2],
 }
 
 /// A receive buffer B posts for one SEND, at a step.
@@ -188,6 +200,7 @@ struct SendRun<'c> {
     now: Time,
     step: u64,
     sent: u64,
+    max_out: [u32; 2],
     cpls: usize,
 }
 
@@ -213,7 +226,7 @@ impl<'c> SendRun<'c> {
             CONNS.iter().flat_map(|c| (0..c.paths).map(|p| path_key(c.at_a, p as u8))).collect()
         };
         let rng = Rng::new(cfg.seed);
-        let mut acfg = EndpointConfig::new(A_MAC, A_IP, 100_000, MTU);
+        let mut acfg = EndpointConfig::new(A_MAC, A_IP, cfg.line_mbps[0], MTU);
         // Below the RTTs the channel gives (2-10 us), so that the RTOs come from
         // the RTT estimates (and some are spurious, on both sides alike).
         acfg.rto_min = us(8);
@@ -224,7 +237,7 @@ impl<'c> SendRun<'c> {
         for (k, byte) in amem.region_mut("src").iter_mut().enumerate() {
             *byte = ((k as u64 * 2654435761) >> 9) as u8;
         }
-        let mut bcfg = EndpointConfig::new(B_MAC, B_IP, 100_000, MTU);
+        let mut bcfg = EndpointConfig::new(B_MAC, B_IP, cfg.line_mbps[1], MTU);
         bcfg.seed = 5;
         bcfg.ack_every = 12; // ACKs cover many PSNs, and often several messages
         let b = Endpoint::new(bcfg).unwrap();
@@ -250,6 +263,7 @@ impl<'c> SendRun<'c> {
             now: 0,
             step: 0,
             sent: 0,
+            max_out: [0; 2],
             cpls: 0,
         };
         run.configure_rtl(&acfg);
@@ -271,7 +285,8 @@ impl<'c> SendRun<'c> {
             ("cfg_rto_min", acfg.rto_min / 1000),
             ("cfg_ack_delay", acfg.ack_delay / 1000),
             ("cfg_hint", 0),
-            ("tx_mask", u64::MAX), // no pacing: attempts come from the model
+            ("cfg_line", acfg.line_rate_mbps as u64),
+            ("tx_mask", u64::MAX), // set from the model's pacing before each attempt
         ] {
             self.rtl.set(n, v);
         }
@@ -395,8 +410,11 @@ impl<'c> SendRun<'c> {
         let want = self.compare_frames()?;
         self.mirror_timers();
         self.compare_rto_deadlines()?;
+        for (m, c) in self.max_out.iter_mut().zip(&CONNS) {
+            *m = (*m).max(self.a.paths(c.at_a).iter().map(|p| p.outstanding).sum());
+        }
         if let Some(f) = want {
-            self.to_b.push(self.now + us(1 + self.rng.below(4)), self.rng.next_u64(), f);
+            self.to_b.push(self.now + us(1 + self.cfg.delay_us + self.rng.below(4)), self.rng.next_u64(), f);
         }
         Ok(self.a.outstanding() == 0 && self.to_b.is_empty() && self.to_a.is_empty())
     }
@@ -482,9 +500,10 @@ impl<'c> SendRun<'c> {
             if !acks_lost && !self.rng.chance(self.cfg.ack_loss) {
                 if self.rng.chance(0.02) {
                     // duplicated
-                    self.to_a.push(self.now + us(1 + self.rng.below(6)), self.rng.next_u64(), f.clone());
+                    let at = self.now + us(1 + self.cfg.delay_us + self.rng.below(6));
+                    self.to_a.push(at, self.rng.next_u64(), f.clone());
                 }
-                self.to_a.push(self.now + us(1 + self.rng.below(3)), self.rng.next_u64(), f);
+                self.to_a.push(self.now + us(1 + self.cfg.delay_us + self.rng.below(3)), self.rng.next_u64(), f);
             }
         }
         while self.b.poll_completion().is_some() {}
@@ -501,7 +520,12 @@ impl<'c> SendRun<'c> {
             let mut fields = vec![("fb_key", k), ("fb_psn", c.psn.get() as u64), ("fb_stream", c.stream.0 as u64)];
             match p.transport.body {
                 Body::Ack(ack) => {
-                    fields.extend([("fb_nak", 0), ("fb_ce", ack.ecn_ce as u64), ("fb_ts", ack.ts_echo as u64)]);
+                    fields.extend([
+                        ("fb_nak", 0),
+                        ("fb_ce", ack.ecn_ce as u64),
+                        ("fb_ts", ack.ts_echo as u64),
+                        ("fb_hint", ack.rate_hint_mbps as u64),
+                    ]);
                     self.rtl.io.set_words("fb_sack", &bytes_to_words(&ack.sack));
                 }
                 // A NO_RECV NAK: the model holds the PSN and releases it after the delay.
@@ -591,6 +615,11 @@ impl<'c> SendRun<'c> {
 
     /// One frame from each, byte for byte; the model's frame, to send on.
     fn compare_frames(&mut self) -> Result<Option<Vec<u8>>, Divergence> {
+        // The model paces its connections (at their hints' rates); the
+        // RTL's attempt passes over those the pacing holds back, as the
+        // engine's pacers have it.
+        let mask = CONNS.iter().filter(|c| self.a.conn_paced_may_send(c.at_a, self.now)).fold(0, |m, c| m | 1 << c.at_a.0);
+        self.rtl.set("tx_mask", mask);
         let want = self.a.poll_transmit(self.now, &self.amem);
         let got = self.rtl.transmit(&self.amem);
         match (&got, &want) {
@@ -686,6 +715,7 @@ impl<'c> SendRun<'c> {
             steps: self.step,
             cycles,
             stats: st,
+            max_out: self.max_out,
         })
     }
 }
