@@ -81,7 +81,7 @@ impl Config {
     /// checks they are the same).
     ///
     /// [`Defaults::settings`]: ferroce_proto::defaults::Defaults::settings
-    pub fn settings(&self) -> [(Reg, u32); 13] {
+    pub fn settings(&self) -> [(Reg, u32); 14] {
         let (lo, hi) = mac_words(self.mac);
         [
             (control::MAC_LO, lo),
@@ -97,6 +97,7 @@ impl Config {
             (control::PORT_SEED, self.port_seed),
             (control::RECOVERY, self.recovery.word()),
             (control::WINDOW_CAP, self.window_cap),
+            (control::WINDOW_SCALE, self.recovery.window_scale() as u32),
         ]
     }
 }

@@ -8,7 +8,7 @@ use ferroce_proto::defaults::DEFAULTS;
 use ferroce_proto::model::EndpointConfig;
 use ferroce_proto::regs::control::{
     self, ACK_DELAY_NS, ACK_EVERY, CTRL, IP, LINE_RATE_MBPS, MAC_HI, MAC_LO, MTU, PORT_SEED, RECOVERY, RNR_DELAY_NS,
-    RTO_MIN_NS, UDP_PORT, WINDOW_CAP,
+    RTO_MIN_NS, UDP_PORT, WINDOW_CAP, WINDOW_SCALE,
 };
 use ferroce_proto::regs::{Access, Reg};
 use ferroce_proto::types::Time;
@@ -62,6 +62,7 @@ fn the_models_defaults_are_the_register_resets() {
         (RNR_DELAY_NS, ns(model.rnr_delay)),
         (RECOVERY, model.recovery.register().expect("the RTL implements the model's default recovery")),
         (WINDOW_CAP, model.max_cwnd),
+        (WINDOW_SCALE, model.recovery.window_scale() as u32),
     ];
     let without_seed: Vec<Reg> = DEFAULTS.settings().iter().map(|(r, _)| *r).filter(|r| *r != PORT_SEED).collect();
     assert_eq!(rows.map(|(r, _)| r).to_vec(), without_seed, "a row per setting");

@@ -42,7 +42,7 @@ impl Defaults {
     /// Each setting with the `control` register that holds it, as a driver
     /// writes them (every writable `control` register but `ctrl` and the
     /// endpoint's own addresses; a test checks the list is complete).
-    pub const fn settings(&self) -> [(Reg, u32); 10] {
+    pub const fn settings(&self) -> [(Reg, u32); 11] {
         [
             (control::UDP_PORT, self.udp_port as u32),
             (control::LINE_RATE_MBPS, self.line_rate_mbps),
@@ -54,6 +54,7 @@ impl Defaults {
             (control::PORT_SEED, self.port_seed),
             (control::RECOVERY, self.recovery.word()),
             (control::WINDOW_CAP, self.window_cap),
+            (control::WINDOW_SCALE, self.recovery.window_scale() as u32),
         ]
     }
 }

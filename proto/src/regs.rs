@@ -244,6 +244,16 @@ pub const BLOCKS: &[Block] = &[
                  smaller window sets that build's max_in_flight here; at most this build's max_in_flight",
             )
             .within(1, MAX_IN_FLIGHT),
+            r(
+                "window_scale",
+                0x48,
+                Rw,
+                D.recovery.window_scale() as u32,
+                "the connection window's bytes per Mb/s of rate hint, 2^-16 units: the fabric's base RTT plus a \
+                 quarter at 1 Mb/s (`Recovery::window_scale`; reset: 10 us, 1.5625 bytes); the window is capped at \
+                 these bytes of its receiver's hint in frames, plus two",
+            )
+            .within(0, (1 << crate::model::Recovery::WINDOW_SCALE_BITS) - 1),
         ],
     },
     Block {
@@ -463,7 +473,7 @@ handles! {
         CTRL = "ctrl", STATUS = "status", MAC_LO = "mac_lo", MAC_HI = "mac_hi", IP = "ip", UDP_PORT = "udp_port",
         LINE_RATE_MBPS = "line_rate_mbps", MTU = "mtu", ACK_EVERY = "ack_every", ACK_DELAY_NS = "ack_delay_ns",
         RTO_MIN_NS = "rto_min_ns", RNR_DELAY_NS = "rnr_delay_ns", PORT_SEED = "port_seed", RECOVERY = "recovery",
-        WINDOW_CAP = "window_cap",
+        WINDOW_CAP = "window_cap", WINDOW_SCALE = "window_scale",
     }
     conn_table {
         INDEX = "index", REMOTE_ID = "remote_id", PEER_IP = "peer_ip", PEER_MAC_LO = "peer_mac_lo",

@@ -28,7 +28,7 @@ use ferroce_sim::memory::Memory;
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
     reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
     cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, cfg_probe, cfg_ack_delay, cfg_rack,
-    cfg_conn_window, cfg_line, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
+    cfg_conn_window, cfg_line, cfg_window_scale, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
     ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
     ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
     fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, fb_hint, ack_valid, ack_key,
@@ -171,7 +171,9 @@ fn rack_keeps_the_originals_send_time_for_early_acks_of_resent_packets() {
 /// that the window itself only grows. In lockstep: any packet the cap
 /// should have held back, or held back needlessly, diverges; and the cap
 /// binds: the 16-path connection has at most the cap at A's line out, and
-/// without the window more than the cap at any of B's hints.
+/// without the window more than the cap at any of B's hints. Again with
+/// the cap set for a base RTT of 12 us instead of 10 (`control.window_scale`):
+/// 11 packets out at most.
 #[test]
 fn the_connection_window_holds_to_the_rate_hints_cap() {
     use ferroce_proto::model::Recovery;
@@ -196,6 +198,11 @@ fn the_connection_window_holds_to_the_rate_hints_cap() {
     let (at_a, at_b) = (cfg.recovery.window_cap(1_600, frame), cfg.recovery.window_cap(2_000, frame));
     assert_eq!((at_a, at_b), (9, 11));
     assert!(r.max_out[0] == at_a && w.max_out[0] > at_b, "most out with the window {:?}, without {:?}", r.max_out, w.max_out);
+    let longer = SendLockstep { recovery: Recovery { base_rtt: 12_000_000, ..cfg.recovery }, ..cfg };
+    let l = send_lockstep(&longer, &mut |_, _| {}).unwrap_or_else(|d| panic!("base RTT 12 us: {d}"));
+    let cap = longer.recovery.window_cap(1_600, frame);
+    assert_eq!(cap, 11);
+    assert!(l.max_out[0] == cap, "most out with the cap for 12 us {:?}", l.max_out);
 }
 
 /// ACK and NAK frames asked for by the receive side, byte for byte as

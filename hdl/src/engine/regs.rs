@@ -57,6 +57,7 @@ register_struct! {
         port_seed = control.port_seed,
         recovery = control.recovery,
         window_cap = control.window_cap,
+        window_scale = control.window_scale,
         conn_index = conn_table.index,
         conn_remote_id = conn_table.remote_id,
         conn_peer_ip = conn_table.peer_ip,

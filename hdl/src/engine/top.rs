@@ -82,6 +82,8 @@ const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
     assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9 && R::CONN_WINDOW_BIT == 10);
+    // control.window_scale's bits, read at a literal width
+    assert!(R::WINDOW_SCALE_BITS == 24);
 };
 
 /// The receiver's activity window for its rate hint (ps), the model's
@@ -1543,6 +1545,7 @@ impl Logic for Engine {
         self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
         self.txp.cfg_conn_window.next = self.cfg_rec.val().get_bit(10) & self.cw_built.val();
         self.txp.cfg_line.next = self.cfg_line.val();
+        self.txp.cfg_window_scale.next = self.cfg.val().window_scale.get_bits::<24>(0);
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();
@@ -2223,6 +2226,7 @@ impl Logic for Engine {
                 | self.pr_ns36.val().get_bits::<4>(32).any()
                 | self.prt_wb.val().any()
                 | self.w_window_cap.val().get_bits::<23>(9).any()
+                | self.cfg.val().window_scale.get_bits::<8>(24).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
                 | self.arm_wb.val().any()

@@ -403,8 +403,12 @@ pub struct ZConns {
 /// Bits of a connection window, its packets out and its cap (a path's
 /// window bits plus the path number's: all paths' windows at their cap).
 pub const CW_BITS: usize = CWND_BITS + PATH_BITS;
-/// Bits of the connection window's products and byte counts.
-pub const CW_PROD_BITS: usize = 40;
+/// Bits of the connection window's products and byte counts (a 32-bit
+/// hint times the 24-bit scale).
+pub const CW_PROD_BITS: usize = 56;
+/// Bits of `control.window_scale`, and its fraction bits.
+const CW_SCALE_BITS: usize = Recovery::WINDOW_SCALE_BITS as usize;
+const CW_SCALE_FRAC: u64 = Recovery::WINDOW_SCALE_FRAC as u64;
 /// The connection window's start, before its first rate hint
 /// (`Recovery::window_cap` with no hint; `Recovery::register` holds
 /// `start_window` to it).
@@ -412,9 +416,6 @@ const CW_START: u64 = if Recovery::RTL_START_WINDOW > 1 { Recovery::RTL_START_WI
 /// A data frame's bytes on the wire beyond its payload (the model's
 /// `frame_bytes`).
 const FRAME_OVERHEAD: u64 = (ferroce_proto::wire::DATA_FRAME_OVERHEAD + ferroce_proto::wire::WIRE_OVERHEAD) as u64;
-// The cap's bytes per base RTT, hint x base_rtt / 8e6, are hint x 5 / 4:
-// `Recovery::register` holds base_rtt to v0's 10 us.
-const _: () = assert!(Recovery::v0().base_rtt * 4 == 8_000_000 * 5);
 
 /// A connection count zero-extended to the window's product width.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -433,6 +434,23 @@ pub struct CwFrameZ {
 pub struct CwHintZ {
     pub lo: Bits<32>,
     pub hi: Bits<{ CW_PROD_BITS - 32 }>,
+}
+/// The window's scale zero-extended to the product width.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct CwScaleZ {
+    pub lo: Bits<CW_SCALE_BITS>,
+    pub hi: Bits<{ CW_PROD_BITS - CW_SCALE_BITS }>,
+}
+
+/// hint x scale, both operands and the product at one width.
+impl std::ops::Mul<CwScaleZ> for CwHintZ {
+    type Output = Bits<CW_PROD_BITS>;
+
+    fn mul(self, rhs: CwScaleZ) -> Bits<CW_PROD_BITS> {
+        let a = Bits::<CW_PROD_BITS>::from(self).to_u64() as u128;
+        let b = Bits::<CW_PROD_BITS>::from(rhs).to_u64() as u128;
+        (((a * b) & ((1u128 << CW_PROD_BITS) - 1)) as u64).into()
+    }
 }
 /// A path's count zero-extended to a connection's.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
@@ -486,9 +504,10 @@ impl std::ops::Mul<CwFrameZ> for CwOutZ {
 /// its window and its cap: before the first rate hint (`hint` 0) the
 /// start window, after it `ceil(B / F) + 2` packets, where `F` is a data
 /// frame's wire bytes (`mtu` plus the headers) and `B` the bytes of a base
-/// RTT at the hint with a quarter's headroom, `floor(floor(hint x 5 / 4) x
-/// 5 / 4)` (10 us: `Recovery::window_cap`). `out < ceil(B / F) + 2` is
-/// taken as `out < 2` or `(out - 2) F < B`, which needs no division.
+/// RTT at the hint with a quarter's headroom, `floor(hint x scale /
+/// 2^16)` (`scale`: `control.window_scale`; `Recovery::window_cap`).
+/// `out < ceil(B / F) + 2` is taken as `out < 2` or `(out - 2) F < B`,
+/// which needs no division.
 ///
 /// After an ACK that newly acknowledged `newly` packets and echoed `ce`
 /// marks at `now` (ns), with the connection's smoothed RTT `srtt` (ns) and
@@ -500,6 +519,7 @@ pub struct ConnWin {
     pub credit: Signal<In, Bits<CW_BITS>>,
     pub last_cut: Signal<In, Bits<32>>,
     pub hint: Signal<In, Bits<32>>,
+    pub scale: Signal<In, Bits<CW_SCALE_BITS>>,
     pub out: Signal<In, Bits<CW_BITS>>,
     pub mtu: Signal<In, Bits<14>>,
     pub newly: Signal<In, Bits<CWND_BITS>>,
@@ -516,10 +536,8 @@ pub struct ConnWin {
     frame: Signal<Local, CwFrameZ>,
     spent: Signal<Local, Bits<CW_PROD_BITS>>,
     hz: Signal<Local, CwHintZ>,
-    h1: Signal<Local, Bits<CW_PROD_BITS>>,
-    h5: Signal<Local, Bits<CW_PROD_BITS>>,
-    b1: Signal<Local, Bits<CW_PROD_BITS>>,
-    b5: Signal<Local, Bits<CW_PROD_BITS>>,
+    sz: Signal<Local, CwScaleZ>,
+    hs: Signal<Local, Bits<CW_PROD_BITS>>,
     bytes: Signal<Local, Bits<CW_PROD_BITS>>,
     cap_ok: Signal<Local, bool>,
     // the AIMD
@@ -547,20 +565,23 @@ pub struct ConnWin {
     #[constant(0u64)]
     zero_hint_hi: Constant<Bits<{ CW_PROD_BITS - 32 }>>,
     #[constant(0u64)]
+    zero_scale_hi: Constant<Bits<{ CW_PROD_BITS - CW_SCALE_BITS }>>,
+    #[constant(CW_SCALE_FRAC)]
+    scale_frac: Constant<Bits<8>>,
+    #[constant(0u64)]
     zero_path_hi: Constant<Bits<PATH_BITS>>,
 }
 
 impl Logic for ConnWin {
     #[hdl_gen]
     fn update(&mut self) {
-        // B = floor(floor(hint x 5 / 4) x 5 / 4) bytes
+        // B = floor(hint x scale / 2^16) bytes
         self.hz.next.lo = self.hint.val();
         self.hz.next.hi = self.zero_hint_hi.val();
-        self.h1.next = self.hz.val().into();
-        self.h5.next = self.h1.val() + (self.h1.val() << 2);
-        self.b1.next = self.h5.val() >> 2;
-        self.b5.next = self.b1.val() + (self.b1.val() << 2);
-        self.bytes.next = self.b5.val() >> 2;
+        self.sz.next.lo = self.scale.val();
+        self.sz.next.hi = self.zero_scale_hi.val();
+        self.hs.next = self.hz.val() * self.sz.val();
+        self.bytes.next = self.hs.val() >> self.scale_frac.val();
         // (out - 2) x F, read only when out >= 2
         self.out_m2.next.lo = self.out.val() - self.two.val();
         self.out_m2.next.hi = self.zero_out_hi.val();
@@ -879,6 +900,8 @@ pub struct TxPath {
     /// (Mb/s), which bounds the rate hints that cap it.
     pub cfg_conn_window: Signal<In, bool>,
     pub cfg_line: Signal<In, Bits<32>>,
+    /// The window cap's bytes per Mb/s of hint (`control.window_scale`).
+    pub cfg_window_scale: Signal<In, Bits<CW_SCALE_BITS>>,
     pub now: Signal<In, Bits<32>>,
     pub ctl_valid: Signal<In, bool>,
     pub ctl_ready: Signal<Out, bool>,
@@ -2147,6 +2170,7 @@ impl Logic for TxPath {
         self.cwin.credit.next = self.ccx_l.val().credit;
         self.cwin.last_cut.next = self.ccx_l.val().last_cut;
         self.cwin.hint.next = self.ccx_l.val().hint;
+        self.cwin.scale.next = self.cfg_window_scale.val();
         self.cwin.out.next = self.cw_out.val();
         self.cwin.mtu.next = self.cfg_mtu.val();
         self.cwin.newly.next = self.a_count.q.val();

@@ -88,6 +88,13 @@ pub struct Args {
     /// docs/protocol.md, "Recovery profile (v1)".
     #[arg(long, default_value = "v0", value_parser = parse_recovery)]
     recovery: ferroce_proto::model::Recovery,
+    /// The round trip (us) the connection window's cap is set for
+    /// (control.window_scale): the fabric's base RTT with the endpoints'
+    /// own turnaround. The cap is 1.25 of it at the receiver's rate hint,
+    /// plus two frames; a round trip longer than 1.25 of it holds one flow
+    /// below the line. Used with the window on (v1-rtl).
+    #[arg(long, value_name = "US", default_value_t = ferroce_proto::model::Recovery::v0().base_rtt / 1_000_000, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    base_rtt: u64,
     /// Packets a path may have in flight at most (control.window_cap,
     /// 1..=256). Give the peer's max_in_flight when it keeps a smaller
     /// window than this engine (a board build talking to a Corundum one);
@@ -134,7 +141,7 @@ fn opts(a: &Args) -> Opts {
         verify: a.verify,
         pcap: a.pcap.clone(),
         dma_stall: a.dma_stall,
-        recovery: a.recovery,
+        recovery: ferroce_proto::model::Recovery { base_rtt: a.base_rtt * 1_000_000, ..a.recovery },
         window_cap: a.window_cap,
         preset: a.preset.clone(),
         line_rate_mbps: a.line_rate.unwrap_or(match a.target.backend {

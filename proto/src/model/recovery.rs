@@ -132,6 +132,10 @@ impl Recovery {
     pub const CONN_WINDOW_BIT: u32 = 10;
     /// The connection window's start (`start_window`) in the RTL: v1's.
     pub const RTL_START_WINDOW: u32 = Recovery::v1().start_window;
+    /// Fraction bits of [`Recovery::window_scale`].
+    pub const WINDOW_SCALE_FRAC: u32 = 16;
+    /// Bits of `control.window_scale` (a base RTT up to 1.34 ms).
+    pub const WINDOW_SCALE_BITS: u32 = 24;
     const FIELD_MAX: u32 = (1 << Recovery::FIELD_BITS) - 1;
 
     /// The settings of the `control.recovery` register, which the RTL
@@ -167,10 +171,13 @@ impl Recovery {
                 Recovery::RTL_START_WINDOW
             ));
         }
-        if self.conn_window && self.base_rtt != v0.base_rtt {
+        if self.window_scale() >> Recovery::WINDOW_SCALE_BITS != 0 {
             return Err(format!(
-                "base_rtt {} ps: the RTL's connection window assumes a base RTT of {} ps (Recovery::v0().base_rtt)",
-                self.base_rtt, v0.base_rtt
+                "base_rtt {} ps: the connection window's scale ({} bytes per Mb/s, 2^-16) does not fit the \
+                 {}-bit control.window_scale",
+                self.base_rtt,
+                self.window_scale(),
+                Recovery::WINDOW_SCALE_BITS
             ));
         }
         if self.probe && self.probe_min != v0.probe_min {
@@ -253,15 +260,24 @@ impl Recovery {
         rtt.map_or(rto_min, |(s, v)| (s + 4 * v + ack_delay).max(self.probe_min)) << probes.min(self.max_backoff)
     }
 
+    /// The connection window's bytes per Mb/s of rate hint: a base RTT
+    /// plus a quarter (drain headroom) at 1 Mb/s, `base_rtt` x 5/4 / 8e6
+    /// (ps), with [`Recovery::WINDOW_SCALE_FRAC`] fraction bits, rounded
+    /// down (`control.window_scale`; 10 us: 1.5625 bytes, exactly).
+    pub const fn window_scale(&self) -> u64 {
+        (self.base_rtt << Recovery::WINDOW_SCALE_FRAC) * 5 / (4 * 8_000_000)
+    }
+
     /// The connection window's cap for a rate hint of `hint_mbps` (0: no
-    /// hint yet), with frames of `frame_bytes` on the wire.
+    /// hint yet), with frames of `frame_bytes` on the wire: the bytes of
+    /// [`Recovery::window_scale`] at the hint (rounded down) in frames
+    /// (rounded up), plus two.
     pub fn window_cap(&self, hint_mbps: u32, frame_bytes: u32) -> u32 {
         if hint_mbps == 0 {
             return self.start_window.max(1);
         }
-        // Bytes per base RTT at the hint: Mb/s * ps / 8e6.
-        let bytes = hint_mbps as u64 * self.base_rtt / 8_000_000;
-        (bytes * 5 / 4).div_ceil(frame_bytes.max(1) as u64) as u32 + 2
+        let bytes = (hint_mbps as u64 * self.window_scale()) >> Recovery::WINDOW_SCALE_FRAC;
+        bytes.div_ceil(frame_bytes.max(1) as u64) as u32 + 2
     }
 }
 
@@ -286,9 +302,10 @@ mod tests {
         let windowed = Recovery::v1_rtl();
         let e = Recovery { start_window: 16, ..windowed }.register().unwrap_err();
         assert!(e.contains("start_window 16"), "{e}");
-        let e = Recovery { base_rtt: 20_000_000, ..windowed }.register().unwrap_err();
-        assert!(e.contains("base_rtt 20000000 ps"), "{e}");
-        let unwindowed = Recovery { conn_window: false, start_window: 16, base_rtt: 20_000_000, ..windowed };
+        assert!(Recovery { base_rtt: 20_000_000, ..windowed }.register().is_ok());
+        let e = Recovery { base_rtt: 2_000_000_000, ..windowed }.register().unwrap_err();
+        assert!(e.contains("base_rtt 2000000000 ps") && e.contains("window_scale"), "{e}");
+        let unwindowed = Recovery { conn_window: false, start_window: 16, ..windowed };
         assert!(unwindowed.register().is_ok());
         let e = Recovery { reo_min: 2_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
         assert!(e.contains("reo_min 2000000 ps"), "{e}");
@@ -336,6 +353,12 @@ mod tests {
         assert_eq!(r.window_cap(100_000, 1084), 147);
         // A 64th of it: 1953 bytes -> 2441 -> 3 frames, +2.
         assert_eq!(r.window_cap(100_000 / 64, 1084), 5);
+        assert_eq!(r.window_scale(), 102_400, "1.5625 bytes per Mb/s at 10 us");
+        let r16 = Recovery { base_rtt: us(16), ..r };
+        assert_eq!(r16.window_scale(), 163_840);
+        // 16 Gb/s over 16 us: 32 000 bytes; +25 % = 40 000 = 36 frames of
+        // 1 138 bytes (rounded up), +2.
+        assert_eq!(r16.window_cap(16_000, 1138), 38);
         assert!(rack_lost(us(1), us(3), us(1)));
         assert!(!rack_lost(us(1), us(2), us(1)), "within the reordering window");
     }

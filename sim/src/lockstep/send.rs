@@ -286,6 +286,7 @@ impl<'c> SendRun<'c> {
             ("cfg_ack_delay", acfg.ack_delay / 1000),
             ("cfg_hint", 0),
             ("cfg_line", acfg.line_rate_mbps as u64),
+            ("cfg_window_scale", acfg.recovery.window_scale()),
             ("tx_mask", u64::MAX), // set from the model's pacing before each attempt
         ] {
             self.rtl.set(n, v);
