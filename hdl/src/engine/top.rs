@@ -466,6 +466,7 @@ pub struct Engine {
     w_port: Signal<Local, Bits<32>>,
     w_mtu: Signal<Local, Bits<32>>,
     w_window_cap: Signal<Local, Bits<32>>,
+    w_window_scale: Signal<Local, Bits<32>>,
     w_ack_every: Signal<Local, Bits<32>>,
     w_conn_index: Signal<Local, Bits<32>>,
     w_conn_paths: Signal<Local, Bits<32>>,
@@ -1091,6 +1092,7 @@ impl Logic for Engine {
         self.w_port.next = self.cfg.val().udp_port;
         self.w_mtu.next = self.cfg.val().mtu;
         self.w_window_cap.next = self.cfg.val().window_cap;
+        self.w_window_scale.next = self.cfg.val().window_scale;
         self.w_ack_every.next = self.cfg.val().ack_every;
         self.w_conn_index.next = self.cfg.val().conn_index;
         self.w_conn_paths.next = self.cfg.val().conn_paths;
@@ -1545,7 +1547,7 @@ impl Logic for Engine {
         self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
         self.txp.cfg_conn_window.next = self.cfg_rec.val().get_bit(10) & self.cw_built.val();
         self.txp.cfg_line.next = self.cfg_line.val();
-        self.txp.cfg_window_scale.next = self.cfg.val().window_scale.get_bits::<24>(0);
+        self.txp.cfg_window_scale.next = self.w_window_scale.val().get_bits::<24>(0);
         self.txp.now.next = self.now_ns.val();
         self.txp.ctl_valid.next = (self.cst.q.val() == self.C_TX.val()) | (self.cst.q.val() == self.C_SEED.val());
         self.txp.ctl_op.next = self.cst.q.val() == self.C_SEED.val();
@@ -2226,7 +2228,7 @@ impl Logic for Engine {
                 | self.pr_ns36.val().get_bits::<4>(32).any()
                 | self.prt_wb.val().any()
                 | self.w_window_cap.val().get_bits::<23>(9).any()
-                | self.cfg.val().window_scale.get_bits::<8>(24).any()
+                | self.w_window_scale.val().get_bits::<8>(24).any()
                 | self.wqe_all.val().any()
                 | self.rqe_all.val().any()
                 | self.arm_wb.val().any()
