@@ -176,6 +176,6 @@ mod tests {
         assert_eq!(s.ctrl, Bits::<32>::from(0x0101_0101u64));
         assert_eq!(s.cq_cons, Bits::<32>::from(Settings::REGISTERS.len() as u64 * 0x0101_0101));
         assert_eq!(Bits::<STORED_BITS>::from(s), bus, "packing undoes unpacking");
-        assert_eq!(strobe_of("conn_table", "cmd"), 22);
+        assert_eq!(strobe_of("conn_table", "cmd"), 23);
     }
 }
