@@ -263,15 +263,15 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "ferroce_engine",
         what: "off by one: the receive-queue doorbell",
-        from: "(cfg[(32'h560)+:(32)] != rq_cons$q)",
-        to: "(cfg[(32'h560)+:(32)] != rq_cons$q + 32'd1)",
+        from: "(cfg[(32'h580)+:(32)] != rq_cons$q)",
+        to: "(cfg[(32'h580)+:(32)] != rq_cons$q + 32'd1)",
         tests: ENGINE,
     },
     Mutant {
         block: "ferroce_engine",
         what: "comparison: one completion more than the ring holds",
-        from: "cq_room = (cq_prod$q - cfg[(32'h5e0)+:(32)]) < (cq_mask + one32);",
-        to: "cq_room = (cq_prod$q - cfg[(32'h5e0)+:(32)]) <= (cq_mask + one32);",
+        from: "cq_room = (cq_prod$q - cfg[(32'h600)+:(32)]) < (cq_mask + one32);",
+        to: "cq_room = (cq_prod$q - cfg[(32'h600)+:(32)]) <= (cq_mask + one32);",
         tests: ENGINE,
     },
     Mutant {
