@@ -6,7 +6,7 @@
 
 use ferroce_proto::config::dma_reaches;
 use ferroce_proto::defaults::DEFAULTS;
-use ferroce_proto::model::Recovery;
+use ferroce_proto::model::{Recovery, RepairRoute};
 use ferroce_proto::regs::{self, conn_table, control, mr_table, queues, Reg};
 use ferroce_proto::rings::{Cqe, Rqe, Wqe, CQE_BYTES, RQE_BYTES, WQE_BYTES};
 use ferroce_proto::transport::Life;
@@ -221,14 +221,17 @@ impl<D: Device> Driver<D> {
             }
         }
         let map = Engine::discover(&mut dev, 0)?;
-        // (Read only when asked for probes, rack or the connection window: a
-        // v0 bring-up reads what it did before the register existed.)
-        if cfg.recovery.probe || cfg.recovery.rack || cfg.recovery.conn_window {
+        // (Read only when asked for probes, rack, the connection window or
+        // clean-route repairs: a v0 bring-up reads what it did before the
+        // register existed.)
+        let clean = cfg.recovery.repair_route == RepairRoute::CleanPath;
+        if cfg.recovery.probe || cfg.recovery.rack || cfg.recovery.conn_window || clean {
             let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
             let parts = [
                 (cfg.recovery.probe, regs::BUILT_TAIL_PROBES, "tail probes"),
                 (cfg.recovery.rack, regs::BUILT_RACK, "rack, the connection-level loss detection"),
                 (cfg.recovery.conn_window, regs::BUILT_CONN_WINDOW, "connection window"),
+                (clean, regs::BUILT_CLEAN_REPAIRS, "clean-route repairs"),
             ];
             for (asked, bit, what) in parts {
                 if asked && built & bit == 0 {
@@ -600,13 +603,11 @@ mod tests {
             assert!(m.starts_with(&format!("control.{reg}: ")) && m.contains(" is out of range "), "{m}");
             assert_eq!(*writes.borrow(), [], "{reg}: written before the refusal");
         }
-        // Loss recovery the RTL does not implement yet, or beyond the
+        // Loss recovery at values the RTL holds constant, or beyond the
         // register's fields: refused by name, nothing written.
-        use ferroce_proto::model::Recovery;
         for (what, recovery) in [
-            ("repair_route", Recovery::v1()),
-            ("start_window 32", Recovery { start_window: 32, ..Recovery::v1_rtl() }),
-            ("reo_min 3000000", Recovery { reo_min: 3_000_000, ..Recovery::v1_rtl() }),
+            ("start_window 32", Recovery { start_window: 32, ..Recovery::v1() }),
+            ("reo_min 3000000", Recovery { reo_min: 3_000_000, ..Recovery::v1() }),
             ("max_backoff 9", Recovery { max_backoff: 9, ..Recovery::v0() }),
         ] {
             let (dev, writes) = posted();
@@ -619,9 +620,9 @@ mod tests {
             assert_eq!(*writes.borrow(), [], "{what}: written before the refusal");
         }
         let (dev, _) = posted();
-        let c = Config { recovery: Recovery::v1_rtl(), ..cfg() };
+        let c = Config { recovery: Recovery::v1(), ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &c, sq, rq, cq) {
-            assert!(!m.contains("loss recovery"), "v1's RTL settings are accepted: {m}");
+            assert!(!m.contains("loss recovery"), "v1 is accepted: {m}");
         }
         // Tail probes asked of a build without them: refused before any
         // setting is written.
@@ -630,10 +631,11 @@ mod tests {
         let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
         assert!(m.contains("no tail probes"), "{m}");
         assert_eq!(*writes.borrow(), [], "written before the refusal");
+        let same_path = Recovery { repair_route: RepairRoute::SamePath, ..Recovery::v1() };
         let (mut dev, _) = posted();
         dev.recovery_built = Some(0);
         let v0 =
-            Config { recovery: Recovery { probe: false, rack: false, conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
+            Config { recovery: Recovery { probe: false, rack: false, conn_window: false, ..same_path }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &v0, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "without probes and rack it is accepted: {m}");
         }
@@ -645,7 +647,7 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(regs::BUILT_TAIL_PROBES);
-        let probes = Config { recovery: Recovery { rack: false, conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
+        let probes = Config { recovery: Recovery { rack: false, conn_window: false, ..same_path }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &probes, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "probes without rack are accepted there: {m}");
         }
@@ -657,9 +659,22 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(regs::BUILT_TAIL_PROBES | regs::BUILT_RACK);
-        let unwindowed = Config { recovery: Recovery { conn_window: false, ..Recovery::v1_rtl() }, ..cfg() };
+        let unwindowed = Config { recovery: Recovery { conn_window: false, ..same_path }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &unwindowed, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "probes and rack without the window are accepted there: {m}");
+        }
+        // Clean-route repairs asked of a build without them: refused by name.
+        let windowed = regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW;
+        let (mut dev, writes) = posted();
+        dev.recovery_built = Some(windowed);
+        let m = refusal(Driver::bring_up(dev, &c, sq, rq, cq).map(|_| ()));
+        assert!(m.contains("no clean-route repairs") && m.contains("bit 3"), "{m}");
+        assert_eq!(*writes.borrow(), [], "written before the refusal");
+        let (mut dev, _) = posted();
+        dev.recovery_built = Some(windowed);
+        let own_route = Config { recovery: same_path, ..cfg() };
+        if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &own_route, sq, rq, cq) {
+            assert!(!m.contains("loss recovery"), "v1 with repairs on their own path is accepted there: {m}");
         }
     }
 

@@ -111,6 +111,15 @@ pub struct EngineConfig {
     /// round-trip estimate is the tail probes'); a build without it takes
     /// `control.recovery` values below 0x400 only.
     pub conn_window: bool,
+    /// Repairs on a clean route (`Recovery::repair_route` `CleanPath`) are
+    /// built in: each path's losses in its epoch and timeouts in a row
+    /// beside its window, the choice of the connection's cleanest other
+    /// live path (or, after timeouts in a row, the next in turn) for each
+    /// retransmission, and a copy of every path's source port to read
+    /// that path's route from (`engine_info.recovery` bit 3). Needs
+    /// `conn_window`; a build without it takes `control.recovery` values
+    /// below 0x800 only.
+    pub clean_repairs: bool,
 }
 
 impl EngineConfig {
@@ -135,6 +144,7 @@ impl EngineConfig {
         tail_probes: true,
         rack: true,
         conn_window: true,
+        clean_repairs: true,
     };
 
     /// The ECPIX-5 build (LFE5UM5G-85F): 8 connections x 8 paths x 8
@@ -180,6 +190,7 @@ impl EngineConfig {
         tail_probes: false,
         rack: false,
         conn_window: false,
+        clean_repairs: false,
         ..EngineConfig::CORUNDUM
     };
 
@@ -256,6 +267,9 @@ impl EngineConfig {
         if self.conn_window && !self.rack {
             return Err("the connection window needs rack (control.recovery's bits are taken in order)");
         }
+        if self.clean_repairs && !self.conn_window {
+            return Err("clean-route repairs need the connection window (control.recovery's bits are taken in order)");
+        }
         if self.conn_bits < 1 || self.conn_bits > 6 {
             return Err("connections must be 2 to 64");
         }
@@ -303,7 +317,8 @@ impl EngineConfig {
     pub const fn recovery_built(&self) -> u32 {
         (if self.tail_probes { regs::BUILT_TAIL_PROBES } else { 0 })
             | (if self.rack { regs::BUILT_RACK } else { 0 })
-            | if self.conn_window { regs::BUILT_CONN_WINDOW } else { 0 }
+            | (if self.conn_window { regs::BUILT_CONN_WINDOW } else { 0 })
+            | if self.clean_repairs { regs::BUILT_CLEAN_REPAIRS } else { 0 }
     }
 
     pub const fn info(&self) -> [(Reg, u32); 10] {
@@ -368,6 +383,8 @@ impl EngineConfig {
             Some(Bounds { min: 0, max: (1 << crate::model::Recovery::RACK_BIT) - 1 })
         } else if reg == regs::control::RECOVERY && !self.conn_window {
             Some(Bounds { min: 0, max: (1 << crate::model::Recovery::CONN_WINDOW_BIT) - 1 })
+        } else if reg == regs::control::RECOVERY && !self.clean_repairs {
+            Some(Bounds { min: 0, max: (1 << crate::model::Recovery::REPAIR_ROUTE_BIT) - 1 })
         } else {
             reg.register().range
         }
@@ -445,20 +462,30 @@ mod tests {
         assert_eq!(e.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xff }));
         assert_eq!(
             EngineConfig::ECP5_85.reset(regs::engine_info::RECOVERY),
-            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW
+            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW | regs::BUILT_CLEAN_REPAIRS
         );
-        let probes_only = EngineConfig { rack: false, conn_window: false, ..EngineConfig::ECP5_85 };
+        let probes_only = EngineConfig { rack: false, conn_window: false, clean_repairs: false, ..EngineConfig::ECP5_85 };
         assert_eq!(probes_only.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES);
         assert_eq!(probes_only.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x1ff }));
-        let no_window = EngineConfig { conn_window: false, ..EngineConfig::ECP5_85 };
+        let no_window = EngineConfig { conn_window: false, clean_repairs: false, ..EngineConfig::ECP5_85 };
         assert_eq!(no_window.reset(regs::engine_info::RECOVERY), regs::BUILT_TAIL_PROBES | regs::BUILT_RACK);
         assert_eq!(no_window.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x3ff }));
-        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x7ff }));
-        assert!(EngineConfig { tail_probes: false, conn_window: false, ..EngineConfig::ECP5_85 }
+        let no_clean = EngineConfig { clean_repairs: false, ..EngineConfig::ECP5_85 };
+        assert_eq!(
+            no_clean.reset(regs::engine_info::RECOVERY),
+            regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW
+        );
+        assert_eq!(no_clean.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x7ff }));
+        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xfff }));
+        assert!(EngineConfig { conn_window: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("clean-route"));
+        assert!(EngineConfig { tail_probes: false, conn_window: false, clean_repairs: false, ..EngineConfig::ECP5_85 }
             .check()
             .unwrap_err()
             .contains("rack"));
-        assert!(EngineConfig { rack: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("connection window"));
+        assert!(EngineConfig { rack: false, clean_repairs: false, ..EngineConfig::ECP5_85 }
+            .check()
+            .unwrap_err()
+            .contains("connection window"));
         for reg in EngineConfig::DMA_HIGH_HALVES {
             assert_eq!(e.range(reg), Some(Bounds { min: 0, max: 0 }), "{reg}");
             assert_eq!(EngineConfig::CORUNDUM.range(reg), reg.register().range, "{reg}");

@@ -130,6 +130,9 @@ pub const BUILT_RACK: u32 = 2;
 /// `engine_info.recovery`: the connection window (`conn_window`) is built
 /// in.
 pub const BUILT_CONN_WINDOW: u32 = 4;
+/// `engine_info.recovery`: repairs on a clean route (`repair_route`) are
+/// built in.
+pub const BUILT_CLEAN_REPAIRS: u32 = 8;
 /// Largest PSN (24 bits).
 const PSN_MAX: u32 = (1 << 24) - 1;
 /// Largest value of a 16-bit field.
@@ -190,7 +193,8 @@ pub const BLOCKS: &[Block] = &[
                 RECOVERY_BUILT,
                 "loss-recovery mechanisms built in beyond v0's: bit 0 tail probes (`control.recovery` bit 8); bit 1 \
                  connection-level loss detection by send time (`control.recovery` bit 9); bit 2 the connection \
-                 window (`control.recovery` bit 10)",
+                 window (`control.recovery` bit 10); bit 3 repairs on a clean route (`control.recovery` bit \
+                 11)",
             ),
         ],
     },
@@ -232,9 +236,11 @@ pub const BLOCKS: &[Block] = &[
                  tail probes (a build without them, `engine_info.recovery` bit 0 clear, takes 0 to 0xff); bit 9 \
                  connection-level loss detection by send time (a build without it, `engine_info.recovery` bit 1 \
                  clear, takes 0 to 0x1ff); bit 10 a window per connection over all its paths, ECN AIMD capped by \
-                 the rate hint (a build without it, `engine_info.recovery` bit 2 clear, takes 0 to 0x3ff)",
+                 the rate hint (a build without it, `engine_info.recovery` bit 2 clear, takes 0 to 0x3ff); bit 11 \
+                 retransmissions on the route of the connection's cleanest other live path (a build without it, \
+                 `engine_info.recovery` bit 3 clear, takes 0 to 0x7ff)",
             )
-            .within(0, 0x7ff),
+            .within(0, 0xfff),
             r(
                 "window_cap",
                 0x44,

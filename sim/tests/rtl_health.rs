@@ -1,7 +1,8 @@
 //! The `health` RTL block in Verilator against
 //! `ferroce_proto::model::health::Health`: random sends, ACKs (with and
 //! without progress and losses) and timeouts over many paths, with the
-//! re-path threshold (`in_loss_shift`) changing from event to event.
+//! re-path threshold (`in_loss_shift`) changing from event to event; each
+//! result with the path's losses in its epoch and timeouts in a row.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -32,13 +33,15 @@ fn health_matches_the_model() {
         "out_key",
         "out_repath",
         "out_retired",
+        "out_lost",
+        "out_rtos",
     ];
     let p: HashMap<&str, _> = names.iter().map(|n| (*n, s.port(n))).collect();
     s.reset("reset", Some("ready"), 1 << 12);
     let mut rng = Rng::new(8);
     let mut model: HashMap<u64, Health> = HashMap::new();
-    let mut expected: VecDeque<(u64, bool, bool)> = VecDeque::new();
-    let (mut checked, mut repaths, mut retired) = (0, 0, 0);
+    let mut expected: VecDeque<(u64, bool, bool, u64, u64)> = VecDeque::new();
+    let (mut checked, mut repaths, mut retired, mut most_lost, mut most_rtos) = (0, 0, 0, 0, 0);
     while checked < 100_000 {
         if rng.chance(0.2) {
             s.set(p["in_valid"], 0);
@@ -65,7 +68,9 @@ fn health_matches_the_model() {
             };
             repaths += repath as u32;
             retired += h.retired as u32;
-            expected.push_back((k, repath, h.retired));
+            most_lost = most_lost.max(h.epoch_lost);
+            most_rtos = most_rtos.max(h.rtos_in_row);
+            expected.push_back((k, repath, h.retired, h.epoch_lost as u64, h.rtos_in_row as u64));
             for (n, v) in [
                 ("in_valid", 1),
                 ("in_op", op),
@@ -82,10 +87,17 @@ fn health_matches_the_model() {
         s.tick();
         if s.get(p["out_valid"]) == 1 {
             let want = expected.pop_front().expect("an output with no event behind it");
-            let got = (s.get(p["out_key"]), s.get(p["out_repath"]) == 1, s.get(p["out_retired"]) == 1);
+            let got = (
+                s.get(p["out_key"]),
+                s.get(p["out_repath"]) == 1,
+                s.get(p["out_retired"]) == 1,
+                s.get(p["out_lost"]),
+                s.get(p["out_rtos"]),
+            );
             assert_eq!(got, want, "event {checked}");
             checked += 1;
         }
     }
     assert!(repaths > 1_000 && retired > 1_000, "repaths {repaths}, retired {retired}");
+    assert!(most_lost > 20 && most_rtos > 3, "losses in an epoch up to {most_lost}, timeouts in a row up to {most_rtos}");
 }

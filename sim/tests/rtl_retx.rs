@@ -18,9 +18,9 @@ use ferroce_proto::Psn;
 use ferroce_sim::verilator::{ModelLib, Sim};
 
 ferroce_sim::equivalence_inputs!(retx_inputs: ferroce_hdl::tx::retx::Retx<KEY_BITS>;
-    reset, in_valid, in_op, in_key, in_psn, in_sack);
+    reset, in_valid, in_op, in_key, in_psn, in_sack, in_resent_rule);
 ferroce_sim::equivalence_inputs!(retx64_inputs: ferroce_hdl::tx::retx::Retx<KEY_BITS, 64>;
-    reset, in_valid, in_op, in_key, in_psn, in_sack);
+    reset, in_valid, in_op, in_key, in_psn, in_sack, in_resent_rule);
 
 const KEY_BITS: usize = ferroce_hdl::emit::PATH_KEY_BITS;
 
@@ -83,8 +83,8 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
     let mut s = Sim::new(lib);
     s.clock("clock");
     let p = |n: &str| s.port(n);
-    let (in_valid, in_op, in_key, in_psn, in_sack) =
-        (p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_sack"));
+    let (in_valid, in_op, in_key, in_psn, in_sack, in_rule) =
+        (p("in_valid"), p("in_op"), p("in_key"), p("in_psn"), p("in_sack"), p("in_resent_rule"));
     let outs = [
         "out_valid",
         "out_key",
@@ -108,7 +108,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
     let mut expected: VecDeque<Out> = VecDeque::new();
     let mut loads: VecDeque<u64> = (0..keys).collect();
     let (mut checked, mut retx_taken, mut lost_found, mut rtos) = (0u64, 0u64, 0u64, 0u64);
-    let (mut probes, mut newest) = (0u64, 0u64);
+    let (mut probes, mut newest, mut rule_decided) = (0u64, 0u64, 0u64);
     // rack's operations: candidates found (of them resent), PSNs declared
     // lost, newly acknowledged PSNs that were resent
     let (mut found, mut found_resent, mut declared, mut acked_resent) = (0u64, 0u64, 0u64, 0u64);
@@ -166,6 +166,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
             }
         }
         if let Some((o, k, psn, sack)) = issue {
+            let rule = !rng.chance(0.3);
             if o == op::LOAD {
                 paths.insert(
                     k,
@@ -204,7 +205,13 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
                     }
                 }
                 op::ACK => {
-                    if let Some(r) = path.log.on_ack(Psn::new(psn), &sack) {
+                    // The marker rule for resent PSNs (on unless repairs
+                    // take other routes): count the ACKs where it decides.
+                    let mut other = path.log;
+                    let other_lost = other.on_ack_with(Psn::new(psn), &sack, !rule).map(|r| r.lost);
+                    let r = path.log.on_ack_with(Psn::new(psn), &sack, rule);
+                    rule_decided += (r.as_ref().map(|r| r.lost) != other_lost) as u64;
+                    if let Some(r) = r {
                         e.ok = true;
                         for p in &r.newly {
                             let slot = p.get() as usize % w as usize;
@@ -279,6 +286,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
             s.set(in_op, o);
             s.set(in_key, k);
             s.set(in_psn, psn as u64);
+            s.set(in_rule, rule as u64);
             let words: Vec<u32> =
                 (0..8).map(|i| u32::from_le_bytes(sack[4 * i..4 * i + 4].try_into().unwrap())).collect();
             s.set_words(in_sack, &words);
@@ -312,6 +320,7 @@ fn drive(lib: &std::sync::Arc<ModelLib>, w: u32) {
         retx_taken > 5_000 && lost_found > 3_000 && rtos > 1_000,
         "retx {retx_taken}, lost {lost_found}, rtos {rtos}"
     );
+    assert!(rule_decided > 100, "the marker rule decided {rule_decided} ACKs");
     // Tail probes of both kinds: the newest PSN, and the oldest candidate.
     assert!(probes > 1_000 && newest > 500 && probes - newest > 50, "probes {probes}, of the newest {newest}");
     // rack's walk: candidates found, resent ones among them, PSNs declared

@@ -28,7 +28,7 @@ use ferroce_sim::memory::Memory;
 ferroce_sim::equivalence_inputs!(tx_path_inputs: ferroce_hdl::tx::tx_path::TxPath;
     reset, cfg_mac, cfg_ip, cfg_port, cfg_mtu, cfg_max_cwnd, cfg_repath_after, cfg_retire_after, cfg_rto_min,
     cfg_hint, cfg_max_backoff, cfg_loss_shift, cfg_path_ecn_cut, cfg_probe, cfg_ack_delay, cfg_rack,
-    cfg_conn_window, cfg_line, cfg_window_scale, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
+    cfg_conn_window, cfg_line, cfg_window_scale, cfg_clean_repairs, now, ctl_valid, ctl_op, ctl_conn, ctl_remote,
     ctl_mac, ctl_ip, ctl_paths, ctl_streams, ctl_psn,
     ctl_generation, ctl_seed, wr_valid, wr_key, wr_op, wr_len, wr_local, wr_remote, wr_rkey, wr_imm, wr_id,
     fb_valid, fb_nak, fb_key, fb_psn, fb_sack, fb_ce, fb_code, fb_stream, fb_msg_seq, fb_ts, fb_hint, ack_valid, ack_key,
@@ -104,19 +104,22 @@ fn send_path_matches_the_model_in_lockstep() {
 }
 
 /// The lockstep again with every send-side setting of `control.recovery`
-/// away from v0, at v1's values (`Recovery::v1_rtl`: RTOs doubled at most
+/// away from v0, at v1's values (`Recovery::v1`: RTOs doubled at most
 /// twice, re-pathing at a sixteenth of an epoch lost, tail probes, `rack`,
 /// the connection window capped by B's rate hints, with ECN echoes cutting
-/// it and not the paths' windows), on a lossier channel so that the epochs'
+/// it and not the paths' windows, repairs on the route of the connection's
+/// cleanest other path), on a lossier channel so that the epochs'
 /// thresholds, the backoff's limit and the probe timers are reached (a
 /// quarter of the ACKs lost: the first probes go out in the replayed
 /// cycles). The same run without `rack`, in lockstep too, finds fewer
-/// losses from ACKs: `rack` is exercised, not only left equal.
+/// losses from ACKs: `rack` is exercised, not only left equal. Repairs
+/// went by other paths' routes, and none do with `repair_route` SamePath
+/// (in lockstep too).
 #[test]
 fn send_path_matches_the_model_with_v1_recovery_settings() {
     ferroce_sim::verilator::record_next("tx_path", REPLAYED);
     let cfg = SendLockstep {
-        recovery: ferroce_proto::model::Recovery::v1_rtl(),
+        recovery: ferroce_proto::model::Recovery::v1(),
         loss: 0.06,
         ack_loss: 0.25,
         messages: [600, 200],
@@ -135,9 +138,19 @@ fn send_path_matches_the_model_with_v1_recovery_settings() {
     let w = send_lockstep(&no_rack, &mut |_, _| {}).unwrap_or_else(|d| panic!("without rack: {d}")).stats;
     eprintln!("without rack: {w:?}");
     assert!(st.lost_found_by_ack > w.lost_found_by_ack + 100, "rack {st:?}, without {w:?}");
+    let same_path = SendLockstep {
+        recovery: ferroce_proto::model::Recovery {
+            repair_route: ferroce_proto::model::RepairRoute::SamePath,
+            ..cfg.recovery
+        },
+        ..cfg
+    };
+    let sp = send_lockstep(&same_path, &mut |_, _| {}).unwrap_or_else(|d| panic!("repairs on their own path: {d}"));
+    eprintln!("rerouted repairs: {} of {}; on their own path: {} of {}", r.rerouted, st.tx_retx, sp.rerouted, sp.stats.tx_retx);
+    assert!(r.rerouted > 20 && sp.rerouted == 0, "rerouted {} of {}, own path {}", r.rerouted, st.tx_retx, sp.rerouted);
 }
 
-/// `v1-rtl` as it is (ECN still cutting the paths' windows) on the mild
+/// `v1` on the mild
 /// channel `cargo xtask diff` runs (1 % of data and ACKs lost), where a
 /// packet resent by `rack` or a probe may be acknowledged by an ACK for
 /// the original sent before the resend arrived: `rack_ts` must then
@@ -147,7 +160,7 @@ fn send_path_matches_the_model_with_v1_recovery_settings() {
 #[test]
 fn rack_keeps_the_originals_send_time_for_early_acks_of_resent_packets() {
     let cfg = SendLockstep {
-        recovery: ferroce_proto::model::Recovery::v1_rtl(),
+        recovery: ferroce_proto::model::Recovery::v1(),
         seed: 1,
         loss: 0.01,
         ack_loss: 0.01,
@@ -178,7 +191,7 @@ fn rack_keeps_the_originals_send_time_for_early_acks_of_resent_packets() {
 fn the_connection_window_holds_to_the_rate_hints_cap() {
     use ferroce_proto::model::Recovery;
     let cfg = SendLockstep {
-        recovery: Recovery::v1_rtl(),
+        recovery: Recovery::v1(),
         seed: 9,
         loss: 0.01,
         ack_loss: 0.01,

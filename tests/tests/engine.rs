@@ -112,14 +112,15 @@ fn survives_loss(
 }
 
 /// Tail probes (`control.recovery` bit 8) and `rack` (bit 9, both in
-/// `Recovery::v1_rtl`): the same lossy run of short WRITEs spread over
+/// `Recovery::v1`): the same lossy run of short WRITEs spread over
 /// eight paths, whose last packets often have no later packet on their
 /// path to show a hole, with v0's settings, with v1's but `rack`, and with
 /// v1's, on the `corundum` and `ecp5-85` builds; the connection window
-/// (bit 10) left off in the last two (ECN cutting the paths' windows as
-/// in v0), so that they differ from v0 in probes and `rack` alone (with it
-/// `ecp5-85`'s 24 WRITEs start 8 packets at a time and its paths' RTOs
-/// come before any probe), and `v1-rtl` itself run last. With v0 every such loss
+/// (bit 10) and clean-route repairs (bit 11) left off in the last two (ECN
+/// cutting the paths' windows as in v0), so that they differ from v0 in
+/// probes and `rack` alone (with the window `ecp5-85`'s 24 WRITEs start 8
+/// packets at a time and its paths' RTOs come before any probe), and `v1`
+/// itself run last. With v0 every such loss
 /// waits for an RTO; with probes the engine resends a path's tail after
 /// its probe timeout and finds the losses from the ACKs, so it times out
 /// far less (where RTTs are short beside rto_min: `corundum`'s 16 Gb/s);
@@ -151,7 +152,12 @@ fn tail_probes_find_tail_losses_without_timeouts() {
             s.counters.iter().find(|(k, _)| k == n).map(|(_, v)| *v).expect(n)
         };
         let v0 = run(o(Recovery::v0()));
-        let unwindowed = Recovery { conn_window: false, path_ecn_cut: true, ..Recovery::v1_rtl() };
+        let unwindowed = Recovery {
+            conn_window: false,
+            path_ecn_cut: true,
+            repair_route: ferroce_proto::model::RepairRoute::SamePath,
+            ..Recovery::v1()
+        };
         let v1 = run(o(Recovery { rack: false, ..unwindowed }));
         let rack = run(o(unwindowed));
         let probes = counter(&v1, "tail_probes");
@@ -180,11 +186,11 @@ fn tail_probes_find_tail_losses_without_timeouts() {
             // timeout (srtt + 4 rttvar + ACK delay after the last ACK).
             assert!(v1.rtos <= v0.rtos, "{}: RTOs: v0 {}, with probes {}", c.name, v0.rtos, v1.rtos);
         }
-        // `v1-rtl` with its connection window: the data arrive whole
-        // (`run` checks every byte and completion).
-        let windowed = run(o(Recovery::v1_rtl()));
+        // `v1` with its connection window and clean-route repairs: the
+        // data arrive whole (`run` checks every byte and completion).
+        let windowed = run(o(Recovery::v1()));
         eprintln!(
-            "{}: v1-rtl {} RTOs, {} probes, in {} cycles",
+            "{}: v1 {} RTOs, {} probes, in {} cycles",
             c.name,
             windowed.rtos,
             counter(&windowed, "tail_probes"),

@@ -229,10 +229,10 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
         for &loss in &LOSSES {
             let mut n = net(Kind::Ferroce, 1024, loss);
             n.recovery =
-                ferroce_proto::model::Recovery { base_rtt: base_us * 1_000_000, ..ferroce_proto::model::Recovery::v1_rtl() };
+                ferroce_proto::model::Recovery { base_rtt: base_us * 1_000_000, ..ferroce_proto::model::Recovery::v1() };
             let (rtl, model) = (rtl_goodput(&n, d)?, goodput_on(n, d)?);
             eprintln!(
-                "  [{:>5.1}s] v1-rtl base RTT {base_us} us mtu 1024 loss {loss:<4}: rtl {rtl:.3}  model {model:.3}",
+                "  [{:>5.1}s] v1 base RTT {base_us} us mtu 1024 loss {loss:<4}: rtl {rtl:.3}  model {model:.3}",
                 started.elapsed().as_secs_f64()
             );
             sweep_v1.push((base_us, loss, rtl, model));
@@ -281,8 +281,8 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
             "loss": p.loss, "mtu": p.mtu, "rtl_goodput": p.rtl, "model_goodput": p.model,
             "gbn_goodput": p.gbn, "ideal": p.ideal,
         })).collect::<Vec<_>>(),
-        "loss_sweep_v1_rtl": sweep_v1.iter().map(|(base_us, loss, rtl, model)| json!({
-            "loss": loss, "mtu": 1024, "recovery": "v1-rtl", "base_rtt_us": base_us, "rtl_goodput": rtl,
+        "loss_sweep_v1": sweep_v1.iter().map(|(base_us, loss, rtl, model)| json!({
+            "loss": loss, "mtu": 1024, "recovery": "v1", "base_rtt_us": base_us, "rtl_goodput": rtl,
             "model_goodput": model,
         })).collect::<Vec<_>>(),
         "builds": builds.iter().map(Build::json).collect::<Vec<_>>(),
@@ -619,14 +619,15 @@ fn builds_markdown(builds: &[Build]) -> String {
 /// The base RTTs (us) the v1 sweep's connection windows are set for.
 const V1_BASE_RTTS_US: [u64; 2] = [10, 20];
 
-/// The loss sweep's points with `Recovery::v1_rtl`: (base RTT in us, loss,
+/// The loss sweep's points with `Recovery::v1`: (base RTT in us, loss,
 /// RTL, model).
 fn v1_markdown(points: &[(u64, f64, f64, f64)]) -> String {
     let mut s = String::from(
         "\n## Goodput against loss with the RTL's v1 settings\n\nThe sweep's fabric and runs at MTU 1024, both engines \
-         and the model with `control.recovery` at `Recovery::v1_rtl` (`--recovery v1-rtl`: RTOs doubled at most \
+         and the model with `control.recovery` at `Recovery::v1` (`--recovery v1`: RTOs doubled at most \
          twice, re-pathing at a sixteenth of an epoch lost, the rate hint from the first ACK, tail probes, \
-         `rack` and the connection window), on the `corundum` build. The window's cap, 1.25 base RTTs of the \
+         `rack`, the connection window and repairs on the route of the connection's cleanest other path), on \
+         the `corundum` build. The window's cap, 1.25 base RTTs of the \
          receiver's rate hint plus two frames (`control.window_scale`), set for the fabric's 10 us and for 20 us, \
          which covers the endpoints' own turnaround too (ACK delay; in the RTL also its payload DMA reads and frame \
          pipelines): at 10 us it holds one flow below the line, and the RTL, whose loop is longer, further \

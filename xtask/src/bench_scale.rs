@@ -29,10 +29,6 @@ pub enum Transport {
     /// ferroce over this many paths with the first protocol version
     /// (`Recovery::v0`, the registers' reset values).
     FerroceV0(u8),
-    /// ferroce over this many paths with the most of v1 the RTL implements
-    /// today (`Recovery::v1_rtl`: `control.recovery` at v1's values; v1
-    /// but its repairs' route).
-    FerroceRtl(u8),
     /// IRN-style: selective repeat on one ECMP path, in flight capped at one
     /// BDP.
     Irn,
@@ -48,7 +44,6 @@ impl Transport {
         match self {
             Transport::Ferroce(p) => format!("ferroce_{p}p"),
             Transport::FerroceV0(p) => format!("ferroce_{p}p_v0"),
-            Transport::FerroceRtl(p) => format!("ferroce_{p}p_rtl"),
             Transport::Irn => "irn".into(),
             Transport::RoceDcqcn { pfc: false } => "rocev2_gbn_dcqcn".into(),
             Transport::RoceDcqcn { pfc: true } => "rocev2_gbn_dcqcn_pfc".into(),
@@ -60,12 +55,11 @@ impl Transport {
     /// the ideal.
     fn net(&self, seed: u64) -> Option<NetConfig> {
         let mut net = match self {
-            Transport::Ferroce(paths) | Transport::FerroceV0(paths) | Transport::FerroceRtl(paths) => {
+            Transport::Ferroce(paths) | Transport::FerroceV0(paths) => {
                 let mut n = NetConfig::new(ferroce_sim::scenario::Kind::Ferroce);
                 n.paths = *paths;
                 n.recovery = match self {
                     Transport::Ferroce(_) => ferroce_proto::model::Recovery::v1(),
-                    Transport::FerroceRtl(_) => ferroce_proto::model::Recovery::v1_rtl(),
                     _ => ferroce_proto::model::Recovery::v0(),
                 };
                 n
@@ -121,7 +115,6 @@ impl Plan {
         let transports = vec![
             Transport::Ferroce(8),
             Transport::FerroceV0(8),
-            Transport::FerroceRtl(8),
             Transport::Ferroce(4),
             Transport::Ferroce(2),
             Transport::Ferroce(1),

@@ -293,9 +293,9 @@ enum Command {
         /// Seed of the run.
         #[arg(long, value_name = "S", default_value_t = 1)]
         seed: u64,
-        /// The sender's loss-recovery profile (send side): v0 (the reset values) or v1-rtl (v1's values of the
+        /// The sender's loss-recovery profile (send side): v0 (the reset values) or v1 (v1's values of the
         /// settings in control.recovery: RTO doublings, re-path threshold, the receiver's hint without warmup,
-        /// tail probes, rack, the connection window)
+        /// tail probes, rack, the connection window, repairs on clean routes)
         #[arg(long, value_name = "PROFILE", default_value = "v0")]
         recovery: String,
     },

@@ -379,6 +379,34 @@ const MUTANTS: &[Mutant] = &[
         to: "if (1'b1) begin",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "inverted key: a repair takes the route of the connection's lossiest other path, not its cleanest",
+        from: "key_fields[(32'h4)+:(16)] = ~lost;",
+        to: "key_fields[(32'h4)+:(16)] = lost;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped branch: after timeouts in a row a repair still takes the cleanest route, not the next in turn",
+        from: "else if (turn != zero_turn) begin",
+        to: "else if (1'b0) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: the marker rule declares resent PSNs lost again with clean-route repairs on",
+        from: "retx$in_resent_rule = ~cr_on;",
+        to: "retx$in_resent_rule = 1'b1;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: repairs go out on their own path's source port",
+        from: "if ((h_kind$q == K_DATA) & ~h_clean$q) begin",
+        to: "if ((h_kind$q == K_DATA)) begin",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

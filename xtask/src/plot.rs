@@ -54,14 +54,13 @@ pub struct ScalePoint {
 }
 
 /// How many transports the scale plots draw.
-pub const SCALE_N: usize = 9;
+pub const SCALE_N: usize = 8;
 
 /// The transports of the scale plots, as `bench_scale` labels them, with
 /// their colours.
 pub const SCALE_SERIES: [(&str, u32); SCALE_N] = [
     ("ferroce_8p", 0x1f77b4),
     ("ferroce_8p_v0", 0x7f7f7f),
-    ("ferroce_8p_rtl", 0xbcbd22),
     ("ferroce_4p", 0x17becf),
     ("ferroce_2p", 0x9467bd),
     ("ferroce_1p", 0x8c564b),
@@ -82,7 +81,6 @@ pub fn scale(points: &[ScalePoint], dir: &Path, stem: &str) -> anyhow::Result<()
         |p| p.speed[5],
         |p| p.speed[6],
         |p| p.speed[7],
-        |p| p.speed[8],
     ];
     let series: Vec<Series<'_, ScalePoint>> =
         SCALE_SERIES.iter().zip(get).map(|(&(name, rgb), f)| (name, rgb, f)).collect();

@@ -50,7 +50,7 @@ use ferroce_proto::wire;
 
 use super::cfg::{
     ACK_QUEUED, ACK_QUEUE_BITS, CONNS, CONN_KEY_BITS, DMA_ADDR_MASK, MRS, MR_BITS, PATH_BITS, PATH_KEY_BITS, STREAM_BITS, STREAM_KEY_BITS,
-    CONN_WINDOW, RACK, TAIL_PROBES,
+    CLEAN_REPAIRS, CONN_WINDOW, RACK, TAIL_PROBES,
 };
 use super::csr::{Csr, ADDR_BITS};
 use super::rx_path::RxPath;
@@ -77,11 +77,12 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
-// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8, 9 and 10, as `Recovery::word` packs them.
+// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8, 9, 10 and 11, as `Recovery::word` packs them.
 const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
-    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9 && R::CONN_WINDOW_BIT == 10);
+    assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9);
+    assert!(R::CONN_WINDOW_BIT == 10 && R::REPAIR_ROUTE_BIT == 11);
     // control.window_scale's bits, read at a literal width
     assert!(R::WINDOW_SCALE_BITS == 24);
 };
@@ -437,6 +438,8 @@ pub struct Engine {
     rack_built: Constant<bool>,
     #[constant(CONN_WINDOW)]
     cw_built: Constant<bool>,
+    #[constant(CLEAN_REPAIRS)]
+    cr_built: Constant<bool>,
     #[constant(0u64)]
     zero_wide_conn: Constant<Bits<{ WIDE_KEY_BITS - CONN_KEY_BITS }>>,
     pace: Pacer<CONN_KEY_BITS>,
@@ -1546,6 +1549,7 @@ impl Logic for Engine {
         self.txp.cfg_ack_delay.next = self.cfg.val().ack_delay_ns;
         self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
         self.txp.cfg_conn_window.next = self.cfg_rec.val().get_bit(10) & self.cw_built.val();
+        self.txp.cfg_clean_repairs.next = self.cfg_rec.val().get_bit(11) & self.cr_built.val();
         self.txp.cfg_line.next = self.cfg_line.val();
         self.txp.cfg_window_scale.next = self.w_window_scale.val().get_bits::<24>(0);
         self.txp.now.next = self.now_ns.val();

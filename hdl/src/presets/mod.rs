@@ -61,6 +61,8 @@ macro_rules! preset {
             pub const RACK: bool = CONFIG.rack;
             /// The connection window is built in.
             pub const CONN_WINDOW: bool = CONFIG.conn_window;
+            /// Repairs on a clean route are built in.
+            pub const CLEAN_REPAIRS: bool = CONFIG.clean_repairs;
             /// Bits of the DMA addresses the engine drives.
             pub const DMA_ADDR_BITS: usize = CONFIG.dma_addr_bits as usize;
             /// Bits of an address sum with its carry.
@@ -79,6 +81,8 @@ macro_rules! preset {
         pub mod csr;
         #[path = "../tx/spray.rs"]
         pub mod spray;
+        #[path = "../tx/repair.rs"]
+        pub mod repair;
         #[path = "../tx/tx_path.rs"]
         pub mod tx_path;
         #[path = "../rx/rx_msgs.rs"]

@@ -7,7 +7,9 @@
 //!   `HEALTH_OP_RTO`), `in_key`, `in_newly` and `in_lost` (ACK),
 //!   `in_repath_after` and `in_retire_after` (RTO): one event per cycle.
 //! * Two cycles later: `out_valid`, `out_key`, `out_repath` (move the path
-//!   to a new source port), `out_retired` (the path takes no new data).
+//!   to a new source port), `out_retired` (the path takes no new data),
+//!   and the path's losses in its epoch and timeouts in a row after the
+//!   event (`out_lost`, `out_rtos`: what a repair's route is chosen by).
 //!
 //! Counters are 16 bits (epoch) and 8 bits (timeout run), saturating.
 //! Cycle t: the key's state is read (`KeyedState`); t+1: the event is
@@ -92,6 +94,8 @@ pub struct PathHealth<const K: usize> {
     pub out_key: Signal<Out, Bits<K>>,
     pub out_repath: Signal<Out, bool>,
     pub out_retired: Signal<Out, bool>,
+    pub out_lost: Signal<Out, Bits<HEALTH_EPOCH_BITS>>,
+    pub out_rtos: Signal<Out, Bits<HEALTH_RTO_BITS>>,
     store: KeyedState<K, STATE_BITS>,
     s1_op: DFF<Bits<2>>,
     s1_newly: DFF<Bits<COUNT_BITS>>,
@@ -103,6 +107,8 @@ pub struct PathHealth<const K: usize> {
     o_key: DFF<Bits<K>>,
     o_repath: DFF<bool>,
     o_retired: DFF<bool>,
+    o_lost: DFF<Bits<HEALTH_EPOCH_BITS>>,
+    o_rtos: DFF<Bits<HEALTH_RTO_BITS>>,
     st: Signal<Local, HealthState>,
     lost_wide: Signal<Local, LostWide>,
     lost_add: Signal<Local, Bits<HEALTH_EPOCH_BITS>>,
@@ -154,7 +160,9 @@ impl<const K: usize> Logic for PathHealth<K> {
             o_valid,
             o_key,
             o_repath,
-            o_retired
+            o_retired,
+            o_lost,
+            o_rtos
         );
         self.store.clock.next = self.clock.val();
         self.store.reset.next = self.reset.val();
@@ -230,6 +238,8 @@ impl<const K: usize> Logic for PathHealth<K> {
         self.o_key.d.next = self.store.s1_key.val();
         self.o_repath.d.next = self.repath.val();
         self.o_retired.d.next = self.new_st.val().retired;
+        self.o_lost.d.next = self.new_st.val().lost;
+        self.o_rtos.d.next = self.new_st.val().rtos;
         if self.reset.val() {
             self.o_valid.d.next = false;
         }
@@ -238,5 +248,7 @@ impl<const K: usize> Logic for PathHealth<K> {
         self.out_key.next = self.o_key.q.val();
         self.out_repath.next = self.o_repath.q.val();
         self.out_retired.next = self.o_retired.q.val();
+        self.out_lost.next = self.o_lost.q.val();
+        self.out_rtos.next = self.o_rtos.q.val();
     }
 }

@@ -13,4 +13,4 @@ pub mod tx_build;
 
 // Sized by the build: built per preset in `crate::presets`; the
 // `corundum` preset's here.
-pub use crate::presets::corundum::{spray, tx_path};
+pub use crate::presets::corundum::{repair, spray, tx_path};

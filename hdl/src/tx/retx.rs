@@ -27,7 +27,11 @@
 //!   (`PathLog::candidates`, `PathLog::lose`): 8 FIRST (the lowest
 //!   candidate, a PSN in flight neither SACKed, queued nor held), 9 AFTER
 //!   (the lowest candidate at or above `in_psn`, which must be in flight),
-//!   10 LOSE (queue `in_psn` if it is a candidate).
+//!   10 LOSE (queue `in_psn` if it is a candidate). With an ACK,
+//!   `in_resent_rule`: a resent PSN may be declared lost again once a PSN
+//!   at or above the retransmission marker is SACKed
+//!   (`PathLog::on_ack_with`'s rule; off when repairs take another path's
+//!   route, whose order on the wire the marker does not follow).
 //! * Two cycles later, for every operation: `out_valid`, `out_key`,
 //!   `out_op`, `out_ok` (SEND: a PSN was free; ACK: not stale; TAKE:
 //!   something was queued; HOLD/RELEASE: it applied; PROBE, LOSE: a PSN
@@ -208,6 +212,7 @@ pub struct RetxCore<const W: usize = SACK_WINDOW, const P: bool = true, const R:
     pub op: Signal<In, Bits<OP_BITS>>,
     pub psn: Signal<In, Bits<PSN_BITS>>,
     pub sack: Signal<In, Bits<SACK_WINDOW>>,
+    pub resent_rule: Signal<In, bool>,
     pub new_state: Signal<Out, RetxState>,
     pub ok: Signal<Out, bool>,
     pub out_psn: Signal<Out, Bits<PSN_BITS>>,
@@ -437,7 +442,7 @@ impl<const W: usize, const P: bool, const R: bool> Logic for RetxCore<W, P, R> {
         self.high_step.next = self.high_offset.val().into();
         self.high.next = self.psn.val() + self.high_step.val();
         self.d_high_marker.next = self.high.val() - self.marker.val();
-        self.resent_lost.next = self.d_high_marker.val() < self.half.val();
+        self.resent_lost.next = self.resent_rule.val() & (self.d_high_marker.val() < self.half.val());
         if self.resent_lost.val() {
             self.may_lose.next = self.all.val();
         } else {
@@ -653,6 +658,7 @@ pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = tr
     pub in_key: Signal<In, Bits<K>>,
     pub in_psn: Signal<In, Bits<PSN_BITS>>,
     pub in_sack: Signal<In, Bits<SACK_WINDOW>>,
+    pub in_resent_rule: Signal<In, bool>,
     pub out_valid: Signal<Out, bool>,
     pub out_key: Signal<Out, Bits<K>>,
     pub out_op: Signal<Out, Bits<OP_BITS>>,
@@ -671,6 +677,7 @@ pub struct Retx<const K: usize, const W: usize = SACK_WINDOW, const P: bool = tr
     s1_op: DFF<Bits<OP_BITS>>,
     s1_psn: DFF<Bits<PSN_BITS>>,
     s1_sack: DFF<Bits<SACK_WINDOW>>,
+    s1_rule: DFF<bool>,
     o_valid: DFF<bool>,
     o_key: DFF<Bits<K>>,
     o_op: DFF<Bits<OP_BITS>>,
@@ -695,6 +702,7 @@ impl<const K: usize, const W: usize, const P: bool, const R: bool> Logic for Ret
             s1_op,
             s1_psn,
             s1_sack,
+            s1_rule,
             o_valid,
             o_key,
             o_op,
@@ -716,11 +724,13 @@ impl<const K: usize, const W: usize, const P: bool, const R: bool> Logic for Ret
         self.s1_op.d.next = self.in_op.val();
         self.s1_psn.d.next = self.in_psn.val();
         self.s1_sack.d.next = self.in_sack.val();
+        self.s1_rule.d.next = self.in_resent_rule.val();
 
         self.core.state.next = self.store.state.val();
         self.core.op.next = self.s1_op.q.val();
         self.core.psn.next = self.s1_psn.q.val();
         self.core.sack.next = self.s1_sack.q.val();
+        self.core.resent_rule.next = self.s1_rule.q.val();
         self.store.wr_valid.next = true;
         self.store.wr_state.next = self.core.new_state.val().into();
 

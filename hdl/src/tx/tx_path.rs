@@ -130,8 +130,9 @@ use rust_hdl::prelude::*;
 
 use super::cfg::{
     CONNS, CONN_KEY_BITS, HALF_RATE_CRC, ONE_FRAME_BUILDER, PATH_BITS, PATH_KEY_BITS, SERIAL_CRC_TAIL, STREAM_BITS, STREAM_KEY_BITS,
-    CONN_WINDOW, RACK, TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
+    CLEAN_REPAIRS, CONN_WINDOW, RACK, TAIL_PROBES, WINDOW, WINDOW_SLOT_BITS,
 };
+use super::repair::Repair;
 use super::rx_path::{PathKey, StreamKey};
 use super::spray::{Spray, FREE_BITS, PATHS};
 use crate::blocks::trees::{Decode256, FirstSet256, Thermo256};
@@ -145,7 +146,9 @@ use crate::tx::rtt::{Est, ProbeTime, Rto, Rtt};
 use crate::tx::seg_log::SegLog;
 use crate::tx::tx_build::TxBuild;
 use ferroce_proto::model::Recovery;
-use ferroce_proto::params::{CWND_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, MSG_WINDOW};
+use ferroce_proto::params::{
+    CWND_BITS, HEALTH_EPOCH_BITS, HEALTH_OP_ACK, HEALTH_OP_RTO, HEALTH_OP_SENT, HEALTH_RTO_BITS, MSG_WINDOW,
+};
 use ferroce_proto::wire::{NakCode, Opcode};
 
 const _: () = assert!(PATHS == 1 << PATH_BITS && STREAM_BITS <= 3 && MSG_WINDOW == 16);
@@ -236,6 +239,11 @@ pub struct PathSum {
     pub can: bool,
     pub retired: bool,
     pub armed: bool,
+    /// Clean-route repairs (`clean_repairs`): the path's losses in its
+    /// epoch and timeouts in a row (`health`'s, copied with each of its
+    /// results; constant 0 in a build without them).
+    pub lost: Bits<HEALTH_EPOCH_BITS>,
+    pub rtos: Bits<HEALTH_RTO_BITS>,
 }
 
 /// The rest of a path's state.
@@ -650,6 +658,11 @@ pub struct PathView {
     pub free: Signal<Out, Bits<{ FREE_BITS * PATHS }>>,
     /// Packets outstanding, at a connection count's width.
     pub out_z: Signal<Out, Bits<CW_BITS>>,
+    /// The path's epoch losses at bit `lost_at` of `repair`'s input.
+    pub lost_at: Signal<In, Bits<8>>,
+    pub lost: Signal<Out, Bits<{ HEALTH_EPOCH_BITS * PATHS }>>,
+    lost_z: Signal<Local, ZLost>,
+    lost_b: Signal<Local, Bits<{ HEALTH_EPOCH_BITS * PATHS }>>,
     out_w: Signal<Local, CwPathZ>,
     free_z: Signal<Local, ZFree>,
     free_b: Signal<Local, Bits<{ FREE_BITS * PATHS }>>,
@@ -661,6 +674,15 @@ pub struct PathView {
     zero_hi: Constant<Bits<{ FREE_BITS * (PATHS - 1) }>>,
     #[constant(0u64)]
     zero_path: Constant<Bits<PATH_BITS>>,
+    #[constant(0u64)]
+    zero_lost_hi: Constant<Bits<{ HEALTH_EPOCH_BITS * (PATHS - 1) }>>,
+}
+
+/// A path's epoch losses widened to `repair`'s input.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct ZLost {
+    pub lo: Bits<HEALTH_EPOCH_BITS>,
+    pub hi: Bits<{ HEALTH_EPOCH_BITS * (PATHS - 1) }>,
 }
 
 impl Logic for PathView {
@@ -677,7 +699,11 @@ impl Logic for PathView {
         self.free_z.next.hi = self.zero_hi.val();
         self.free_b.next = self.free_z.val().into();
         self.free.next = self.free_b.val() << self.at.val();
-        self.unused_ok.next = false & self.sum.val().armed;
+        self.unused_ok.next = false & self.sum.val().armed & self.sum.val().rtos.any();
+        self.lost_z.next.lo = self.sum.val().lost;
+        self.lost_z.next.hi = self.zero_lost_hi.val();
+        self.lost_b.next = self.lost_z.val().into();
+        self.lost.next = self.lost_b.val() << self.lost_at.val();
         self.out_w.next.lo = self.sum.val().out;
         self.out_w.next.hi = self.zero_path.val();
         self.out_z.next = self.out_w.val().into();
@@ -900,6 +926,10 @@ pub struct TxPath {
     /// (Mb/s), which bounds the rate hints that cap it.
     pub cfg_conn_window: Signal<In, bool>,
     pub cfg_line: Signal<In, Bits<32>>,
+    /// Repairs take the route of the connection's cleanest other live path
+    /// (`control.recovery` bit 11; a build without them,
+    /// `EngineConfig::clean_repairs`, ignores it).
+    pub cfg_clean_repairs: Signal<In, bool>,
     /// The window cap's bytes per Mb/s of hint (`control.window_scale`).
     pub cfg_window_scale: Signal<In, Bits<CW_SCALE_BITS>>,
     pub now: Signal<In, Bits<32>>,
@@ -1031,6 +1061,7 @@ pub struct TxPath {
     cc: Cc<PATH_KEY_BITS>,
     health: PathHealth<PATH_KEY_BITS>,
     spray: Spray,
+    repair: Repair,
     seglog: SegLog<LOG_ADDR_BITS, LOG_ENTRY_BITS>,
     /// `rack`: each PSN slot's latest send time (ns), beside the log.
     sent_t: RAM<Bits<32>, LOG_ADDR_BITS>,
@@ -1077,6 +1108,9 @@ pub struct TxPath {
     lane_p: [RAM<PathSum, CONN_KEY_BITS>; PATHS],
     lane_s: [RAM<StreamState, CONN_KEY_BITS>; STREAMS],
     paths: RAM<PathDetail, PATH_KEY_BITS>,
+    /// Clean-route repairs: every path's source port again (each write of
+    /// `paths` copied), read at the repair's route ({connection, `rq`}).
+    sports: RAM<Bits<16>, PATH_KEY_BITS>,
     msg_desc: RAM<MsgDesc, MSG_ADDR_BITS>,
     msg_prog: RAM<MsgProg, MSG_ADDR_BITS>,
     // ---- the context ----
@@ -1126,6 +1160,10 @@ pub struct TxPath {
     h_ce: DFF<Bits<16>>,
     h_pending: DFF<Bits<16>>,
     h_sport: DFF<Bits<16>>,
+    /// The data frame being built is a repair on the route in `h_sport`.
+    h_clean: DFF<bool>,
+    /// The route (path number) of the repair being taken.
+    rq: DFF<Bits<PATH_BITS>>,
     h_stream: DFF<Bits<16>>,
     h_nak_msg: DFF<Bits<32>>,
     h_nak_code: DFF<Bits<8>>,
@@ -1195,6 +1233,9 @@ pub struct TxPath {
     pkey_s: Signal<Local, PathKey>,
     pkey: Signal<Local, Bits<PATH_KEY_BITS>>,
     pkey_n_s: Signal<Local, PathKey>,
+    rkey_s: Signal<Local, PathKey>,
+    cr_on: Signal<Local, bool>,
+    lost_acc: [Signal<Local, Bits<{ HEALTH_EPOCH_BITS * PATHS }>>; PATHS + 1],
     skey_s: Signal<Local, StreamKey>,
     skey: Signal<Local, Bits<STREAM_KEY_BITS>>,
     // ---- taking work ----
@@ -1666,6 +1707,17 @@ pub struct TxPath {
     /// without it every use is constant and synthesis removes it.
     #[constant(CONN_WINDOW)]
     cw_built: Constant<bool>,
+    /// Clean-route repairs are built in (`EngineConfig::clean_repairs`).
+    #[constant(CLEAN_REPAIRS)]
+    cr_built: Constant<bool>,
+    #[constants(|i: usize| (HEALTH_EPOCH_BITS * i) as u64)]
+    lost_at: [Constant<Bits<8>>; PATHS],
+    #[constant(0u64)]
+    zero_lost: Constant<Bits<{ HEALTH_EPOCH_BITS * PATHS }>>,
+    #[constant(0u64)]
+    zero_epoch: Constant<Bits<HEALTH_EPOCH_BITS>>,
+    #[constant(0u64)]
+    zero_rtos: Constant<Bits<HEALTH_RTO_BITS>>,
     #[constant(0u64)]
     zero_cw: Constant<Bits<CW_BITS>>,
     #[constant(1u64)]
@@ -1718,7 +1770,7 @@ impl Logic for TxPath {
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
             snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
-            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor
+            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor, h_clean, rq
         );
         self.sent_t.read_clock.next = self.clock.val();
         self.sent_t.write_clock.next = self.clock.val();
@@ -1726,6 +1778,8 @@ impl Logic for TxPath {
         self.conns.write_clock.next = self.clock.val();
         self.paths.read_clock.next = self.clock.val();
         self.paths.write_clock.next = self.clock.val();
+        self.sports.read_clock.next = self.clock.val();
+        self.sports.write_clock.next = self.clock.val();
         self.msg_desc.read_clock.next = self.clock.val();
         self.msg_desc.write_clock.next = self.clock.val();
         self.msg_prog.read_clock.next = self.clock.val();
@@ -2082,9 +2136,12 @@ impl Logic for TxPath {
         self.ret_acc[0].next = self.zero_paths.val();
         self.free_acc[0].next = self.zero_free.val();
         self.b_acc[0].next = self.zero_paths.val();
+        self.lost_acc[0].next = self.zero_lost.val();
         for i in 0..PATHS {
             self.pview[i].sum.next = self.lane_p[i].read_data.val();
             self.pview[i].at.next = self.free_at[i].val();
+            self.pview[i].lost_at.next = self.lost_at[i].val();
+            self.lost_acc[i + 1].next = self.lost_acc[i].val() | self.pview[i].lost.val();
             self.q_acc[i + 1].next = self.q_acc[i].val();
             if self.pview[i].queued.val() {
                 self.q_acc[i + 1].next = self.q_acc[i].val() | self.path_bit[i].val();
@@ -2228,6 +2285,10 @@ impl Logic for TxPath {
         self.retx.in_key.next = self.pkey.val();
         self.retx.in_psn.next = self.a_psn.q.val();
         self.retx.in_sack.next = self.newly_w.val();
+        // Clean-route repairs: a resent PSN is not declared lost again by
+        // the marker rule (its repair went by another route).
+        self.cr_on.next = self.cfg_clean_repairs.val() & self.cr_built.val();
+        self.retx.in_resent_rule.next = !self.cr_on.val();
         self.cc.in_valid.next = false;
         self.cc.in_op.next = false;
         self.cc.in_key.next = self.pkey.val();
@@ -2261,7 +2322,14 @@ impl Logic for TxPath {
             self.spray.span_ok.next = self.can_acc[i].val();
             self.spray.retired.next = self.ret_acc[i].val();
             self.spray.free.next = self.free_acc[i].val();
+            self.repair.retired.next = self.ret_acc[i].val();
+            self.repair.lost.next = self.lost_acc[i].val();
         }
+        // A repair's route: from the connection's lanes and the repaired
+        // path's (`pth`) timeouts in a row, taken in S_TAKE1.
+        self.repair.present.next = !(self.ones_paths.val() << self.ccx_l.val().paths);
+        self.repair.p.next = self.pth.q.val();
+        self.repair.turn.next = self.lane_p_at.val().rtos;
         self.spray.rr.next = self.ccx_l.val().prr;
         self.spray.seed_valid.next = self.take_ctl.val() & self.ctl_op.val();
         self.spray.seed.next = self.ctl_seed.val();
@@ -2669,6 +2737,8 @@ impl Logic for TxPath {
             }
             S_HC2 => {
                 self.ps_n.next.retired = self.health.out_retired.val();
+                self.ps_n.next.lost = self.health.out_lost.val();
+                self.ps_n.next.rtos = self.health.out_rtos.val();
                 self.ps_n.next.cwnd = self.cc.out_cwnd.val();
                 self.ps_n.next.armed = self.ps_l.val().out != self.zero_cwnd.val();
                 self.ps_we.next = true;
@@ -2873,6 +2943,8 @@ impl Logic for TxPath {
                 } else if self.rk_lost.q.val() != self.zero_cwnd.val() {
                     // the health's answer
                     self.ps_n.next.retired = self.health.out_retired.val();
+                    self.ps_n.next.lost = self.health.out_lost.val();
+                    self.ps_n.next.rtos = self.health.out_rtos.val();
                     self.ps_we.next = true;
                     self.rk_lost.d.next = self.zero_cwnd.val();
                     if self.health.out_repath.val() {
@@ -3002,6 +3074,8 @@ impl Logic for TxPath {
                 self.ps_n.next.queued = self.retx.out_queued.val();
                 self.ps_n.next.can = self.retx.out_can_send.val();
                 self.ps_n.next.retired = self.health.out_retired.val();
+                self.ps_n.next.lost = self.health.out_lost.val();
+                self.ps_n.next.rtos = self.health.out_rtos.val();
                 self.ps_n.next.armed = self.retx.out_outstanding.val() != self.zero_cwnd.val();
                 self.ps_we.next = true;
                 self.rto_v.d.next = true;
@@ -3129,6 +3203,7 @@ impl Logic for TxPath {
             S_TAKE1 => {
                 self.retx.in_valid.next = true;
                 self.retx.in_op.next = self.R_TAKE.val();
+                self.rq.d.next = self.repair.q.val();
                 self.st.d.next = self.S_TAKE2.val();
             }
             S_TAKE2 => {
@@ -3157,6 +3232,11 @@ impl Logic for TxPath {
                 self.h_len.d.next = self.le.val().len;
                 self.h_kind.d.next = self.K_DATA.val();
                 self.h_flags.d.next = self.F_RETX_LAST.val();
+                // (the route's source port, read at {connection, rq} since S_TAKE2)
+                self.h_clean.d.next = self.cr_on.val();
+                if self.cr_on.val() {
+                    self.h_sport.d.next = self.sports.read_data.val();
+                }
                 self.n_retx.d.next = self.n_retx.q.val() + self.one32.val();
                 self.pd_n.next.retx = self.pd_l.val().retx + self.one32.val();
                 self.pd_we.next = true;
@@ -3196,6 +3276,8 @@ impl Logic for TxPath {
                 self.ps_n.next.queued = self.retx.out_queued.val();
                 self.ps_n.next.can = self.retx.out_can_send.val();
                 self.ps_n.next.retired = self.health.out_retired.val();
+                self.ps_n.next.lost = self.health.out_lost.val();
+                self.ps_n.next.rtos = self.health.out_rtos.val();
                 self.pd_n.next.next_psn = self.retx.out_psn.val() + self.one24.val();
                 self.pd_n.next.sent = self.pd_l.val().sent + self.one32.val();
                 self.h_psn.d.next = self.retx.out_psn.val();
@@ -3203,6 +3285,7 @@ impl Logic for TxPath {
                 self.h_off.d.next = self.ss_l.val().off;
                 self.h_len.d.next = self.seg_len.val().get_bits::<14>(0);
                 self.h_kind.d.next = self.K_DATA.val();
+                self.h_clean.d.next = false;
                 self.mc.d.next = self.msg_desc.read_data.val();
                 self.h_opcode.d.next = self.h_op8.val().into();
                 if self.seg_last.val() {
@@ -3286,6 +3369,12 @@ impl Logic for TxPath {
             self.ccx_n.next.last_cut = self.zero32.val();
             self.ccx_n.next.hint = self.zero32.val();
         }
+        // Without clean-route repairs, the lanes' copies of the paths'
+        // health are constant too.
+        if !self.cr_built.val() {
+            self.ps_n.next.lost = self.zero_epoch.val();
+            self.ps_n.next.rtos = self.zero_rtos.val();
+        }
         // Without rack, its state is constant too.
         if !self.rack_built.val() {
             self.ccx_n.next.min_rtt = self.zero32.val();
@@ -3324,6 +3413,9 @@ impl Logic for TxPath {
         self.pkey_n_s.next.conn = self.cur_n.val();
         self.pkey_n_s.next.path = self.pth_n.val();
         self.paths.read_address.next = self.pkey_n_s.val().into();
+        self.rkey_s.next.conn = self.cur.q.val();
+        self.rkey_s.next.path = self.rq.q.val();
+        self.sports.read_address.next = self.rkey_s.val().into();
 
         // ---- table writes: the context's changes, or the clearing sweep ----
         self.conns.write_address.next = self.c_wa.val();
@@ -3332,6 +3424,9 @@ impl Logic for TxPath {
         self.paths.write_address.next = self.pkey.val();
         self.paths.write_data.next = self.pd_n.val();
         self.paths.write_enable.next = self.pd_we.val();
+        self.sports.write_address.next = self.pkey.val();
+        self.sports.write_data.next = self.pd_n.val().sport;
+        self.sports.write_enable.next = self.pd_we.val() & self.cr_built.val();
         for i in 0..PATHS {
             self.lane_p[i].write_address.next = self.cur.q.val();
             self.lane_p[i].write_data.next = self.ps_n.val();
@@ -3383,6 +3478,9 @@ impl Logic for TxPath {
             self.paths.write_address.next = self.init_addr.q.val();
             self.paths.write_data.next = self.path_zero.val();
             self.paths.write_enable.next = true;
+            self.sports.write_address.next = self.init_addr.q.val();
+            self.sports.write_data.next = self.path_zero.val().sport;
+            self.sports.write_enable.next = self.cr_built.val();
             // every path is zero after the sweep
             self.snap.d.next = self.window_zero.val();
             self.snap_ok.d.next = true;
@@ -3424,7 +3522,7 @@ impl Logic for TxPath {
         self.build.ip_src.next = self.cfg_ip.val();
         self.build.ip_dst.next = self.ccx.q.val().ip;
         self.build.udp_sport.next = self.h_sport.q.val();
-        if self.h_kind.q.val() == self.K_DATA.val() {
+        if (self.h_kind.q.val() == self.K_DATA.val()) & !self.h_clean.q.val() {
             self.build.udp_sport.next = self.pd.q.val().sport;
         }
         self.build.udp_dport.next = self.cfg_port.val();

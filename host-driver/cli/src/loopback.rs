@@ -78,13 +78,12 @@ pub struct Args {
     /// (default: the simulated MAC interface's 16 000, a board's 1000).
     #[arg(long, allow_negative_numbers = true)]
     line_rate: Option<u32>,
-    /// Loss-recovery profile: v0 (the registers' reset values), v1-rtl (v1's
-    /// values of the settings the RTL has: RTOs doubled at most twice,
-    /// re-pathing at a sixteenth of an epoch lost, the rate hint from the
-    /// first ACK, tail probes, rack, the connection window with ECN cutting
-    /// it and not the paths' windows; a build without tail probes, rack and
-    /// the window, such as ecp5-25, refuses it) or v1 (refused until the RTL
-    /// has clean-route repairs). See
+    /// Loss-recovery profile: v0 (the registers' reset values) or v1 (RTOs
+    /// doubled at most twice, re-pathing at a sixteenth of an epoch lost,
+    /// the rate hint from the first ACK, tail probes, rack, the connection
+    /// window with ECN cutting it and not the paths' windows, repairs on
+    /// the route of the connection's cleanest other path; a build without
+    /// those mechanisms, such as ecp5-25, refuses it). See
     /// docs/protocol.md, "Recovery profile (v1)".
     #[arg(long, default_value = "v0", value_parser = parse_recovery)]
     recovery: ferroce_proto::model::Recovery,
@@ -92,7 +91,7 @@ pub struct Args {
     /// (control.window_scale): the fabric's base RTT with the endpoints'
     /// own turnaround. The cap is 1.25 of it at the receiver's rate hint,
     /// plus two frames; a round trip longer than 1.25 of it holds one flow
-    /// below the line. Used with the window on (v1-rtl).
+    /// below the line. Used with the window on (v1).
     #[arg(long, value_name = "US", default_value_t = ferroce_proto::model::Recovery::v0().base_rtt / 1_000_000, value_parser = clap::value_parser!(u64).range(1..=1000))]
     base_rtt: u64,
     /// Packets a path may have in flight at most (control.window_cap,

@@ -11,6 +11,12 @@
 /// New packets per loss epoch.
 pub const EPOCH: u32 = 64;
 
+/// The epoch counters saturate here (the RTL's 16 bits).
+pub const EPOCH_COUNT_MAX: u32 = (1 << crate::params::HEALTH_EPOCH_BITS) - 1;
+/// The timeouts in a row saturate here (the RTL's 8 bits): a repair's
+/// route after timeouts in a row is chosen by their number.
+pub const RTOS_MAX: u32 = (1 << crate::params::HEALTH_RTO_BITS) - 1;
+
 /// One path's health counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Health {
@@ -23,7 +29,7 @@ pub struct Health {
 impl Health {
     /// A new packet went out.
     pub fn on_send(&mut self) {
-        self.epoch_sent = self.epoch_sent.saturating_add(1);
+        self.epoch_sent = (self.epoch_sent + 1).min(EPOCH_COUNT_MAX);
     }
 
     /// An ACK acknowledged `newly` packets and found `lost`. Returns true if
@@ -35,7 +41,7 @@ impl Health {
     /// [`Health::on_ack`] with the re-path threshold at epoch /
     /// 2^`loss_shift` lost packets (2: a quarter, as the RTL).
     pub fn on_ack_with(&mut self, newly: u32, lost: u32, loss_shift: u32) -> bool {
-        self.epoch_lost = self.epoch_lost.saturating_add(lost);
+        self.epoch_lost = self.epoch_lost.saturating_add(lost).min(EPOCH_COUNT_MAX);
         if newly > 0 {
             self.rtos_in_row = 0;
             self.retired = false;
@@ -51,7 +57,7 @@ impl Health {
 
     /// A retransmission timeout. Returns true if the path is to be re-pathed.
     pub fn on_rto(&mut self, repath_after: u32, retire_after: u32) -> bool {
-        self.rtos_in_row = self.rtos_in_row.saturating_add(1);
+        self.rtos_in_row = (self.rtos_in_row + 1).min(RTOS_MAX);
         if self.rtos_in_row >= retire_after {
             self.retired = true;
         }

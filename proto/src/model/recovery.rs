@@ -1,7 +1,8 @@
 //! Loss-recovery and start-up settings beyond the first protocol version
 //! (`v0`), measured with `cargo xtask bench-scale` (see docs/protocol.md,
-//! "Recovery profile"). [`Recovery::v0`] is the default and is what the RTL
-//! implements today; [`Recovery::v1`] turns every change on.
+//! "Recovery profile"). [`Recovery::v0`] is the default (the registers'
+//! reset values); [`Recovery::v1`] turns every change on. The RTL
+//! implements both, and every setting [`Recovery::register`] accepts.
 //!
 //! The pure arithmetic of the changes lives here so that it can be tested
 //! alone and later mirrored by RTL blocks.
@@ -130,6 +131,9 @@ impl Recovery {
     /// `control.recovery`: the bit of `conn_window` (in builds with it,
     /// `engine_info.recovery` bit 2).
     pub const CONN_WINDOW_BIT: u32 = 10;
+    /// `control.recovery`: the bit of `repair_route` (set: `CleanPath`; in
+    /// builds with it, `engine_info.recovery` bit 3).
+    pub const REPAIR_ROUTE_BIT: u32 = 11;
     /// The connection window's start (`start_window`) in the RTL: v1's.
     pub const RTL_START_WINDOW: u32 = Recovery::v1().start_window;
     /// Fraction bits of [`Recovery::window_scale`].
@@ -141,7 +145,8 @@ impl Recovery {
     /// The settings of the `control.recovery` register, which the RTL
     /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
     /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`, bit 8 `probe`, bit 9
-    /// `rack`, bit 10 `conn_window`), as that register holds
+    /// `rack`, bit 10 `conn_window`, bit 11 `repair_route`), as that
+    /// register holds
     /// them; the other fields are not in it. Out-of-range values are cut to
     /// their bits: [`Recovery::register`] refuses them.
     pub const fn word(&self) -> u32 {
@@ -152,18 +157,15 @@ impl Recovery {
             | (self.probe as u32) << Recovery::PROBE_BIT
             | (self.rack as u32) << Recovery::RACK_BIT
             | (self.conn_window as u32) << Recovery::CONN_WINDOW_BIT
+            | (matches!(self.repair_route, RepairRoute::CleanPath) as u32) << Recovery::REPAIR_ROUTE_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
-    /// an engine cannot run them: a mechanism its RTL does not implement
-    /// yet turned on, or a value beyond the register's field.
+    /// an engine cannot run them: a setting its RTL holds constant (the
+    /// start window, the least reordering window and probe timeout) asked
+    /// for at another value, or a value beyond the register's field.
     pub fn register(&self) -> Result<u32, String> {
         let v0 = Recovery::v0();
-        if self.repair_route != v0.repair_route {
-            return Err("the engine's RTL does not implement repair_route yet (it has max_backoff, repath_loss_shift, \
-                 path_ecn_cut, hint_warmup, probe, rack and conn_window)"
-                .to_string());
-        }
         if self.conn_window && self.start_window != Recovery::RTL_START_WINDOW {
             return Err(format!(
                 "start_window {}: the RTL's connection window starts at {} packets (Recovery::v1().start_window)",
@@ -210,6 +212,11 @@ impl Recovery {
             probe: (word >> Recovery::PROBE_BIT) & 1 == 1,
             rack: (word >> Recovery::RACK_BIT) & 1 == 1,
             conn_window: (word >> Recovery::CONN_WINDOW_BIT) & 1 == 1,
+            repair_route: if (word >> Recovery::REPAIR_ROUTE_BIT) & 1 == 1 {
+                RepairRoute::CleanPath
+            } else {
+                RepairRoute::SamePath
+            },
             start_window: if (word >> Recovery::CONN_WINDOW_BIT) & 1 == 1 {
                 Recovery::RTL_START_WINDOW
             } else {
@@ -219,24 +226,16 @@ impl Recovery {
         }
     }
 
-    /// The most of v1 the RTL implements: v1 but its repairs' route
-    /// (`repair_route`), which stays on the lost packet's own path. A
-    /// build without `EngineConfig::tail_probes`, `rack` or `conn_window`
-    /// refuses it.
-    pub const fn v1_rtl() -> Recovery {
-        Recovery { repair_route: RepairRoute::SamePath, ..Recovery::v1() }
-    }
-
     /// The named profiles a user can ask for: `v0` (the registers' reset
-    /// values), `v1-rtl` ([`Recovery::v1_rtl`]) and `v1` (every change; an
-    /// engine refuses it until its RTL has them all).
-    pub const PROFILES: [&'static str; 3] = ["v0", "v1-rtl", "v1"];
+    /// values) and `v1` (every change; a build without
+    /// `EngineConfig::tail_probes`, `rack`, `conn_window` or
+    /// `clean_repairs` refuses it).
+    pub const PROFILES: [&'static str; 2] = ["v0", "v1"];
 
     /// The profile named `name` (one of [`Recovery::PROFILES`]).
     pub fn profile(name: &str) -> Result<Recovery, String> {
         match name {
             "v0" => Ok(Recovery::v0()),
-            "v1-rtl" => Ok(Recovery::v1_rtl()),
             "v1" => Ok(Recovery::v1()),
             _ => Err(format!("no recovery profile {name:?} (there are {})", Recovery::PROFILES.join(", "))),
         }
@@ -292,14 +291,12 @@ pub fn rack_lost(sent: Time, rack_ts: Time, reo: Time) -> bool {
 mod tests {
     #[test]
     fn the_register_holds_what_the_rtl_implements() {
-        for r in [Recovery::v0(), Recovery::v1_rtl()] {
+        for r in [Recovery::v0(), Recovery::v1(), Recovery { repair_route: RepairRoute::SamePath, ..Recovery::v1() }] {
             assert_eq!(Recovery::from_word(r.register().unwrap()), r);
         }
         assert_eq!(Recovery::v0().word(), 0xd5);
-        assert_eq!(Recovery::v1_rtl().word(), 0x722);
-        let e = Recovery::v1().register().unwrap_err();
-        assert!(e.contains("implement repair_route yet"), "{e}");
-        let windowed = Recovery::v1_rtl();
+        assert_eq!(Recovery::v1().word(), 0xf22);
+        let windowed = Recovery::v1();
         let e = Recovery { start_window: 16, ..windowed }.register().unwrap_err();
         assert!(e.contains("start_window 16"), "{e}");
         assert!(Recovery { base_rtt: 20_000_000, ..windowed }.register().is_ok());
@@ -307,9 +304,9 @@ mod tests {
         assert!(e.contains("base_rtt 2000000000 ps") && e.contains("window_scale"), "{e}");
         let unwindowed = Recovery { conn_window: false, start_window: 16, ..windowed };
         assert!(unwindowed.register().is_ok());
-        let e = Recovery { reo_min: 2_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
+        let e = Recovery { reo_min: 2_000_000, ..Recovery::v1() }.register().unwrap_err();
         assert!(e.contains("reo_min 2000000 ps"), "{e}");
-        let e = Recovery { probe_min: 5_000_000, ..Recovery::v1_rtl() }.register().unwrap_err();
+        let e = Recovery { probe_min: 5_000_000, ..Recovery::v1() }.register().unwrap_err();
         assert!(e.contains("probe_min 5000000 ps"), "{e}");
         let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();
         assert!(e.contains("max_backoff 8"), "{e}");
@@ -318,8 +315,8 @@ mod tests {
         for name in Recovery::PROFILES {
             assert!(Recovery::profile(name).is_ok(), "{name}");
         }
-        assert_eq!(Recovery::profile("v1-rtl"), Ok(Recovery::v1_rtl()));
-        assert!(Recovery::profile("v2").unwrap_err().contains("v0, v1-rtl, v1"));
+        assert_eq!(Recovery::profile("v1"), Ok(Recovery::v1()));
+        assert!(Recovery::profile("v1-rtl").unwrap_err().contains("there are v0, v1"));
     }
 
     use super::*;

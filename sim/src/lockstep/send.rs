@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig, Recovery};
+use ferroce_proto::model::{ConnConfig, Endpoint, EndpointConfig, Recovery, RepairRoute};
 use ferroce_proto::params::MSG_WINDOW;
 use ferroce_proto::rng::Rng;
 use ferroce_proto::transport::{Access, MemoryRegion, RecvBuffer, Stats, Transport, WorkRequest};
@@ -121,7 +121,7 @@ impl Default for SendLockstep {
 /// The send path's inputs for the settings of `control.recovery`, as the
 /// engine top decodes the register (settings the register cannot hold
 /// panic).
-pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 6] {
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 7] {
     r.register().unwrap_or_else(|e| panic!("{e}"));
     [
         ("cfg_max_backoff", r.max_backoff as u64),
@@ -130,6 +130,7 @@ pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 6] {
         ("cfg_probe", r.probe as u64),
         ("cfg_rack", r.rack as u64),
         ("cfg_conn_window", r.conn_window as u64),
+        ("cfg_clean_repairs", (r.repair_route == RepairRoute::CleanPath) as u64),
     ]
 }
 
@@ -145,6 +146,9 @@ pub struct SendReport {
     /// The most packets each connection had outstanding over its paths
     /// (in the model, after a step).
     pub max_out: [u32; 2],
+    /// Retransmissions sent on another route than their path's own source
+    /// port (clean-route repairs).
+    pub rerouted: u64,
 }
 
 /// A receive buffer B posts for one SEND, at a step.
@@ -201,6 +205,7 @@ struct SendRun<'c> {
     step: u64,
     sent: u64,
     max_out: [u32; 2],
+    rerouted: u64,
     cpls: usize,
 }
 
@@ -264,6 +269,7 @@ impl<'c> SendRun<'c> {
             step: 0,
             sent: 0,
             max_out: [0; 2],
+            rerouted: 0,
             cpls: 0,
         };
         run.configure_rtl(&acfg);
@@ -413,6 +419,16 @@ impl<'c> SendRun<'c> {
         self.compare_rto_deadlines()?;
         for (m, c) in self.max_out.iter_mut().zip(&CONNS) {
             *m = (*m).max(self.a.paths(c.at_a).iter().map(|p| p.outstanding).sum());
+        }
+        if let Some(f) = &want {
+            let p = parse(f).expect("A's frames parse");
+            let c = &p.transport.common;
+            if c.flags & wire::flags::RETX != 0 {
+                if let Some(at_a) = CONNS.iter().find(|x| x.at_b == c.conn).map(|x| x.at_a) {
+                    let own = self.a.paths(at_a).get(c.path.0 as usize).map(|s| s.sport);
+                    self.rerouted += (own != Some(p.addr.sport)) as u64;
+                }
+            }
         }
         if let Some(f) = want {
             self.to_b.push(self.now + us(1 + self.cfg.delay_us + self.rng.below(4)), self.rng.next_u64(), f);
@@ -717,6 +733,7 @@ impl<'c> SendRun<'c> {
             cycles,
             stats: st,
             max_out: self.max_out,
+            rerouted: self.rerouted,
         })
     }
 }
