@@ -555,3 +555,29 @@ fn ecn_cuts_the_connection_window_only_when_path_cuts_are_off() {
     assert!(l.ep[0].paths(ConnId(1)).iter().all(|p| p.ecn_echoes > 0));
     assert_eq!(l.mem[1].0[..256 * 1024], l.mem[0].0[..256 * 1024]);
 }
+
+/// A lost repair on a path that keeps sending (`Recovery::path_rack`):
+/// with clean-route repairs the marker rule is off, and `rack` skips a
+/// path whose newest packet is a recent candidate, so a repair lost again
+/// on a busy path waits until the path pauses or times out. With
+/// `path_rack` the ACK's own path is checked against its own latest
+/// acknowledged packet: the third copy follows the lost second within a
+/// few dozen packets, and no RTO is needed.
+#[test]
+fn a_lost_repair_on_a_busy_path_is_found_from_its_own_acks() {
+    let gap = |path_rack: bool| {
+        let r = Recovery { path_rack, probe: false, ..Recovery::v1() };
+        let mut l = Link::with(2, r, None);
+        l.write(1, 1 << 20);
+        assert_eq!(l.run(1, us(20_000), |path, psn, copy| path == 1 && psn == 200 && copy <= 2), 1);
+        assert_eq!(l.mem[1].0[..1 << 20], l.mem[0].0[..1 << 20]);
+        let copies: Vec<usize> =
+            l.sent.iter().enumerate().filter(|(_, s)| s.0 == 1 && s.1 == 200).map(|(i, _)| i).collect();
+        assert_eq!(copies.len(), 3, "{path_rack}: the original, a lost repair and the one that arrives");
+        (copies[2] - copies[1], l.ep[0].stats().rtos)
+    };
+    let (with, with_rtos) = gap(true);
+    let (without, without_rtos) = gap(false);
+    eprintln!("frames between the lost repair and the next: {with} with path_rack ({with_rtos} RTOs), {without} without ({without_rtos} RTOs)");
+    assert!(with_rtos == 0 && with * 4 < without, "with {with} ({with_rtos} RTOs), without {without} ({without_rtos})");
+}

@@ -172,6 +172,9 @@ struct TxPath {
     segs: Vec<Option<Segment>>,
     /// When each PSN in flight was last sent, by PSN mod 256 (`rack`).
     sent_at: Vec<Time>,
+    /// The latest send time among this path's newly acknowledged packets,
+    /// by RACK's rule as the connection's (`Recovery::path_rack`).
+    rack_ts: Time,
     window: Window,
     srtt: Option<Time>,
     rttvar: Time,
@@ -353,6 +356,7 @@ impl Endpoint {
                 log: PathLog::with_window(life.tx_psn, self.cfg.path_window),
                 segs: vec![None; PATH_WINDOW as usize],
                 sent_at: vec![0; PATH_WINDOW as usize],
+                rack_ts: 0,
                 window: Window::new(self.cfg.max_cwnd),
                 srtt: None,
                 rttvar: 0,
@@ -656,6 +660,7 @@ impl Endpoint {
             let t = path.sent_at[psn.slot()];
             if !path.log.was_resent(*psn) || now.saturating_sub(t) >= conn.min_rtt.unwrap_or(0) {
                 conn.rack_ts = conn.rack_ts.max(t);
+                path.rack_ts = path.rack_ts.max(t);
             }
         }
         match path.srtt {
@@ -698,7 +703,7 @@ impl Endpoint {
             self.repath(id, p);
         }
         if rec.rack {
-            self.rack_detect(id);
+            self.rack_detect(id, p);
         }
         let conn = self.conns.get_mut(&id).expect("connection exists");
         Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
@@ -707,23 +712,30 @@ impl Endpoint {
     /// `Recovery::rack`: on every path of the connection, the packets sent
     /// more than the reordering window before the latest-sent acknowledged
     /// one are lost, unless the path's newest packet in flight is a
-    /// candidate sent within the window.
-    fn rack_detect(&mut self, id: ConnId) {
+    /// candidate sent within the window. With `Recovery::path_rack`, on the
+    /// ACK's own path (`acked`) that wait does not hold against the path's
+    /// own latest-sent acknowledged packet.
+    fn rack_detect(&mut self, id: ConnId, acked: usize) {
         let shift = self.cfg.recovery.repath_loss_shift;
         let conn = self.conns.get_mut(&id).expect("connection exists");
         let reo = self.cfg.recovery.reo_window(conn.min_rtt, self.cfg.ack_delay);
         let rack_ts = conn.rack_ts;
+        let path_rack = self.cfg.recovery.path_rack;
         let mut repath = Vec::new();
         for (q, path) in conn.tx.iter_mut().enumerate() {
+            // The ACK's own path: its SACK state came with this ACK, so a
+            // lost ACK cannot make its packets look lost (the path's
+            // rack_ts is at most the connection's).
+            let own = if path_rack && q == acked { path.rack_ts } else { 0 };
             // A path whose newest packet in flight is a candidate sent
             // within the window waits for that packet's ACK, which carries
             // the path's SACK state: a lost ACK then does not pass for the
             // loss of the packets it acknowledged.
-            if path.log.newest_candidate().is_some_and(|n| !recovery::rack_lost(path.sent_at[n.slot()], rack_ts, reo)) {
-                continue;
-            }
+            let waits =
+                path.log.newest_candidate().is_some_and(|n| !recovery::rack_lost(path.sent_at[n.slot()], rack_ts, reo));
+            let ts = if waits { own } else { rack_ts };
             let lost: Vec<Psn> =
-                path.log.candidates().filter(|x| recovery::rack_lost(path.sent_at[x.slot()], rack_ts, reo)).collect();
+                path.log.candidates().filter(|x| recovery::rack_lost(path.sent_at[x.slot()], ts, reo)).collect();
             if lost.is_empty() {
                 continue;
             }

@@ -66,6 +66,14 @@ pub struct Recovery {
     /// Doublings of the RTO (per consecutive RTO of a path) and of the
     /// probe timeout (per probe without progress) at most. v0: 5 (32 x).
     pub max_backoff: u32,
+    /// `rack` without its wait on the ACK's own path: a packet of that
+    /// path sent more than the reordering window before a packet of the
+    /// same path that this ACK acknowledges is lost, even while the path's
+    /// newest packet is in flight and recent (the ACK carries the path's
+    /// SACK state, so a lost ACK cannot mislead it). Finds a lost repair on
+    /// a path that keeps sending, which with clean-route repairs the marker
+    /// rule no longer does. v0: off; v1: off until the RTL has it.
+    pub path_rack: bool,
     /// The receiver withholds the rate hint for one activity window after
     /// it turns busy. v0: true; false sends it from the first ACK.
     pub hint_warmup: bool,
@@ -93,6 +101,7 @@ impl Recovery {
             base_rtt: 10_000_000,
             max_backoff: 5,
             hint_warmup: true,
+            path_rack: false,
         }
     }
 
@@ -166,6 +175,9 @@ impl Recovery {
     /// for at another value, or a value beyond the register's field.
     pub fn register(&self) -> Result<u32, String> {
         let v0 = Recovery::v0();
+        if self.path_rack {
+            return Err("the engine's RTL does not implement path_rack yet".to_string());
+        }
         if self.conn_window && self.start_window != Recovery::RTL_START_WINDOW {
             return Err(format!(
                 "start_window {}: the RTL's connection window starts at {} packets (Recovery::v1().start_window)",
@@ -308,6 +320,8 @@ mod tests {
         assert!(e.contains("reo_min 2000000 ps"), "{e}");
         let e = Recovery { probe_min: 5_000_000, ..Recovery::v1() }.register().unwrap_err();
         assert!(e.contains("probe_min 5000000 ps"), "{e}");
+        let e = Recovery { path_rack: true, ..Recovery::v1() }.register().unwrap_err();
+        assert!(e.contains("path_rack"), "{e}");
         let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();
         assert!(e.contains("max_backoff 8"), "{e}");
         let e = Recovery { repath_loss_shift: 9, ..Recovery::v0() }.register().unwrap_err();
