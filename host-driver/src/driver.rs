@@ -225,11 +225,11 @@ impl<D: Device> Driver<D> {
         // clean-route repairs: a v0 bring-up reads what it did before the
         // register existed.)
         let clean = cfg.recovery.repair_route == RepairRoute::CleanPath;
-        if cfg.recovery.probe || cfg.recovery.rack || cfg.recovery.conn_window || clean {
+        if cfg.recovery.probe || cfg.recovery.rack || cfg.recovery.path_rack || cfg.recovery.conn_window || clean {
             let built = dev.read32(map.addr(regs::engine_info::RECOVERY))?;
             let parts = [
                 (cfg.recovery.probe, regs::BUILT_TAIL_PROBES, "tail probes"),
-                (cfg.recovery.rack, regs::BUILT_RACK, "rack, the connection-level loss detection"),
+                (cfg.recovery.rack || cfg.recovery.path_rack, regs::BUILT_RACK, "rack, the connection-level loss detection"),
                 (cfg.recovery.conn_window, regs::BUILT_CONN_WINDOW, "connection window"),
                 (clean, regs::BUILT_CLEAN_REPAIRS, "clean-route repairs"),
             ];
@@ -635,7 +635,7 @@ mod tests {
         let (mut dev, _) = posted();
         dev.recovery_built = Some(0);
         let v0 =
-            Config { recovery: Recovery { probe: false, rack: false, conn_window: false, ..same_path }, ..cfg() };
+            Config { recovery: Recovery { probe: false, rack: false, path_rack: false, conn_window: false, ..same_path }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &v0, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "without probes and rack it is accepted: {m}");
         }
@@ -647,7 +647,8 @@ mod tests {
         assert_eq!(*writes.borrow(), [], "written before the refusal");
         let (mut dev, _) = posted();
         dev.recovery_built = Some(regs::BUILT_TAIL_PROBES);
-        let probes = Config { recovery: Recovery { rack: false, conn_window: false, ..same_path }, ..cfg() };
+        let probes =
+            Config { recovery: Recovery { rack: false, path_rack: false, conn_window: false, ..same_path }, ..cfg() };
         if let Err(Error::BadRequest(m)) = Driver::bring_up(dev, &probes, sq, rq, cq) {
             assert!(!m.contains("loss recovery"), "probes without rack are accepted there: {m}");
         }

@@ -476,7 +476,7 @@ mod tests {
             regs::BUILT_TAIL_PROBES | regs::BUILT_RACK | regs::BUILT_CONN_WINDOW
         );
         assert_eq!(no_clean.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x7ff }));
-        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0xfff }));
+        assert_eq!(EngineConfig::ECP5_85.range(regs::control::RECOVERY), Some(Bounds { min: 0, max: 0x1fff }));
         assert!(EngineConfig { conn_window: false, ..EngineConfig::ECP5_85 }.check().unwrap_err().contains("clean-route"));
         assert!(EngineConfig { tail_probes: false, conn_window: false, clean_repairs: false, ..EngineConfig::ECP5_85 }
             .check()

@@ -238,9 +238,11 @@ pub const BLOCKS: &[Block] = &[
                  clear, takes 0 to 0x1ff); bit 10 a window per connection over all its paths, ECN AIMD capped by \
                  the rate hint (a build without it, `engine_info.recovery` bit 2 clear, takes 0 to 0x3ff); bit 11 \
                  retransmissions on the route of the connection's cleanest other live path (a build without it, \
-                 `engine_info.recovery` bit 3 clear, takes 0 to 0x7ff)",
+                 `engine_info.recovery` bit 3 clear, takes 0 to 0x7ff); bit 12 connection-level loss detection \
+                 without its wait on the ACK's own path, against that path's own latest acknowledged packet (with \
+                 bit 9)",
             )
-            .within(0, 0xfff),
+            .within(0, 0x1fff),
             r(
                 "window_cap",
                 0x44,

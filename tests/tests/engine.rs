@@ -158,7 +158,7 @@ fn tail_probes_find_tail_losses_without_timeouts() {
             repair_route: ferroce_proto::model::RepairRoute::SamePath,
             ..Recovery::v1()
         };
-        let v1 = run(o(Recovery { rack: false, ..unwindowed }));
+        let v1 = run(o(Recovery { rack: false, path_rack: false, ..unwindowed }));
         let rack = run(o(unwindowed));
         let probes = counter(&v1, "tail_probes");
         let rack_probes = counter(&rack, "tail_probes");

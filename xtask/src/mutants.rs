@@ -406,6 +406,19 @@ const MUTANTS: &[Mutant] = &[
         from: "if ((h_kind$q == K_DATA) & ~h_clean$q) begin",
         to: "if ((h_kind$q == K_DATA)) begin",
         tests: &[("ferroce-sim", "rtl_tx_path")],
+    },    Mutant {
+        block: "tx_path",
+        what: "dropped term: rack on the ACK's own path waits like the others (path_rack ignored)",
+        from: "rk_lost_now = (rk_is_lost & ~rk_wait$q) | rk_is_lost_own;",
+        to: "rk_lost_now = (rk_is_lost & ~rk_wait$q);",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped condition: a path's own latest acknowledged send time is raised by early ACKs of resends",
+        from: "rk_pcounts = rk_new_ok & ~rk_plater[32'h1f] & |rk_plater;",
+        to: "rk_pcounts = ~rk_plater[32'h1f] & |rk_plater;",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
     },
 ];
 

@@ -77,12 +77,12 @@ pub const PS_REMAINDER: u32 = super::cfg::CONFIG.clock_ps % 1000;
 pub const MAC_MBPS: u32 = super::cfg::CONFIG.line_mbps();
 
 // `control.recovery`'s fields are read at literal offsets in `update()`
-// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8, 9, 10 and 11, as `Recovery::word` packs them.
+// (`cfg_rec`): bits 2:0, 5:3, 6, 7, 8, 9, 10, 11 and 12, as `Recovery::word` packs them.
 const _: () = {
     use ferroce_proto::model::Recovery as R;
     assert!(R::MAX_BACKOFF_AT == 0 && R::LOSS_SHIFT_AT == 3 && R::FIELD_BITS == 3);
     assert!(R::ECN_CUT_BIT == 6 && R::WARMUP_BIT == 7 && R::PROBE_BIT == 8 && R::RACK_BIT == 9);
-    assert!(R::CONN_WINDOW_BIT == 10 && R::REPAIR_ROUTE_BIT == 11);
+    assert!(R::CONN_WINDOW_BIT == 10 && R::REPAIR_ROUTE_BIT == 11 && R::PATH_RACK_BIT == 12);
     // control.window_scale's bits, read at a literal width
     assert!(R::WINDOW_SCALE_BITS == 24);
 };
@@ -1550,6 +1550,7 @@ impl Logic for Engine {
         self.txp.cfg_rack.next = self.cfg_rec.val().get_bit(9) & self.rack_built.val();
         self.txp.cfg_conn_window.next = self.cfg_rec.val().get_bit(10) & self.cw_built.val();
         self.txp.cfg_clean_repairs.next = self.cfg_rec.val().get_bit(11) & self.cr_built.val();
+        self.txp.cfg_path_rack.next = self.cfg_rec.val().get_bit(12) & self.rack_built.val();
         self.txp.cfg_line.next = self.cfg_line.val();
         self.txp.cfg_window_scale.next = self.w_window_scale.val().get_bits::<24>(0);
         self.txp.now.next = self.now_ns.val();

@@ -259,6 +259,10 @@ pub struct PathDetail {
     pub sent: Bits<32>,
     pub retx: Bits<32>,
     pub ecn: Bits<32>,
+    /// `rack`: the latest send time (ns) of a packet of this path
+    /// acknowledged for the first time (by the connection's rule), for
+    /// `path_rack`.
+    pub rack_ts: Bits<32>,
 }
 
 /// A path's register window.
@@ -921,6 +925,10 @@ pub struct TxPath {
     /// Connection-level loss detection by send time (`control.recovery`
     /// bit 9; a build without it, `EngineConfig::rack`, ignores it).
     pub cfg_rack: Signal<In, bool>,
+    /// `rack` without its wait on the ACK's own path, against that path's
+    /// own latest acknowledged send time (`control.recovery` bit 12; a
+    /// build without `rack` ignores it).
+    pub cfg_path_rack: Signal<In, bool>,
     /// The connection window (`control.recovery` bit 10; a build without
     /// it, `EngineConfig::conn_window`, ignores it), and the line rate
     /// (Mb/s), which bounds the rate hints that cap it.
@@ -1202,6 +1210,8 @@ pub struct TxPath {
     // keeps the floor)
     rk_tail: DFF<bool>,
     rk_wait: DFF<bool>,
+    /// `path_rack`: the path of the ACK the walk follows.
+    rk_own: DFF<Bits<PATH_BITS>>,
     rk_lost: DFF<Bits<CWND_BITS>>,
     // the walk's floor so far (`ConnCtx::rack_floor`)
     rk_floor: DFF<Bits<32>>,
@@ -1272,6 +1282,13 @@ pub struct TxPath {
     rk_resent: Signal<Local, bool>,
     rk_counts: Signal<Local, bool>,
     rk_later: Signal<Local, Bits<32>>,
+    rk_new_ok: Signal<Local, bool>,
+    rk_plater: Signal<Local, Bits<32>>,
+    rk_pcounts: Signal<Local, bool>,
+    rk_pmargin: Signal<Local, Bits<32>>,
+    rk_is_lost_own: Signal<Local, bool>,
+    rk_lost_now: Signal<Local, bool>,
+    prk_on: Signal<Local, bool>,
     rk_quarter: Signal<Local, Bits<32>>,
     rk_reo: Signal<Local, Bits<32>>,
     rk_margin: Signal<Local, Bits<32>>,
@@ -1770,7 +1787,7 @@ impl Logic for TxPath {
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
             snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
-            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor, h_clean, rq
+            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor, h_clean, rq, rk_own
         );
         self.sent_t.read_clock.next = self.clock.val();
         self.sent_t.write_clock.next = self.clock.val();
@@ -2083,9 +2100,12 @@ impl Logic for TxPath {
         self.rk_t.next = self.sent_t.read_data.val();
         self.rk_resent.next = (self.rexm.q.val() & self.slot_hot.hot.val()).any();
         self.rk_later.next = self.rk_t.val() - self.ccx_l.val().rack_ts;
-        self.rk_counts.next = (!self.rk_resent.val() | ((self.now.val() - self.rk_t.val()) >= self.ccx_l.val().min_rtt))
-            & !self.rk_later.val().get_bit(31)
-            & self.rk_later.val().any();
+        self.rk_new_ok.next =
+            !self.rk_resent.val() | ((self.now.val() - self.rk_t.val()) >= self.ccx_l.val().min_rtt);
+        self.rk_counts.next = self.rk_new_ok.val() & !self.rk_later.val().get_bit(31) & self.rk_later.val().any();
+        // ... and the path's own (`path_rack`)
+        self.rk_plater.next = self.rk_t.val() - self.pd_l.val().rack_ts;
+        self.rk_pcounts.next = self.rk_new_ok.val() & !self.rk_plater.val().get_bit(31) & self.rk_plater.val().any();
         self.rk_quarter.next = self.ccx_l.val().min_rtt >> self.two_sh.val();
         if self.rk_quarter.val() < self.reo_min.val() {
             self.rk_quarter.next = self.reo_min.val();
@@ -2093,6 +2113,17 @@ impl Logic for TxPath {
         self.rk_reo.next = self.rk_quarter.val() + self.cfg_ack_delay.val();
         self.rk_margin.next = self.ccx_l.val().rack_ts - (self.rk_t.val() + self.rk_reo.val());
         self.rk_is_lost.next = !self.rk_margin.val().get_bit(31) & self.rk_margin.val().any();
+        // `path_rack`: on the ACK's own path, lost against the path's own
+        // latest acknowledged send time even while the path waits (at
+        // most the connection's, so a candidate lost by it is lost by the
+        // connection's too).
+        self.prk_on.next = self.cfg_path_rack.val() & self.rack_built.val();
+        self.rk_pmargin.next = self.pd_l.val().rack_ts - (self.rk_t.val() + self.rk_reo.val());
+        self.rk_is_lost_own.next = self.prk_on.val()
+            & (self.pth.q.val() == self.rk_own.q.val())
+            & !self.rk_pmargin.val().get_bit(31)
+            & self.rk_pmargin.val().any();
+        self.rk_lost_now.next = (self.rk_is_lost.val() & !self.rk_wait.q.val()) | self.rk_is_lost_own.val();
         // The walk can find nothing lost when every candidate was sent at
         // or after the floor and rack_ts is within the window after it:
         // floor + window - rack_ts in [0, 2^22 ns) (outside it, e.g. a
@@ -2627,6 +2658,7 @@ impl Logic for TxPath {
                 self.pd_n.next.sent = self.zero32.val();
                 self.pd_n.next.retx = self.zero32.val();
                 self.pd_n.next.ecn = self.zero32.val();
+                self.pd_n.next.rack_ts = self.now.val();
                 self.pd_we.next = true;
                 if self.pth_wraps.val() {
                     self.st.d.next = self.S_IDLE.val();
@@ -2712,6 +2744,10 @@ impl Logic for TxPath {
                     self.ccx_n.next.rack_ts = self.rk_t.val();
                     self.c_we.next = true;
                 }
+                if self.rack_built.val() & self.rk_pcounts.val() {
+                    self.pd_n.next.rack_ts = self.rk_t.val();
+                    self.pd_we.next = true;
+                }
                 self.newly.d.next = self.newly_w.val() & !self.slot_hot.hot.val();
                 self.stm_n.next = self.e_stm.val();
                 self.a_msg.d.next = self.le.val().seq;
@@ -2784,6 +2820,7 @@ impl Logic for TxPath {
                 // rack: then the walk over the connection's paths.
                 self.rk_walk.d.next = self.rk_need.val();
                 self.rk_first.d.next = true;
+                self.rk_own.d.next = self.pth.q.val();
                 self.rk_lost.d.next = self.zero_cwnd.val();
                 self.rk_floor.d.next = self.now.val();
                 if self.health.out_repath.val() {
@@ -2873,7 +2910,7 @@ impl Logic for TxPath {
                     self.retx.in_valid.next = true;
                     self.retx.in_op.next = self.R_FIRST.val();
                     self.st.d.next = self.S_RK2.val();
-                } else if self.rk_is_lost.val() & !self.rk_wait.q.val() {
+                } else if self.rk_lost_now.val() {
                     self.retx.in_valid.next = true;
                     self.retx.in_op.next = self.R_LOSE.val();
                     self.retx.in_psn.next = self.rk_psn.q.val();
@@ -2889,7 +2926,7 @@ impl Logic for TxPath {
                 // a candidate not lost: the floor (the originals above the
                 // one ending the path were sent after it, their resends
                 // later still; the newest was sent after all of them)
-                if !self.rk_tail.q.val() & !(self.rk_is_lost.val() & !self.rk_wait.q.val()) & self.rk_below.val() {
+                if !self.rk_tail.q.val() & !self.rk_lost_now.val() & self.rk_below.val() {
                     self.rk_floor.d.next = self.rk_t.val();
                 }
             }
@@ -3377,6 +3414,8 @@ impl Logic for TxPath {
         }
         // Without rack, its state is constant too.
         if !self.rack_built.val() {
+            self.pd_n.next.rack_ts = self.zero32.val();
+            self.rk_own.d.next = self.zero_path.val();
             self.ccx_n.next.min_rtt = self.zero32.val();
             self.ccx_n.next.rack_ts = self.zero32.val();
             self.ccx_n.next.rack_floor = self.zero32.val();

@@ -72,7 +72,7 @@ pub struct Recovery {
     /// newest packet is in flight and recent (the ACK carries the path's
     /// SACK state, so a lost ACK cannot mislead it). Finds a lost repair on
     /// a path that keeps sending, which with clean-route repairs the marker
-    /// rule no longer does. v0: off; v1: off until the RTL has it.
+    /// rule no longer does. v0: off; v1: on.
     pub path_rack: bool,
     /// The receiver withholds the rate hint for one activity window after
     /// it turns busy. v0: true; false sends it from the first ACK.
@@ -117,6 +117,7 @@ impl Recovery {
             path_ecn_cut: false,
             max_backoff: 2,
             hint_warmup: false,
+            path_rack: true,
             ..Recovery::v0()
         }
     }
@@ -143,6 +144,8 @@ impl Recovery {
     /// `control.recovery`: the bit of `repair_route` (set: `CleanPath`; in
     /// builds with it, `engine_info.recovery` bit 3).
     pub const REPAIR_ROUTE_BIT: u32 = 11;
+    /// `control.recovery`: the bit of `path_rack` (in builds with `rack`).
+    pub const PATH_RACK_BIT: u32 = 12;
     /// The connection window's start (`start_window`) in the RTL: v1's.
     pub const RTL_START_WINDOW: u32 = Recovery::v1().start_window;
     /// Fraction bits of [`Recovery::window_scale`].
@@ -154,7 +157,8 @@ impl Recovery {
     /// The settings of the `control.recovery` register, which the RTL
     /// implements today (bits 2:0 `max_backoff`, 5:3 `repath_loss_shift`,
     /// bit 6 `path_ecn_cut`, bit 7 `hint_warmup`, bit 8 `probe`, bit 9
-    /// `rack`, bit 10 `conn_window`, bit 11 `repair_route`), as that
+    /// `rack`, bit 10 `conn_window`, bit 11 `repair_route`, bit 12
+    /// `path_rack`), as that
     /// register holds
     /// them; the other fields are not in it. Out-of-range values are cut to
     /// their bits: [`Recovery::register`] refuses them.
@@ -167,6 +171,7 @@ impl Recovery {
             | (self.rack as u32) << Recovery::RACK_BIT
             | (self.conn_window as u32) << Recovery::CONN_WINDOW_BIT
             | (matches!(self.repair_route, RepairRoute::CleanPath) as u32) << Recovery::REPAIR_ROUTE_BIT
+            | (self.path_rack as u32) << Recovery::PATH_RACK_BIT
     }
 
     /// The `control.recovery` register's value for these settings, or why
@@ -175,9 +180,6 @@ impl Recovery {
     /// for at another value, or a value beyond the register's field.
     pub fn register(&self) -> Result<u32, String> {
         let v0 = Recovery::v0();
-        if self.path_rack {
-            return Err("the engine's RTL does not implement path_rack yet".to_string());
-        }
         if self.conn_window && self.start_window != Recovery::RTL_START_WINDOW {
             return Err(format!(
                 "start_window {}: the RTL's connection window starts at {} packets (Recovery::v1().start_window)",
@@ -224,6 +226,7 @@ impl Recovery {
             probe: (word >> Recovery::PROBE_BIT) & 1 == 1,
             rack: (word >> Recovery::RACK_BIT) & 1 == 1,
             conn_window: (word >> Recovery::CONN_WINDOW_BIT) & 1 == 1,
+            path_rack: (word >> Recovery::PATH_RACK_BIT) & 1 == 1,
             repair_route: if (word >> Recovery::REPAIR_ROUTE_BIT) & 1 == 1 {
                 RepairRoute::CleanPath
             } else {
@@ -307,7 +310,7 @@ mod tests {
             assert_eq!(Recovery::from_word(r.register().unwrap()), r);
         }
         assert_eq!(Recovery::v0().word(), 0xd5);
-        assert_eq!(Recovery::v1().word(), 0xf22);
+        assert_eq!(Recovery::v1().word(), 0x1f22);
         let windowed = Recovery::v1();
         let e = Recovery { start_window: 16, ..windowed }.register().unwrap_err();
         assert!(e.contains("start_window 16"), "{e}");
@@ -320,8 +323,6 @@ mod tests {
         assert!(e.contains("reo_min 2000000 ps"), "{e}");
         let e = Recovery { probe_min: 5_000_000, ..Recovery::v1() }.register().unwrap_err();
         assert!(e.contains("probe_min 5000000 ps"), "{e}");
-        let e = Recovery { path_rack: true, ..Recovery::v1() }.register().unwrap_err();
-        assert!(e.contains("path_rack"), "{e}");
         let e = Recovery { max_backoff: 8, ..Recovery::v0() }.register().unwrap_err();
         assert!(e.contains("max_backoff 8"), "{e}");
         let e = Recovery { repath_loss_shift: 9, ..Recovery::v0() }.register().unwrap_err();

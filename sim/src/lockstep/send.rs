@@ -121,7 +121,7 @@ impl Default for SendLockstep {
 /// The send path's inputs for the settings of `control.recovery`, as the
 /// engine top decodes the register (settings the register cannot hold
 /// panic).
-pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 7] {
+pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 8] {
     r.register().unwrap_or_else(|e| panic!("{e}"));
     [
         ("cfg_max_backoff", r.max_backoff as u64),
@@ -131,6 +131,7 @@ pub fn recovery_inputs(r: &Recovery) -> [(&'static str, u64); 7] {
         ("cfg_rack", r.rack as u64),
         ("cfg_conn_window", r.conn_window as u64),
         ("cfg_clean_repairs", (r.repair_route == RepairRoute::CleanPath) as u64),
+        ("cfg_path_rack", r.path_rack as u64),
     ]
 }
 
