@@ -319,8 +319,8 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "tx_path",
         what: "dropped condition: the ACK of a recently resent PSN raises rack_ts",
-        from: "rk_counts = (~rk_resent | ",
-        to: "rk_counts = (1'b1 | ",
+        from: "rk_new_ok = ~rk_resent | ",
+        to: "rk_new_ok = 1'b1 | ",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
     Mutant {
@@ -354,7 +354,7 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         block: "tx_path",
         what: "wrong bound: rack's floor ignores the old candidates of a path that waits (later ACKs skip walks that would find losses)",
-        from: "if (~rk_tail$q & ~(rk_is_lost & ~rk_wait$q) & rk_below) begin",
+        from: "if (~rk_tail$q & ~rk_lost_now & rk_below) begin",
         to: "if (~rk_tail$q & ~rk_is_lost & rk_below) begin",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
@@ -406,7 +406,8 @@ const MUTANTS: &[Mutant] = &[
         from: "if ((h_kind$q == K_DATA) & ~h_clean$q) begin",
         to: "if ((h_kind$q == K_DATA)) begin",
         tests: &[("ferroce-sim", "rtl_tx_path")],
-    },    Mutant {
+    },
+    Mutant {
         block: "tx_path",
         what: "dropped term: rack on the ACK's own path waits like the others (path_rack ignored)",
         from: "rk_lost_now = (rk_is_lost & ~rk_wait$q) | rk_is_lost_own;",
