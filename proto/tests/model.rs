@@ -31,6 +31,8 @@ struct Link {
     sent: Vec<(u8, u32, bool)>,
     /// The UDP source port of each of `sent`.
     sports: Vec<u16>,
+    /// When each of `sent` left.
+    sent_at: Vec<Time>,
     acks: usize,
     /// The rate hint of every ACK from node 1, with its time.
     hints: Vec<(Time, u32)>,
@@ -93,6 +95,7 @@ impl Link {
             in_flight: Vec::new(),
             sent: Vec::new(),
             sports: Vec::new(),
+            sent_at: Vec::new(),
             acks: 0,
             hints: Vec::new(),
             mark_ce: false,
@@ -138,6 +141,7 @@ impl Link {
                         *k += 1;
                         self.sent.push((c.path.0, c.psn.get(), c.flags & wire::flags::RETX != 0));
                         self.sports.push(p.addr.sport);
+                        self.sent_at.push(self.now);
                         lost = drop(c.path.0, c.psn.get(), *k);
                     } else if i == 1 {
                         self.acks += 1;
@@ -467,6 +471,38 @@ fn tail_probe_resends_the_lost_last_packet_before_any_timeout() {
     c.write(1, 10 * 1024);
     assert_eq!(c.run(1, us(2_000), |_, _, _| false), 1);
     assert_eq!(c.ep[0].stats().tail_probes, 0);
+}
+
+/// The probe timer runs from the connection's newest send, not from its
+/// latest ACK: when a burst's last packet is lost, the ACKs of the packets
+/// before it (arriving up to an RTT after it left) do not push the probe
+/// out, so the probe follows the lost packet by the probe timeout rather
+/// than by the timeout after the last of those ACKs.
+#[test]
+fn the_probe_timer_runs_from_the_newest_send() {
+    let mut l = Link::with(1, v0_with(|r| r.probe = true), None);
+    // A first message gives the connection its RTT estimate.
+    l.write(1, 10 * 1024);
+    assert_eq!(l.run(1, us(2_000), |_, _, _| false), 1);
+    // Then a burst of 20 whose last packet (PSN 29) is lost once.
+    l.write(2, 20 * 1024);
+    assert_eq!(l.run(1, us(4_000), |_, psn, copy| psn == 29 && copy == 1), 1);
+    let at = |resent: bool| {
+        let i = l.sent.iter().position(|s| s.1 == 29 && s.2 == resent).expect("sent");
+        l.sent_at[i]
+    };
+    let (first, probe) = (at(false), at(true));
+    let st = l.ep[0].stats();
+    assert_eq!((st.rtos, st.tail_probes), (0, 1));
+    // The timeout (srtt + 4 rttvar + the ACK delay, here 12.9 us) after PSN
+    // 29 left. The ACK of PSN 28 came back 4.4 us after that, and restarting
+    // the timer there (as the timer did before) put the probe 17.3 us after.
+    assert!(
+        probe - first >= us(10) && probe - first < us(15),
+        "probe {} ns after the lost packet: the timeout from the newest send",
+        (probe - first) / 1000
+    );
+    assert_eq!(l.mem[1].0[..20 * 1024], l.mem[0].0[..20 * 1024]);
 }
 
 /// With `RepairRoute::CleanPath` a repair keeps its path index and PSN but

@@ -2797,20 +2797,25 @@ impl Logic for TxPath {
                 } else {
                     self.rto_s.d.next = self.run_c.val();
                 }
-                // The probe timer: progress restarts it (and its backoff);
-                // nothing outstanding stops it; otherwise it runs on, or is
-                // armed if it is not.
+                // The probe timer: progress ends its backoff, and restarts
+                // it only with the connection's first RTT sample (it runs
+                // from the newest send); nothing outstanding stops it;
+                // otherwise it runs on, or is armed if it is not.
                 if self.pr_on.val() {
                     if self.a_count.q.val() != self.zero_cwnd.val() {
                         self.ccx_n.next.probes = self.zero3.val();
-                        self.ccx_n.next.parmed = false;
+                        if !self.ccx_l.val().has {
+                            self.ccx_n.next.parmed = false;
+                        }
                         self.pr_cnt.next = self.zero3.val();
                     }
                     if !(self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val())) {
                         self.pr_v.d.next = true;
                         self.pr_a.d.next = false;
                         self.ccx_n.next.parmed = false;
-                    } else if !self.ccx_l.val().parmed | (self.a_count.q.val() != self.zero_cwnd.val()) {
+                    } else if !self.ccx_l.val().parmed
+                        | ((self.a_count.q.val() != self.zero_cwnd.val()) & !self.ccx_l.val().has)
+                    {
                         self.pr_v.d.next = true;
                         self.pr_a.d.next = true;
                         self.ccx_n.next.parmed = true;
@@ -3255,7 +3260,8 @@ impl Logic for TxPath {
                 self.h_psn.d.next = self.retx.out_psn.val();
                 self.ccx_n.next.rrr = self.pth_next.val();
                 self.c_we.next = true;
-                if self.pr_on.val() & !self.ccx_l.val().parmed {
+                // Every send restarts the probe timer.
+                if self.pr_on.val() {
                     self.pr_v.d.next = true;
                     self.pr_a.d.next = true;
                     self.ccx_n.next.parmed = true;
@@ -3339,7 +3345,8 @@ impl Logic for TxPath {
                 // so an unwrapped next stream would search the same way.)
                 self.ccx_n.next.srr = self.stm_next.val();
                 self.c_we.next = true;
-                if self.pr_on.val() & !self.ccx_l.val().parmed {
+                // Every send restarts the probe timer.
+                if self.pr_on.val() {
                     self.pr_v.d.next = true;
                     self.pr_a.d.next = true;
                     self.ccx_n.next.parmed = true;

@@ -646,6 +646,7 @@ impl Endpoint {
         }
         let sample = ((now / 1000) as u32).wrapping_sub(a.ts_echo) as Time * 1000;
         conn.min_rtt = Some(conn.min_rtt.map_or(sample, |m| m.min(sample)));
+        let first_sample = conn.srtt.is_none();
         match conn.srtt {
             None => (conn.srtt, conn.rttvar) = (Some(sample), sample / 2),
             Some(s) => {
@@ -692,9 +693,14 @@ impl Endpoint {
             let max = max_cwnd * conn.tx.len() as u32;
             conn.window.on_ack(now, newly, a.ecn_ce as u32, outstanding, conn.srtt.unwrap_or(0), max);
         }
+        // Progress ends the backoff. The timer runs on from the newest send,
+        // but one armed before the connection's first RTT sample (on
+        // another connection's estimate or `rto_min`) restarts with it.
         if newly > 0 {
             conn.probes = 0;
-            conn.probe_at = None;
+            if first_sample {
+                conn.probe_at = None;
+            }
         }
         let rto = self.rto(&self.conns[&id].tx[p]);
         let path = &mut self.conns.get_mut(&id).expect("connection exists").tx[p];
@@ -706,7 +712,7 @@ impl Endpoint {
             self.rack_detect(id, p);
         }
         let conn = self.conns.get_mut(&id).expect("connection exists");
-        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn, false);
     }
 
     /// `Recovery::rack`: on every path of the connection, the packets sent
@@ -753,10 +759,14 @@ impl Endpoint {
     }
 
     /// `Recovery::probe`: arm the probe timer if the connection has packets
-    /// outstanding and it is not armed; disarm it if nothing is outstanding.
-    fn arm_probe(cfg: &EndpointConfig, last_srtt: Option<(Time, Time)>, now: Time, conn: &mut Conn) {
+    /// outstanding and it is not armed (`sent`: a packet has just been sent,
+    /// which restarts it); disarm it if nothing is outstanding.
+    fn arm_probe(cfg: &EndpointConfig, last_srtt: Option<(Time, Time)>, now: Time, conn: &mut Conn, sent: bool) {
         if !cfg.recovery.probe {
             return;
+        }
+        if sent {
+            conn.probe_at = None;
         }
         if conn.tx.iter().all(|p| p.log.outstanding() == 0) {
             conn.probe_at = None;
@@ -781,7 +791,7 @@ impl Endpoint {
         }
         self.stats.tail_probes += probed;
         conn.probes += 1;
-        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn, false);
     }
 
     fn repath(&mut self, id: ConnId, p: usize) {
@@ -894,7 +904,7 @@ impl Endpoint {
             let seg = path.segs[psn.slot()].expect("a PSN in flight has its segment");
             path.retransmitted += 1;
             path.sent_at[psn.slot()] = now;
-            Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
+            Self::arm_probe(&self.cfg, self.last_srtt, now, conn, true);
             let conn = &self.conns[&id];
             let frame = self.build_data(now, conn, (p, psn, sport), &seg, flags::RETX | flags::ACK_REQ, mem);
             self.stats.tx_retx += 1;
@@ -915,7 +925,7 @@ impl Endpoint {
         if conn.tx[p].rto_at.is_none() {
             conn.tx[p].rto_at = Some(now + rto);
         }
-        Self::arm_probe(&self.cfg, self.last_srtt, now, conn);
+        Self::arm_probe(&self.cfg, self.last_srtt, now, conn, true);
         let fl = if seg.last { flags::ACK_REQ } else { 0 };
         let sport = conn.tx[p].sport;
         let frame = self.build_data(now, &self.conns[&id], (p, psn, sport), &seg, fl, mem);

@@ -34,11 +34,13 @@ pub struct Recovery {
     /// may wait that long for company while a later one is acknowledged
     /// at once).
     pub reo_min: Time,
-    /// Tail probes: when a connection with packets outstanding has had no
-    /// ACK for max(srtt + 4 rttvar + ack_delay, `probe_min`) (doubling per
-    /// probe without progress; before its first RTT sample the estimate is
-    /// the endpoint's latest, and with none at all the timeout is
-    /// `rto_min`), each of its paths with packets outstanding resends one
+    /// Tail probes: when a connection with packets outstanding has sent
+    /// nothing for max(srtt + 4 rttvar + ack_delay, `probe_min`) (the timer
+    /// restarts at every packet it sends, new or resent, and an ACK does not
+    /// restart it unless it brings the connection's first RTT sample;
+    /// doubling per probe without progress; before its first RTT sample
+    /// the estimate is the endpoint's latest, and with none at all the
+    /// timeout is `rto_min`), each of its paths with packets outstanding resends one
     /// (its newest, else its oldest outstanding), asking for an ACK, so
     /// SACK and `rack` see the tail. v0: off.
     pub probe: bool,
