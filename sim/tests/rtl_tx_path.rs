@@ -123,7 +123,7 @@ fn send_path_matches_the_model_with_v1_recovery_settings() {
         loss: 0.06,
         ack_loss: 0.25,
         messages: [600, 200],
-        seed: 78,
+        seed: 79,
         window_still: true,
         ..SendLockstep::default()
     };

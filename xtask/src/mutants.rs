@@ -421,6 +421,20 @@ const MUTANTS: &[Mutant] = &[
         to: "rk_pcounts = ~rk_plater[32'h1f] & |rk_plater;",
         tests: &[("ferroce-sim", "rtl_tx_path")],
     },
+    Mutant {
+        block: "tx_path",
+        what: "wrong rule: every ACK with progress restarts the probe timer, not only the connection's first sample",
+        from: "((a_count$q != zero_cwnd) & pr_first$q)",
+        to: "(a_count$q != zero_cwnd)",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
+    Mutant {
+        block: "tx_path",
+        what: "dropped restart: a send leaves an armed probe timer running (both sends)",
+        from: "                    c_we = 1'b1;\n                    if (pr_on) begin\n",
+        to: "                    c_we = 1'b1;\n                    if (pr_on & ~ccx_l[(32'hd4)+:(1)]) begin\n",
+        tests: &[("ferroce-sim", "rtl_tx_path")],
+    },
 ];
 
 /// Every mutant's text is in the Verilog of its block (`verilog_of`

@@ -1197,6 +1197,8 @@ pub struct TxPath {
     pr_b: DFF<Rto>,
     pr_k: DFF<Bits<CONN_KEY_BITS>>,
     n_probes: DFF<Bits<32>>,
+    // the ACK in hand brought the connection's first RTT sample
+    pr_first: DFF<bool>,
     // rack: the ACK's newly acknowledged PSNs that were resent (by slot);
     // the walk: in progress, before its first path, the candidate in
     // hand and whether it was resent, the path's losses found
@@ -1787,7 +1789,7 @@ impl Logic for TxPath {
             h_nak_code, done_v, sent_v, sent_c, sent_l, rto_v, rto_a, rto_s, rto_b, rto_k, rnr_v, rnr_k, rnr_p, w_pend,
             w_key, init_busy, init_addr, in_frame, sel_q, n_data, n_retx, n_acks, n_naks, n_rtos, n_repaths, n_naks_rx,
             snap, snap_ok, ref_key, ref_req, ref_w, last_has, last_srtt, last_var, pr_v, pr_a, pr_s, pr_b, pr_k, n_probes,
-            rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor, h_clean, rq, rk_own
+            pr_first, rexm, rk_walk, rk_first, rk_psn, rk_res, rk_tail, rk_wait, rk_lost, rk_floor, h_clean, rq, rk_own
         );
         self.sent_t.read_clock.next = self.clock.val();
         self.sent_t.write_clock.next = self.clock.val();
@@ -2705,6 +2707,7 @@ impl Logic for TxPath {
                     self.pd_n.next.has = true;
                     self.pd_n.next.ecn = self.pd_l.val().ecn + self.ce_b.val();
                     self.pd_we.next = true;
+                    self.pr_first.d.next = !self.ccx_l.val().has;
                     if self.probes_built.val() {
                         self.ccx_n.next.srtt = self.crtt.srtt_next.val();
                         self.ccx_n.next.rttvar = self.crtt.rttvar_next.val();
@@ -2804,7 +2807,7 @@ impl Logic for TxPath {
                 if self.pr_on.val() {
                     if self.a_count.q.val() != self.zero_cwnd.val() {
                         self.ccx_n.next.probes = self.zero3.val();
-                        if !self.ccx_l.val().has {
+                        if self.pr_first.q.val() {
                             self.ccx_n.next.parmed = false;
                         }
                         self.pr_cnt.next = self.zero3.val();
@@ -2814,7 +2817,7 @@ impl Logic for TxPath {
                         self.pr_a.d.next = false;
                         self.ccx_n.next.parmed = false;
                     } else if !self.ccx_l.val().parmed
-                        | ((self.a_count.q.val() != self.zero_cwnd.val()) & !self.ccx_l.val().has)
+                        | ((self.a_count.q.val() != self.zero_cwnd.val()) & self.pr_first.q.val())
                     {
                         self.pr_v.d.next = true;
                         self.pr_a.d.next = true;
