@@ -211,8 +211,62 @@ pub fn ideal(net: &NetConfig, transfers: &[Transfer], loss: f64) -> Time {
         // Transfers come after the ones they wait for.
         chain[i] = t.after.map_or(0.0, |a| chain[a]) + own + crossing(t);
     }
-    let nic = (0..hosts).map(|h| f64::max(out[h], into[h]) + nearest[h]).filter(|x| x.is_finite());
+    // (A host that neither sends nor receives bounds nothing.)
+    let nic = (0..hosts).filter(|&h| nearest[h] < f64::MAX).map(|h| f64::max(out[h], into[h]) + nearest[h]);
     chain.iter().copied().chain(nic).fold(0.0, f64::max) as Time
+}
+
+/// The least time a transport that repairs losses by retransmission alone
+/// (no redundancy) could take for `transfers` on an unloaded fabric of
+/// `net` losing each packet independently with probability `loss` (drawn
+/// from `seed`): [`ideal`]'s bounds, and besides them every packet lost
+/// `m` times arrives `m` round trips after it would have (its receiver
+/// cannot miss it before it is due, word of the loss takes the way back at
+/// least, and the repair crosses the fabric again), so a transfer ends no
+/// earlier than its latest packet so delayed. No transport that resends
+/// what was lost can beat it, whatever its loss detection.
+pub fn arq_bound(net: &NetConfig, transfers: &[Transfer], loss: f64, seed: u64) -> Time {
+    let mut rng = Rng::new(seed ^ 0xa59_b0d);
+    arq_bound_with(net, transfers, loss, |_, _| {
+        let mut m = 0;
+        while rng.chance(loss) {
+            m += 1;
+        }
+        m
+    })
+}
+
+/// [`arq_bound`] with `lost(transfer, packet)` saying how many times each
+/// packet of each transfer is lost.
+pub fn arq_bound_with(
+    net: &NetConfig,
+    transfers: &[Transfer],
+    loss: f64,
+    mut lost: impl FnMut(usize, u32) -> u32,
+) -> Time {
+    let ser = |bytes: u64| wire_bytes(bytes, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
+    let frame = ser(net.mtu as u64);
+    let hop = (net.rtt / 8) as f64;
+    let links = |t: &Transfer| if t.from / HOSTS_PER_LEAF == t.to / HOSTS_PER_LEAF { 2.0 } else { HOPS as f64 };
+    let crossing = |t: &Transfer| links(t) * hop + (links(t) - 1.0) * frame;
+    let mut end = vec![0.0f64; transfers.len()];
+    for (i, t) in transfers.iter().enumerate() {
+        let start = t.after.map_or(0.0, |a| end[a]);
+        let own = ser(t.bytes as u64) / (1.0 - loss);
+        let round_trip = links(t) * hop + crossing(t);
+        let packets = (t.bytes as u64).div_ceil(net.mtu as u64).max(1);
+        let mut last = own;
+        for k in 0..packets {
+            let m = lost(i, k as u32);
+            if m > 0 {
+                let sent = ser(((k + 1) * net.mtu as u64).min(t.bytes as u64));
+                last = last.max(sent + m as f64 * round_trip);
+            }
+        }
+        end[i] = start + last + crossing(t);
+    }
+    let bound = end.iter().copied().fold(0.0, f64::max) as Time;
+    bound.max(ideal(net, transfers, loss))
 }
 
 /// Bytes on the wire for `bytes` of payload in `mtu`-byte packets.
@@ -619,5 +673,43 @@ mod tests {
         let ring = Pattern::RingAllReduce.transfers(16, 64 * 1024, 7);
         assert_eq!(ring.len(), 2 * 15 * 16);
         assert!(ring.iter().enumerate().all(|(i, t)| t.after.is_none_or(|a| a < i && ring[a].to == t.from)));
+    }
+
+    /// The retransmission bound: nothing lost, the ideal; a packet lost
+    /// once arrives a round trip after it was due (propagation back, the
+    /// crossing again), and a transfer waiting for it starts that much
+    /// later; lost twice, two round trips.
+    #[test]
+    fn the_retransmission_bound_adds_a_round_trip_per_loss() {
+        let net = NetConfig::new(Kind::Ferroce);
+        let ps = |t: Time| t as f64;
+        // Host 0 to host 8 (the next leaf: four links), then 8 to 9 (one
+        // leaf: two links) after it; four packets each.
+        let job = [
+            Transfer { from: 0, to: 8, bytes: 4096, after: None },
+            Transfer { from: 8, to: 9, bytes: 4096, after: Some(0) },
+        ];
+        assert_eq!(arq_bound_with(&net, &job, 0.0, |_, _| 0), ideal(&net, &job, 0.0));
+        let hop = ps(net.rtt / 8);
+        let frame = wire_bytes(1024, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
+        let crossing = |links: f64| links * hop + (links - 1.0) * frame;
+        // Without loss the chain is two transfers of four frames each.
+        let clean = 2.0 * 4.0 * frame + crossing(4.0) + crossing(2.0);
+        assert!((ps(ideal(&net, &job, 0.0)) - clean).abs() < 2.0);
+        // The first transfer's second packet lost once: it arrives one
+        // round trip after it was due, which is after the transfer's last.
+        let once = arq_bound_with(&net, &job, 0.0, |i, k| (i == 0 && k == 1) as u32);
+        let want = 2.0 * frame + 4.0 * hop + crossing(4.0) + 4.0 * frame + crossing(4.0) + crossing(2.0);
+        assert!((ps(once) - want).abs() < 2.0, "{once} ps, want {want}");
+        // The second transfer's last packet lost twice.
+        let twice = arq_bound_with(&net, &job, 0.0, |i, k| if i == 1 && k == 3 { 2 } else { 0 });
+        let want = 4.0 * frame + crossing(4.0) + 4.0 * frame + 2.0 * (2.0 * hop + crossing(2.0)) + crossing(2.0);
+        assert!((ps(twice) - want).abs() < 2.0, "{twice} ps, want {want}");
+        // Drawn losses: never below the ideal, and above it once any packet
+        // of a dependent chain is lost.
+        let ring = Pattern::RingAllReduce.transfers(32, 256 * 1024, 1);
+        let lossy = arq_bound(&net, &ring, 0.01, 1);
+        assert!(lossy > ideal(&net, &ring, 0.01) + net.rtt, "{lossy} ps");
+        assert_eq!(arq_bound(&net, &ring, 0.0, 1), ideal(&net, &ring, 0.0));
     }
 }

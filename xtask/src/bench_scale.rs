@@ -37,6 +37,10 @@ pub enum Transport {
     RoceDcqcn { pfc: bool },
     /// The least time any transport could take (computed, not simulated).
     Ideal,
+    /// The least time a transport that repairs losses by retransmission
+    /// could take, losses drawn i.i.d. at the model's mean (computed:
+    /// `scale::arq_bound`).
+    ArqBound,
 }
 
 impl Transport {
@@ -48,6 +52,7 @@ impl Transport {
             Transport::RoceDcqcn { pfc: false } => "rocev2_gbn_dcqcn".into(),
             Transport::RoceDcqcn { pfc: true } => "rocev2_gbn_dcqcn_pfc".into(),
             Transport::Ideal => "ideal".into(),
+            Transport::ArqBound => "arq_bound".into(),
         }
     }
 
@@ -66,7 +71,7 @@ impl Transport {
             }
             Transport::Irn => NetConfig::irn(),
             Transport::RoceDcqcn { .. } => NetConfig::rocev2(),
-            Transport::Ideal => return None,
+            Transport::Ideal | Transport::ArqBound => return None,
         };
         // Lossy Ethernet has switch buffers that overflow; a PFC fabric
         // pauses the sender instead, modelled as buffers that never do.
@@ -122,6 +127,7 @@ impl Plan {
             Transport::RoceDcqcn { pfc: false },
             Transport::RoceDcqcn { pfc: true },
             Transport::Ideal,
+            Transport::ArqBound,
         ];
         if quick {
             Plan {
@@ -235,7 +241,11 @@ fn collective_group(
         for loss in losses {
             let ideal = scale::ideal(&clean_net, &transfers, loss.mean());
             let lossfree = scale::ideal(&clean_net, &transfers, 0.0);
-            let r = JobReport::ideal(ideal, hosts);
+            let jct = match t {
+                Transport::ArqBound => scale::arq_bound(&clean_net, &transfers, loss.mean(), seed),
+                _ => ideal,
+            };
+            let r = JobReport::ideal(jct, hosts);
             out.push(collective_row(job, loss, t, seed, &r, lossfree, ideal));
         }
         return Ok(out);
@@ -283,7 +293,8 @@ fn sim_cost(conns: usize, bytes: u32) -> anyhow::Result<SimCost> {
 pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let plan = Plan::new(quick);
     let started = Instant::now();
-    let simulated: Vec<Transport> = plan.transports.iter().copied().filter(|t| *t != Transport::Ideal).collect();
+    let simulated: Vec<Transport> =
+        plan.transports.iter().copied().filter(|t| ![Transport::Ideal, Transport::ArqBound].contains(t)).collect();
     eprintln!(
         "bench-scale ({} mode): {} collective jobs x {} loss models x {} transports x {} seeds, incast {:?}",
         if quick { "quick" } else { "full" },
@@ -354,7 +365,7 @@ fn run_collectives(plan: &Plan, started: Instant) -> anyhow::Result<Vec<Collecti
             }
         }
     }
-    groups.sort_by_key(|(j, t, _)| (*t != Transport::Ideal, j.1 as u64 * j.2 as u64));
+    groups.sort_by_key(|(j, t, _)| (![Transport::Ideal, Transport::ArqBound].contains(t), j.1 as u64 * j.2 as u64));
     let collectives: Vec<Vec<Collective>> = parallel(groups, |(job, t, seed)| {
         let rows = collective_group(job, t, seed, &plan.losses)?;
         eprintln!(
@@ -557,9 +568,15 @@ pub fn targets(c: &[Collective], incast: &[(Transport, IncastReport)]) -> (Vec<S
         let Some(msg) = largest(p) else { continue };
         for (loss, bound) in [("iid_0.01", 1.10), ("iid_0.1", 1.5)] {
             if let Some(m) = median(&point(c, p, hosts, msg, loss, &ferroce), |r| r.jct_over_lossfree) {
+                // What no retransmission scheme could beat, beside it.
+                let arq = median(&point(c, p, hosts, msg, loss, &Transport::ArqBound.label()), |r| r.jct_over_lossfree)
+                    .map_or(String::new(), |a| format!("; any transport that resends: >= {a:.2} x"));
                 check(
                     m <= bound,
-                    format!("{hosts}-host {name} ({} KiB) at {loss}: JCT {m:.2} x loss-free (<= {bound})", msg / 1024),
+                    format!(
+                        "{hosts}-host {name} ({} KiB) at {loss}: JCT {m:.2} x loss-free (<= {bound}){arq}",
+                        msg / 1024
+                    ),
                 );
             }
         }
@@ -766,6 +783,11 @@ mod tests {
         assert!(rows[1].losses > 0, "5 % loss loses packets");
         let ideal = collective_group(job, Transport::Ideal, 3, &losses).unwrap();
         assert!((ideal[0].jct_over_ideal - 1.0).abs() < 1e-9);
+        // The retransmission bound: the ideal without loss, above it with,
+        // and below what the simulated transport took.
+        let arq = collective_group(job, Transport::ArqBound, 3, &losses).unwrap();
+        assert!((arq[0].jct_over_ideal - 1.0).abs() < 1e-9);
+        assert!(arq[1].jct_over_ideal > 1.0 && arq[1].jct_over_ideal < rows[1].jct_over_ideal, "{arq:?} {rows:?}");
         let incast = scale::cold_incast(&Transport::Ferroce(8).net(1).unwrap(), 4, us(300)).unwrap();
         assert_eq!(incast.n, 4);
         assert!(incast.peak_queue_bdp > 0.0 && incast.jain > 0.5, "{incast:?}");
