@@ -182,8 +182,9 @@ fn tail_probes_find_tail_losses_without_timeouts() {
         } else {
             // At 1.6 Gb/s a frame takes 5 us on the wire and RTTs of tens
             // of us put the paths' RTOs (2 srtt + 4 rttvar) above rto_min:
-            // a tail's RTO, armed when it was sent, comes before the probe
-            // timeout (srtt + 4 rttvar + ACK delay after the last ACK).
+            // a tail's RTO, armed when it was sent, can come before the
+            // probe timeout (srtt + 4 rttvar + ACK delay after the
+            // connection's last send).
             assert!(v1.rtos <= v0.rtos, "{}: RTOs: v0 {}, with probes {}", c.name, v0.rtos, v1.rtos);
         }
         // `v1` with its connection window and clean-route repairs: the
