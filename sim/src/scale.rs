@@ -189,13 +189,8 @@ impl Pattern {
 /// links within a leaf, four across the spine, each a propagation delay and
 /// all but the first a store-and-forward of one frame).
 pub fn ideal(net: &NetConfig, transfers: &[Transfer], loss: f64) -> Time {
-    let ser = |bytes: u64| wire_bytes(bytes, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
-    let frame = ser(net.mtu as u64);
-    let hop = (net.rtt / 8) as f64;
-    let crossing = |t: &Transfer| {
-        let links = if t.from / HOSTS_PER_LEAF == t.to / HOSTS_PER_LEAF { 2.0 } else { HOPS as f64 };
-        links * hop + (links - 1.0) * frame
-    };
+    let w = Wire(net);
+    let (ser, crossing) = (|bytes| w.ser(bytes), |t: &Transfer| w.crossing(t));
     let hosts = transfers.iter().map(|t| t.from.max(t.to) + 1).max().unwrap_or(0);
     // Per host: bytes out, bytes in, the shortest crossing of its last packet.
     let mut out = vec![0.0; hosts];
@@ -244,16 +239,13 @@ pub fn arq_bound_with(
     loss: f64,
     mut lost: impl FnMut(usize, u32) -> u32,
 ) -> Time {
-    let ser = |bytes: u64| wire_bytes(bytes, net.mtu) as f64 * 8.0 / (net.rate_mbps as f64 * 1e6) * 1e12;
-    let frame = ser(net.mtu as u64);
-    let hop = (net.rtt / 8) as f64;
-    let links = |t: &Transfer| if t.from / HOSTS_PER_LEAF == t.to / HOSTS_PER_LEAF { 2.0 } else { HOPS as f64 };
-    let crossing = |t: &Transfer| links(t) * hop + (links(t) - 1.0) * frame;
+    let w = Wire(net);
+    let (ser, crossing) = (|bytes| w.ser(bytes), |t: &Transfer| w.crossing(t));
     let mut end = vec![0.0f64; transfers.len()];
     for (i, t) in transfers.iter().enumerate() {
         let start = t.after.map_or(0.0, |a| end[a]);
         let own = ser(t.bytes as u64) / (1.0 - loss);
-        let round_trip = links(t) * hop + crossing(t);
+        let round_trip = w.links(t) * w.hop() + crossing(t);
         let packets = (t.bytes as u64).div_ceil(net.mtu as u64).max(1);
         let mut last = own;
         for k in 0..packets {
@@ -267,6 +259,38 @@ pub fn arq_bound_with(
     }
     let bound = end.iter().copied().fold(0.0, f64::max) as Time;
     bound.max(ideal(net, transfers, loss))
+}
+
+/// The leaf-spine's wire geometry as [`ideal`] and [`arq_bound_with`]
+/// count it (picoseconds, as `f64`).
+struct Wire<'a>(&'a NetConfig);
+
+impl Wire<'_> {
+    /// Serialisation of `bytes` of payload at line rate.
+    fn ser(&self, bytes: u64) -> f64 {
+        wire_bytes(bytes, self.0.mtu) as f64 * 8.0 / (self.0.rate_mbps as f64 * 1e6) * 1e12
+    }
+
+    /// A link's propagation delay (a round trip crosses eight).
+    fn hop(&self) -> f64 {
+        (self.0.rtt / 8) as f64
+    }
+
+    /// Links between `t`'s ends: two within a leaf, four across the spine.
+    fn links(&self, t: &Transfer) -> f64 {
+        if t.from / HOSTS_PER_LEAF == t.to / HOSTS_PER_LEAF {
+            2.0
+        } else {
+            HOPS as f64
+        }
+    }
+
+    /// A packet's crossing from `t`'s sender to its receiver: each link's
+    /// delay and all but the first a store-and-forward of a full frame.
+    fn crossing(&self, t: &Transfer) -> f64 {
+        let links = self.links(t);
+        links * self.hop() + (links - 1.0) * self.ser(self.0.mtu as u64)
+    }
 }
 
 /// Bytes on the wire for `bytes` of payload in `mtu`-byte packets.

@@ -56,8 +56,14 @@ impl Transport {
         }
     }
 
+    /// Whether the rows are computed rather than simulated (the ideal and
+    /// the retransmission bound).
+    fn is_computed(&self) -> bool {
+        matches!(self, Transport::Ideal | Transport::ArqBound)
+    }
+
     /// The fabric and transport settings of this transport, or `None` for
-    /// the ideal.
+    /// the computed rows.
     fn net(&self, seed: u64) -> Option<NetConfig> {
         let mut net = match self {
             Transport::Ferroce(paths) | Transport::FerroceV0(paths) => {
@@ -294,7 +300,7 @@ pub fn run(quick: bool, json_path: Option<String>) -> anyhow::Result<()> {
     let plan = Plan::new(quick);
     let started = Instant::now();
     let simulated: Vec<Transport> =
-        plan.transports.iter().copied().filter(|t| ![Transport::Ideal, Transport::ArqBound].contains(t)).collect();
+        plan.transports.iter().copied().filter(|t| !t.is_computed()).collect();
     eprintln!(
         "bench-scale ({} mode): {} collective jobs x {} loss models x {} transports x {} seeds, incast {:?}",
         if quick { "quick" } else { "full" },
@@ -365,7 +371,7 @@ fn run_collectives(plan: &Plan, started: Instant) -> anyhow::Result<Vec<Collecti
             }
         }
     }
-    groups.sort_by_key(|(j, t, _)| (![Transport::Ideal, Transport::ArqBound].contains(t), j.1 as u64 * j.2 as u64));
+    groups.sort_by_key(|(j, t, _)| (!t.is_computed(), j.1 as u64 * j.2 as u64));
     let collectives: Vec<Vec<Collective>> = parallel(groups, |(job, t, seed)| {
         let rows = collective_group(job, t, seed, &plan.losses)?;
         eprintln!(
