@@ -2807,9 +2807,6 @@ impl Logic for TxPath {
                 if self.pr_on.val() {
                     if self.a_count.q.val() != self.zero_cwnd.val() {
                         self.ccx_n.next.probes = self.zero3.val();
-                        if self.pr_first.q.val() {
-                            self.ccx_n.next.parmed = false;
-                        }
                         self.pr_cnt.next = self.zero3.val();
                     }
                     if !(self.others_busy.val() | (self.ps_l.val().out != self.zero_cwnd.val())) {
