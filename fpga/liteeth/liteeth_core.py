@@ -37,7 +37,9 @@ RGMII side: rgmii_rx_clk, rgmii_rx_ctl, rgmii_rx_data[3:0], rgmii_tx_clk,
   both boards come up advertising gigabit from their straps).
 
 Parameters: the "liteeth" entry of fpga/boards/BOARD/board.json (data width,
-RGMII delays, send-side buffering) and its "device".
+RGMII delays, send-side buffering, the receive side's registered FCS compare
+and ready register) and its
+"device".
 Usage: liteeth_core.py --board BOARD --out FILE.v
 
 LiteEth, LiteX and Migen are BSD-2-Clause (notices: fpga/liteeth/NOTICE); the
@@ -48,7 +50,7 @@ import argparse
 import json
 import os
 
-from migen import ClockDomain, ClockDomainsRenamer, If, Signal
+from migen import ClockDomain, ClockDomainsRenamer, If, Replicate, Signal
 from migen.genlib.cdc import PulseSynchronizer
 from litex.gen import LiteXModule
 from litex.build.generic_platform import Pins, Subsignal
@@ -75,13 +77,63 @@ _IO = [
 ]
 
 
+class RegisteredCRC32Checker(LiteXModule):
+    """LiteEth's CRC checker (`crc.LiteEthMACCRC32Checker`, for an 8-bit
+    datapath) with its FCS compare moved a beat later: the checker's own
+    compare takes the CRC of the frame's last byte and compares it in the
+    same cycle (about nine LUTs deep), which the LFE5U-25F (speed grade 6) does
+    not close at 125 MHz. Here a second CRC register follows the same beats;
+    at a frame's last beat it keeps the CRC after that byte, and the
+    checker's output, one register stage later, takes its `error` from
+    comparing that register with the residue. The checker's own compare then
+    drives nothing and synthesis drops it. Same endpoints and `error` pulse
+    as the checker, one cycle later."""
+
+    def __init__(self, description):
+        self.sink = sink = stream.Endpoint(description)
+        self.source = source = stream.Endpoint(description)
+        self.error = Signal()
+        assert len(sink.data) == 8
+        self.checker = checker = crc.LiteEthMACCRC32Checker(description)
+        self.buf = buf = stream.Buffer(description, pipe_valid=True)
+        self.engine = engine = crc.LiteEthMACCRCEngine(8, 32, crc.LiteEthMACCRC32.polynom)
+        running = Signal(32, reset=crc.LiteEthMACCRC32.init)
+        final = Signal(32)
+        bad = Signal()
+        self.comb += [
+            sink.connect(checker.sink),
+            checker.source.connect(buf.sink, omit={"error"}),
+            engine.data.eq(sink.data),
+            engine.crc_prev.eq(running),
+            buf.source.connect(source, omit={"error"}),
+            bad.eq(final != crc.LiteEthMACCRC32.check),
+            # As the checker's output: the error bits of the beat entering it
+            # (not of the beat leaving it), and on the last beat the FCS
+            # verdict, here from `final`, a cycle later with the beat.
+            buf.sink.error.eq(sink.error),
+            source.error.eq(buf.source.error | Replicate(buf.source.last & bad, len(sink.error))),
+        ]
+        self.sync += [
+            If(sink.valid & sink.ready,
+                If(sink.last,
+                    running.eq(crc.LiteEthMACCRC32.init),
+                    final.eq(engine.crc_next),
+                ).Else(
+                    running.eq(engine.crc_next),
+                ),
+            ),
+            self.error.eq(buf.source.valid & buf.source.ready & buf.source.last & bad),
+        ]
+
+
 class MACCore(LiteXModule):
     """LiteEthMACCore's stages (datapath in the PHY's domains), `dw` bits on the
     system side, with `ready_buffers` (bool) registers on the send side's ready
     path. Endpoints `sink` (to send) and `source` (received); `crc_errors` and
     `preamble_errors` count dropped frames (system domain)."""
 
-    def __init__(self, phy, dw, ready_buffers, tx_cdc_depth=32, rx_cdc_depth=32):
+    def __init__(self, phy, dw, ready_buffers, tx_cdc_depth=32, rx_cdc_depth=32, registered_crc=False,
+                 rx_ready_buffer=False):
         self.sink = stream.Endpoint(eth_phy_description(dw))
         self.source = stream.Endpoint(eth_phy_description(dw))
         pdw = phy.dw
@@ -118,11 +170,25 @@ class MACCore(LiteXModule):
         # set (LiteEthMACCRC32: `If(self.be[n], ... self.error.eq(...))`),
         # so behind it, as in LiteEthMACCore, no bad FCS is ever flagged.
         rx_preamble = rx(preamble.LiteEthMACPreambleChecker(pdw))
-        rx_crc = rx(BufferizeEndpoints({"sink": DIR_SINK})(crc.LiteEthMACCRC32Checker(eth_phy_description(pdw))))
+        checker = RegisteredCRC32Checker if registered_crc else crc.LiteEthMACCRC32Checker
+        rx_crc = rx(BufferizeEndpoints({"sink": DIR_SINK})(checker(eth_phy_description(pdw))))
+        # With `registered_crc`, the CRC checker's FCS compare is made a beat
+        # later (`RegisteredCRC32Checker`): in LiteEth's checker the CRC of a
+        # frame's last byte and its compare with the residue are one path of
+        # about nine LUTs in the 125 MHz domain (8.6 ns on the LFE5U-25F,
+        # speed grade 6). With `rx_ready_buffer`, a register on the ready
+        # path after the checker (`stream.Buffer` with `pipe_ready`): the
+        # ready signal otherwise runs from the clock-domain crossing's FIFO
+        # back through the width converter and the padding checker into the
+        # CRC checker's FIFO (8.1 ns). The receive side has no
+        # back-pressure, so neither changes more than the latency.
+        ready_buffer_rx = [rx(stream.Buffer(eth_phy_description(pdw), pipe_ready=True))] if rx_ready_buffer else []
+
         rx_stages = [
             rx(last_be.LiteEthMACRXLastBE(pdw)),
             rx_preamble,
             rx_crc,
+            *ready_buffer_rx,
             rx(padding.LiteEthMACPaddingChecker(pdw, eth_min_frame_length - eth_fcs_length)),
             rx(stream.StrideConverter(eth_phy_description(pdw), eth_phy_description(dw))),
             stream.ClockDomainCrossing(eth_phy_description(dw), cd_from="eth_rx", cd_to="sys", depth=rx_cdc_depth),
@@ -132,10 +198,14 @@ class MACCore(LiteXModule):
 
         self.crc_errors = Signal(32)
         self.preamble_errors = Signal(32)
+        # The checkers' error pulses are registered in their domain before
+        # they cross (the FCS compare is a long path of its own).
         for count, error in ((self.preamble_errors, rx_preamble.error), (self.crc_errors, rx_crc.error)):
             ps = PulseSynchronizer("eth_rx", "sys")
             self.submodules += ps
-            self.comb += ps.i.eq(error)
+            pulse = Signal()
+            self.sync.eth_rx += pulse.eq(error)
+            self.comb += ps.i.eq(pulse)
             self.sync += If(ps.o, count.eq(count + 1))
 
 
@@ -149,7 +219,14 @@ class Core(LiteXModule):
             rx_delay=p["rx_delay_ns"] * 1e-9,
             with_hw_init_reset=True,
         )
-        self.mac = MACCore(self.phy, p["data_width"], p["tx_ready_buffers"], tx_cdc_depth=p["tx_cdc_depth"])
+        self.mac = MACCore(
+            self.phy,
+            p["data_width"],
+            p["tx_ready_buffers"],
+            tx_cdc_depth=p["tx_cdc_depth"],
+            registered_crc=p.get("registered_crc", False),
+            rx_ready_buffer=p.get("rx_ready_buffer", False),
+        )
         self.ports = {self.cd_sys.clk, self.cd_sys.rst}
         for name, ep in (("rx", self.mac.source), ("tx", self.mac.sink)):
             for field in ("valid", "ready", "first", "last", "data", "last_be", "error"):

@@ -16,7 +16,7 @@
 //!   + 16 Etherbone requests dropped.
 //!
 //! Two bridges share the bus, a request at a time: UARTBone on the UART
-//! and Etherbone on the Ethernet port ([`etherbone`](super::etherbone),
+//! (left out by `without_uart`, as on the Colorlight 5A-75B) and Etherbone on the Ethernet port ([`etherbone`](super::etherbone),
 //! which watches the received frames beside the receive store and puts its
 //! answers, a whole frame at a time, into the send store with the engine's
 //! frames).
@@ -93,6 +93,13 @@ macro_rules! board_core {
             /// The bridges' bus: Etherbone's turn (else UARTBone's), held
             /// from a request until its answer.
             bus_eb: Signal<Local, bool>,
+            /// UARTBone's request, when the UART is built.
+            bone_valid: Signal<Local, bool>,
+            /// The UART and UARTBone are built (a board without a UART to
+            /// the host leaves them out: `without_uart`; synthesis then
+            /// drops their logic, which nothing reads).
+            #[constant(true)]
+            uart_built: Constant<bool>,
             bus_lock: DFF<bool>,
             bus_was_eb: DFF<bool>,
             bus_valid: Signal<Local, bool>,
@@ -136,6 +143,14 @@ macro_rules! board_core {
                     ..Default::default()
                 }
             }
+
+            /// The same core without the UART and UARTBone: Etherbone is
+            /// its only bridge, `uart_tx` stays high and `uart_rx` is not
+            /// read.
+            pub fn without_uart(mut self) -> Self {
+                self.uart_built = Constant::new(false);
+                self
+            }
         }
 
         impl<const W: usize, const A: usize, const P: usize> Logic for $name<W, A, P> {
@@ -165,7 +180,7 @@ macro_rules! board_core {
 
                 // The host bridge: UART bytes to and from UARTBone.
                 self.urx.rx.next = self.uart_rx.val();
-                self.uart_tx.next = self.utx.tx.val();
+                self.uart_tx.next = self.utx.tx.val() | !self.uart_built.val();
                 self.bone.s_valid.next = self.urx.m_valid.val();
                 self.bone.s_data.next = self.urx.m_data.val();
                 self.urx.m_ready.next = self.bone.s_ready.val();
@@ -174,12 +189,13 @@ macro_rules! board_core {
                 self.bone.m_ready.next = self.utx.s_ready.val();
 
                 // The bridges take turns on the bus, a request at a time.
+                self.bone_valid.next = self.bone.bus_valid.val() & self.uart_built.val();
                 if self.bus_lock.q.val() {
                     self.bus_eb.next = self.bus_was_eb.q.val();
                 } else {
-                    self.bus_eb.next = self.eb.bus_valid.val() & !self.bone.bus_valid.val();
+                    self.bus_eb.next = self.eb.bus_valid.val() & !self.bone_valid.val();
                 }
-                self.bus_valid.next = self.bone.bus_valid.val();
+                self.bus_valid.next = self.bone_valid.val();
                 self.bus_we.next = self.bone.bus_we.val();
                 self.bus_addr.next = self.bone.bus_addr.val();
                 self.bus_wdata.next = self.bone.bus_wdata.val();
@@ -388,6 +404,13 @@ macro_rules! board_core {
                     ..Default::default()
                 }
             }
+
+            /// The same top without the UART and UARTBone
+            /// (`$name::without_uart`).
+            pub fn without_uart(mut self) -> Self {
+                self.core = self.core.without_uart();
+                self
+            }
         }
 
         impl<const W: usize, const A: usize, const P: usize> Logic for $top<W, A, P> {
@@ -527,16 +550,18 @@ pub fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
 
 /// The Colorlight 5A-75B's top around the stand-in engine (a smaller
 /// FPGA): 32 KiB of board memory, 8-KiB frame stores (a 4096-byte MTU
-/// frame fits).
+/// frame fits), Etherbone the only host bridge (the board has no USB UART;
+/// leaving UARTBone out saves its logic for the engine).
 pub fn colorlight_5a75b_stand_in() -> BoardTop<12, 10, 11> {
-    BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
+    BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ)).without_uart()
 }
 
 /// The Colorlight 5A-75B's top around its engine, the `ecp5-25` build:
-/// 32 KiB of board memory, 8-KiB frame stores.
+/// 32 KiB of board memory, 8-KiB frame stores, Etherbone only.
 pub fn colorlight_5a75b() -> Ecp5_25BoardTop<12, 10, 11> {
     assert_eq!(crate::presets::ecp5_25::cfg::CONFIG.clock_ps as u64, 1_000_000 / COLORLIGHT_SYS_MHZ);
     Ecp5_25BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
+        .without_uart()
 }
 
 /// The Colorlight 5A-75B's PLL: its oscillator to the system clock.
