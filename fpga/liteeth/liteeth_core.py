@@ -38,8 +38,7 @@ RGMII side: rgmii_rx_clk, rgmii_rx_ctl, rgmii_rx_data[3:0], rgmii_tx_clk,
 
 Parameters: the "liteeth" entry of fpga/boards/BOARD/board.json (data width,
 RGMII delays, send-side buffering, the receive side's registered FCS compare
-and ready register) and its
-"device".
+and ready register) and its "device".
 Usage: liteeth_core.py --board BOARD --out FILE.v
 
 LiteEth, LiteX and Migen are BSD-2-Clause (notices: fpga/liteeth/NOTICE); the
@@ -86,8 +85,10 @@ class RegisteredCRC32Checker(LiteXModule):
     at a frame's last beat it keeps the CRC after that byte, and the
     checker's output, one register stage later, takes its `error` from
     comparing that register with the residue. The checker's own compare then
-    drives nothing and synthesis drops it. Same endpoints and `error` pulse
-    as the checker, one cycle later."""
+    drives nothing and synthesis drops it (with the checker's CRC register,
+    which fed only that compare). Same endpoints as the checker, the beats a
+    cycle later; the `error` pulse is registered, a cycle after the last
+    beat leaves."""
 
     def __init__(self, description):
         self.sink = sink = stream.Endpoint(description)
@@ -199,7 +200,9 @@ class MACCore(LiteXModule):
         self.crc_errors = Signal(32)
         self.preamble_errors = Signal(32)
         # The checkers' error pulses are registered in their domain before
-        # they cross (the FCS compare is a long path of its own).
+        # they cross (LiteEth's FCS compare is a long path of its own; the
+        # registered checker's pulse is already a register's, so this one
+        # only delays it).
         for count, error in ((self.preamble_errors, rx_preamble.error), (self.crc_errors, rx_crc.error)):
             ps = PulseSynchronizer("eth_rx", "sys")
             self.submodules += ps

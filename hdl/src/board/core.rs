@@ -16,10 +16,10 @@
 //!   + 16 Etherbone requests dropped.
 //!
 //! Two bridges share the bus, a request at a time: UARTBone on the UART
-//! (left out by `without_uart`, as on the Colorlight 5A-75B) and Etherbone on the Ethernet port ([`etherbone`](super::etherbone),
-//! which watches the received frames beside the receive store and puts its
-//! answers, a whole frame at a time, into the send store with the engine's
-//! frames).
+//! (left out by `without_uart`, as on the Colorlight 5A-75B) and Etherbone
+//! on the Ethernet port ([`etherbone`](super::etherbone), which watches
+//! the received frames beside the receive store and puts its answers, a
+//! whole frame at a time, into the send store with the engine's frames).
 //!
 //! (The map is `ferroce_proto::board`'s, shared with the driver.)
 //!
