@@ -40,6 +40,13 @@ pub struct EngineConfig {
     pub data_width: usize,
     /// Largest payload per packet, in bytes.
     pub max_mtu: u32,
+    /// Bytes of the receive frame FIFO (4096 to 16384, a power of two),
+    /// which holds each frame until its checks are done: the receiver
+    /// takes frames of up to this many bytes (and at most
+    /// [`MAX_FRAME_LEN`](crate::wire::MAX_FRAME_LEN)) and refuses longer
+    /// ones as a length error ([`EngineConfig::max_frame_len`]). It must
+    /// hold a frame of `max_mtu`.
+    pub rx_fifo_bytes: u32,
     /// Memory regions open to remote WRITEs (2 to 16, a power of two):
     /// each is compared with every WRITE's key at once.
     pub memory_regions: usize,
@@ -134,6 +141,7 @@ impl EngineConfig {
         in_flight_per_path: SACK_WINDOW,
         data_width: 64,
         max_mtu: 4096,
+        rx_fifo_bytes: 16384,
         memory_regions: MEMORY_REGIONS,
         rx_header_queue: 4,
         serial_crc_tail: false,
@@ -173,13 +181,19 @@ impl EngineConfig {
     /// 64-byte frame in 13 cycles or more; the board's frame store takes
     /// bursts), CRCs of four bytes a cycle (its frame paths carry 1.6 Gb/s,
     /// more than its port's 1 Gb/s), the send CRC's last zero bytes taken
-    /// back one a cycle, one frame builder for data, ACK and NAK frames.
+    /// back one a cycle, one frame builder for data, ACK and NAK frames,
+    /// payloads of up to 2048 bytes and a 4-KiB receive FIFO (3 block
+    /// RAMs, not 9: its board's memory and frame stores share the device's
+    /// 56; a 2048-byte payload needs jumbo frames on a Gigabit switch
+    /// already, whose usual MTU carries 1024).
     pub const ECP5_25: EngineConfig = EngineConfig {
         name: "ecp5-25",
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
         in_flight_per_path: 16,
+        max_mtu: 2048,
+        rx_fifo_bytes: 4096,
         memory_regions: 4,
         rx_header_queue: 0,
         serial_crc_tail: true,
@@ -221,6 +235,23 @@ impl EngineConfig {
     pub const fn line_mbps(&self) -> u32 {
         let bits = if 8 * self.crc_bytes < self.data_width { 8 * self.crc_bytes } else { self.data_width };
         (bits as u64 * 1_000_000 / self.clock_ps as u64) as u32
+    }
+
+    /// Longest frame the receiver takes, bytes: its FIFO's, at most
+    /// [`MAX_FRAME_LEN`](crate::wire::MAX_FRAME_LEN) (the model's
+    /// `EndpointConfig::max_frame_len` for a lockstep run).
+    pub const fn max_frame_len(&self) -> usize {
+        let fifo = self.rx_fifo_bytes as usize;
+        if fifo < crate::wire::MAX_FRAME_LEN {
+            fifo
+        } else {
+            crate::wire::MAX_FRAME_LEN
+        }
+    }
+
+    /// Beats of the receive frame FIFO, log2.
+    pub const fn rx_fifo_beat_bits(&self) -> usize {
+        (self.rx_fifo_bytes as usize / (self.data_width / 8)).trailing_zeros() as usize
     }
 
     /// Bits of a path key {connection, path}.
@@ -302,6 +333,12 @@ impl EngineConfig {
         }
         if self.max_mtu < 256 || self.max_mtu > 4096 {
             return Err("the largest MTU must be 256 to 4096 bytes");
+        }
+        if !self.rx_fifo_bytes.is_power_of_two() || self.rx_fifo_bytes < 4096 || self.rx_fifo_bytes > 16384 {
+            return Err("the receive FIFO must be a power of two, 4096 to 16384 bytes");
+        }
+        if self.max_mtu as usize + crate::wire::DATA_FRAME_OVERHEAD > self.max_frame_len() {
+            return Err("the receive FIFO must hold a frame of the largest MTU");
         }
         if self.dma_addr_bits < 32 || self.dma_addr_bits > 64 {
             return Err("DMA addresses must be 32 to 64 bits");
@@ -436,6 +473,21 @@ mod tests {
         for reg in [regs::control::MTU, regs::path_table::INDEX, regs::mr_table::INDEX, regs::control::RECOVERY] {
             assert_eq!(c.range(reg), reg.register().range, "{reg}");
         }
+    }
+
+    #[test]
+    fn the_receive_fifo_bounds_the_frames_a_build_takes() {
+        // The full-size builds take what the model takes by default.
+        for p in [EngineConfig::CORUNDUM, EngineConfig::ECP5_85] {
+            assert_eq!((p.max_frame_len(), p.rx_fifo_beat_bits()), (crate::wire::MAX_FRAME_LEN, 11), "{}", p.name);
+        }
+        let e = EngineConfig::ECP5_25;
+        assert_eq!((e.max_frame_len(), e.rx_fifo_beat_bits(), e.max_mtu), (4096, 9, 2048));
+        let bad = |c: EngineConfig| c.check().unwrap_err();
+        assert!(bad(EngineConfig { max_mtu: 4096, ..e }).contains("hold a frame of the largest MTU"));
+        assert!(bad(EngineConfig { rx_fifo_bytes: 6144, ..e }).contains("power of two"));
+        assert!(bad(EngineConfig { rx_fifo_bytes: 2048, ..e }).contains("4096 to 16384"));
+        assert_eq!(EngineConfig { rx_fifo_bytes: 8192, max_mtu: 4096, ..e }.check(), Ok(()));
     }
 
     #[test]

@@ -683,6 +683,9 @@ fn endpoint_and_connection_settings_out_of_range_are_refused() {
     assert!(!ok(EndpointConfig { path_window: 8, ..base.clone() }));
     assert!(!ok(EndpointConfig { path_window: 96, ..base.clone() }));
     assert!(!ok(EndpointConfig { path_window: 512, ..base.clone() }));
+    assert!(ok(EndpointConfig { max_frame_len: 4096, ..base.clone() }));
+    assert!(!ok(EndpointConfig { max_frame_len: wire::MAX_FRAME_LEN + 1, ..base.clone() }));
+    assert!(!ok(EndpointConfig { max_frame_len: 255, ..base.clone() }));
     let mut ep = Endpoint::new(base).unwrap();
     let bad = |r: ferroce_proto::Result<()>| matches!(r, Err(Error::BadConfig(_)));
     assert!(bad(ep.connect(conn(1, PEER1_IP, 0, 1))));
@@ -709,6 +712,35 @@ fn endpoint_and_connection_settings_out_of_range_are_refused() {
         ep.post(WorkRequest::Send { id: WrId(1), conn: ConnId(3), stream: StreamId(0), local: Iova(0), len: 1 }),
         Err(Error::UnknownConnection(ConnId(3)))
     ));
+}
+
+#[test]
+fn a_receiver_whose_fifo_holds_4_kib_takes_a_frame_of_4096_bytes_and_refuses_one_byte_more() {
+    // The `ecp5-25` build's receiver (`EngineConfig::max_frame_len`).
+    let cfg = EndpointConfig { ack_every: 64, max_frame_len: 4096, ..endpoint_cfg(RX_MAC, RX_IP) };
+    let mut rx = Rx::new();
+    rx.ep = Endpoint::new(cfg).unwrap();
+    rx.ep.connect(conn(1, PEER1_IP, 2, 2)).unwrap();
+    rx.ep.register_mr(region(1, 0x1000, 0x4000, true, 1)).unwrap();
+    let fits = 4096 - wire::DATA_FRAME_OVERHEAD;
+    let a: Vec<u8> = (0..fits).map(|i| i as u8 ^ 0x5a).collect();
+    let long = Pkt::write(0, fits as u32 + 1, 0, &[a.clone(), vec![0xee]].concat()).to(0x1000, 1).on(0, 0);
+    assert_eq!(long.encode().len(), 4097);
+    assert!(rx.deliver_at(us(2), &long.encode()).is_empty());
+    assert_eq!(rx.ep.stats().rx_malformed, 1, "a frame one byte past the FIFO is a length error");
+    assert!(rx.mem.writes.is_empty(), "nothing of it is placed");
+    let whole = Pkt::write(0, fits as u32, 0, &a).to(0x1000, 1).on(0, 0).flags(flags::ACK_REQ);
+    assert_eq!(whole.encode().len(), 4096);
+    assert!(!rx.deliver(&whole).is_empty(), "the frame that fits is taken and acknowledged");
+    assert_eq!(rx.ep.stats().rx_malformed, 1);
+    assert_eq!(rx.mem.at(0x1000, fits as u64), a);
+    // The same longer frame is taken by a receiver of the full size.
+    let mut full = Rx::new();
+    full.ep.register_mr(region(3, 0x8000, 0x4000, true, 1)).unwrap();
+    let long3 = Pkt::write(0, fits as u32 + 1, 0, &[a, vec![0xee]].concat()).to(0x8000, 3).on(0, 0);
+    full.deliver_at(us(2), &long3.encode());
+    assert_eq!(full.ep.stats().rx_malformed, 0);
+    assert_eq!(full.mem.at(0x8000 + fits as u64, 1), vec![0xee]);
 }
 
 #[test]

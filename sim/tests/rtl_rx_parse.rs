@@ -6,7 +6,9 @@
 //! frame never stalls the ones after it. Some frames carry the MAC's
 //! bad-frame flag (`tuser`), mostly on their last beat: those are reported
 //! as MAC errors whatever their bytes. Both forms: the CRC of eight bytes
-//! a cycle and of four (`RxParse<true>`, two cycles a beat under the CRC).
+//! a cycle and of four (`RxParseOf<true, 4096>`, two cycles a beat under
+//! the CRC, and frames of up to 4096 bytes as the `ecp5-25` build takes:
+//! longer ones are length errors).
 
 use std::collections::VecDeque;
 
@@ -21,7 +23,7 @@ use ferroce_sim::verilator::{record_next, take_recording, ModelLib, Sim};
 
 ferroce_sim::equivalence_inputs!(rx_parse_inputs: ferroce_hdl::rx::rx_parse::RxParse<false>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser, cfg_port, m_ready);
-ferroce_sim::equivalence_inputs!(rx_parse_half_inputs: ferroce_hdl::rx::rx_parse::RxParse<true>;
+ferroce_sim::equivalence_inputs!(rx_parse_half_inputs: ferroce_hdl::rx::rx_parse::RxParseOf<true, 4096>;
     reset, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tlast, s_axis_tuser, cfg_port, m_ready);
 
 const PORT: u16 = wire::FERROCE_PORT;
@@ -90,11 +92,22 @@ fn valid_frame(rng: &mut Rng) -> Vec<u8> {
     }
 }
 
-/// A data frame whose headers all describe a frame of `MAX_FRAME_LEN`
-/// bytes, with 1-16 bytes more before its CRC trailer (and the CRC over
-/// them all): only the frame's real length gives it away.
-fn over_long(rng: &mut Rng) -> Vec<u8> {
-    let payload: Vec<u8> = (0..wire::MAX_FRAME_LEN - wire::DATA_FRAME_OVERHEAD).map(|_| rng.next_u64() as u8).collect();
+/// A data frame whose headers all describe a frame of `max` bytes, with
+/// 1-16 bytes more before its CRC trailer (and the CRC over them all): only
+/// the frame's real length gives it away.
+fn over_long(rng: &mut Rng, max: usize) -> Vec<u8> {
+    let mut f = data_frame(rng, max);
+    let n = f.len();
+    f.splice(n - 4..n - 4, (0..1 + rng.below(16)).map(|_| rng.next_u64() as u8));
+    let n = f.len();
+    let crc = wire::crc32(&f[42..n - 4]);
+    f[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    f
+}
+
+/// A valid data frame of `len` bytes.
+fn data_frame(rng: &mut Rng, len: usize) -> Vec<u8> {
+    let payload: Vec<u8> = (0..len - wire::DATA_FRAME_OVERHEAD).map(|_| rng.next_u64() as u8).collect();
     let addr = Addressing {
         src_mac: [2, 0, 0, 0, 0, 1],
         dst_mac: [2, 0, 0, 0, 1, 1],
@@ -127,17 +140,13 @@ fn over_long(rng: &mut Rng) -> Vec<u8> {
             immediate: 0,
         }),
     };
-    let mut f = wire::encode(&addr, &t, &payload);
-    assert_eq!(f.len(), wire::MAX_FRAME_LEN);
-    let n = f.len();
-    f.splice(n - 4..n - 4, (0..1 + rng.below(16)).map(|_| rng.next_u64() as u8));
-    let n = f.len();
-    let crc = wire::crc32(&f[42..n - 4]);
-    f[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    let f = wire::encode(&addr, &t, &payload);
+    assert_eq!(f.len(), len);
     f
 }
 
-fn frame(rng: &mut Rng) -> Vec<u8> {
+/// A frame for a parser that takes frames of up to `max` bytes.
+fn frame(rng: &mut Rng, max: usize) -> Vec<u8> {
     let mut f = valid_frame(rng);
     match rng.below(11) {
         0..=4 => {} // valid
@@ -160,7 +169,12 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
             }
         }
         7 if rng.chance(0.02) => f.resize(wire::MAX_FRAME_LEN + 1 + rng.below(100) as usize, 0x5a),
-        7 if rng.chance(0.02) => f = over_long(rng),
+        7 if rng.chance(0.02) => f = over_long(rng, max),
+        7 if rng.chance(0.02) => f = data_frame(rng, max),
+        7 if rng.chance(0.02) => {
+            let len = 4097 + rng.below(12_000) as usize;
+            f = data_frame(rng, len);
+        }
         7 => f.truncate(1 + rng.below(f.len() as u64) as usize),
         8 => f.extend((0..1 + rng.below(20)).map(|_| rng.next_u64() as u8)),
         _ => f = (0..1 + rng.below(200)).map(|_| rng.next_u64() as u8).collect(),
@@ -171,21 +185,26 @@ fn frame(rng: &mut Rng) -> Vec<u8> {
 #[test]
 fn parser_agrees_with_the_model_on_valid_and_broken_frames() {
     let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::<false>::default());
-    let cycles = agrees_with_the_model("rx_parse", &v);
+    let cycles = agrees_with_the_model("rx_parse", &v, wire::MAX_FRAME_LEN);
     let rec = take_recording("rx_parse").expect("the first cycles were recorded");
     check_replay::<rx_parse_inputs>("rx_parse", &rec, &[]);
     // The CRC of four bytes a cycle: the same frames, the same verdicts;
     // each beat under the CRC takes a cycle more.
-    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParse::<true>::default());
-    let half_cycles = agrees_with_the_model("rx_parse_half", &v);
+    // As the `ecp5-25` build has it: frames of up to 4096 bytes (its
+    // receive FIFO's), so the longer ones are length errors.
+    let e = ferroce_proto::config::EngineConfig::ECP5_25;
+    assert_eq!((e.crc_bytes, e.max_frame_len()), (4, 4096));
+    let v = ferroce_hdl::emit::verilog(ferroce_hdl::rx::rx_parse::RxParseOf::<true, 4096>::default());
+    let half_cycles = agrees_with_the_model("rx_parse_half", &v, 4096);
     let rec = take_recording("rx_parse_half").expect("the first cycles were recorded");
     check_replay::<rx_parse_half_inputs>("rx_parse_half", &rec, &[]);
     assert!(half_cycles > cycles + 1_000_000, "four bytes a cycle: {half_cycles} cycles, eight: {cycles}");
 }
 
-/// Runs the test's frames through the parser's Verilog (model `name`),
-/// recording its first cycles; the cycles it took.
-fn agrees_with_the_model(name: &str, v: &str) -> u64 {
+/// Runs the test's frames through the parser's Verilog (model `name`, for
+/// frames of up to `max` bytes), recording its first cycles; the cycles it
+/// took.
+fn agrees_with_the_model(name: &str, v: &str, max: usize) -> u64 {
     let lib = ModelLib::build(name, v).expect("rx_parse model builds");
     record_next(name, REPLAYED);
     let mut s = Sim::new(&lib);
@@ -215,20 +234,31 @@ fn agrees_with_the_model(name: &str, v: &str) -> u64 {
     let mut current: Option<(Vec<u8>, usize, Option<usize>)> = None; // frame, next byte, flagged beat
     let mut held: Option<(u64, u64, u64)> = None;
     let mut counts = [0u64; 9];
+    // Valid frames of exactly `max` bytes, and frames longer than `max`
+    // that a full-size parser would take.
+    let (mut at_max, mut between) = (0u64, 0u64);
     let mut checked = 0;
     let mut idle_cycles = 0;
     let mut cycles = 0u64;
     while checked < total {
         // Source: a new frame when the last is out; random idle.
         if current.is_none() && sent < total {
-            let f = frame(&mut rng);
+            let f = frame(&mut rng, max);
             let beats = f.len().div_ceil(8);
             let flagged = match rng.below(40) {
                 0 => Some(beats - 1),
                 1 => Some(rng.below(beats as u64) as usize),
                 _ => None,
             };
-            let code = if flagged.is_some() { ErrorCode::MacError } else { ErrorCode::of(&wire::parse(&f, PORT)) };
+            let code = if flagged.is_some() {
+                ErrorCode::MacError
+            } else if f.len() > max {
+                ErrorCode::BadLength
+            } else {
+                ErrorCode::of(&wire::parse(&f, PORT))
+            };
+            at_max += (f.len() == max && code == ErrorCode::None) as u64;
+            between += (f.len() > max && f.len() <= wire::MAX_FRAME_LEN) as u64;
             expected.push_back((code, f.clone()));
             current = Some((f, 0, flagged));
             sent += 1;
@@ -280,7 +310,7 @@ fn agrees_with_the_model(name: &str, v: &str) -> u64 {
                 &f[..f.len().min(64)]
             );
             assert_eq!(good == 1, code == ErrorCode::None, "frame {checked}: good flag");
-            assert_eq!(len as usize, f.len().min(wire::MAX_FRAME_LEN), "frame {checked}: length (saturating)");
+            assert_eq!(len as usize, f.len().min(max), "frame {checked}: length (saturating)");
             counts[code as usize] += 1;
             checked += 1;
             held = None;
@@ -291,6 +321,8 @@ fn agrees_with_the_model(name: &str, v: &str) -> u64 {
         }
     }
     assert!(counts[0] > 45_000, "valid frames accepted: {counts:?}");
+    assert!(at_max > 100, "{at_max} valid frames of {max} bytes");
+    assert!(max == wire::MAX_FRAME_LEN || between > 100, "{between} frames longer than {max} bytes");
     for code in 1..9 {
         assert!(counts[code] > 50, "error class {code} exercised: {counts:?}");
     }

@@ -169,6 +169,16 @@ impl Board {
         self.config().name
     }
 
+    /// The engine's narrow tables its build leaves in LUT RAM (the rest in
+    /// block RAM, as `synth-engine` has them): the Colorlight's own
+    /// memories leave its engine fewer block RAMs.
+    pub fn lut_ram_tables(self) -> &'static [&'static str] {
+        match self {
+            Board::Ecpix5 => &[],
+            Board::Colorlight5a75b => &crate::synth::COLORLIGHT_LUT_RAM_TABLES,
+        }
+    }
+
     /// The board top's Verilog (module `top`) around `engine`.
     pub(crate) fn top(self, engine: Engine) -> String {
         use ferroce_hdl::board::core as c;
@@ -307,7 +317,7 @@ pub fn build(board: Board, engine: Engine) -> anyhow::Result<BuildReport> {
             "read_verilog -sv top.v liteeth_core.v; {}; synth_ecp5 -top top -nowidelut -run begin:map_ram; {}; \
              {}; tee -o top.stat stat",
             crate::synth::UNDEFINED_COLLISIONS_BUT_LITEETH,
-            one_line(&crate::synth::memory_styles(area)),
+            one_line(&crate::synth::memory_styles_but(area, board.lut_ram_tables())),
             one_line(&crate::synth::after_map_ram(area, "top.json"))
         ),
         Engine::StandIn => {

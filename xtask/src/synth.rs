@@ -488,14 +488,31 @@ pub const NARROW_TABLES: [&str; 9] = [
     "ackt.timers.mem",
 ];
 
+/// The narrow tables the Colorlight 5A-75B's build leaves in LUT RAM: its
+/// board (16 KiB of memory, two 4-KiB frame stores, Etherbone, LiteEth)
+/// takes 18 of the LFE5U-25F's 56 DP16KD and the `ecp5-25` engine 41 with
+/// every narrow table in block RAM. These two are the narrowest of those
+/// that take two DP16KD each (41 and 48 bits, 8 and 4 entries: 11 and 12
+/// DPR16X4 as LUT RAM, about 170 logic places), so four DP16KD come back
+/// for the fewest places.
+pub const COLORLIGHT_LUT_RAM_TABLES: [&str; 2] = ["txp.health.store.ram.mem", "rxp.msgs.heads.mem"];
+
 /// The yosys commands between `synth_ecp5`'s `begin:map_ram` and the rest
 /// (each line ends in a newline): two-entry tables as registers and, in a
 /// build short of area (`area`), the [`NARROW_TABLES`] in block RAM, each
 /// of which must be found once.
 pub fn memory_styles(area: bool) -> String {
+    memory_styles_but(area, &[])
+}
+
+/// [`memory_styles`], but the [`NARROW_TABLES`] in `lut_ram` are left to
+/// LUT RAM: for a board whose own memories leave the engine fewer block
+/// RAMs than its synthesis alone has ([`COLORLIGHT_LUT_RAM_TABLES`]).
+pub fn memory_styles_but(area: bool, lut_ram: &[&str]) -> String {
+    assert!(lut_ram.iter().all(|t| NARROW_TABLES.contains(t)), "{lut_ram:?} are not all narrow tables");
     let mut s = format!("{}\n", small_tables!());
     if area {
-        for t in NARROW_TABLES {
+        for t in NARROW_TABLES.into_iter().filter(|t| !lut_ram.contains(t)) {
             s += &format!("select -assert-count 1 t:$mem_v2 n:*{t} %i\n");
             s += &format!("setattr -set ram_style \"block\" t:$mem_v2 n:*{t} %i\n");
         }

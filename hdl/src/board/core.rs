@@ -199,7 +199,11 @@ macro_rules! board_core {
                 self.bus_we.next = self.bone.bus_we.val();
                 self.bus_addr.next = self.bone.bus_addr.val();
                 self.bus_wdata.next = self.bone.bus_wdata.val();
-                if self.bus_eb.val() {
+                // Without the UART, Etherbone's request is the bus's at all
+                // times: nothing reads UARTBone's outputs, and synthesis
+                // drops it (its address and data would otherwise reach the
+                // bus's decoders while no request is made).
+                if self.bus_eb.val() | !self.uart_built.val() {
                     self.bus_valid.next = self.eb.bus_valid.val();
                     self.bus_we.next = self.eb.bus_we.val();
                     self.bus_addr.next = self.eb.bus_addr.val();
@@ -549,16 +553,22 @@ pub fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
 }
 
 /// The Colorlight 5A-75B's top around the stand-in engine (a smaller
-/// FPGA): 32 KiB of board memory, 8-KiB frame stores (a 4096-byte MTU
-/// frame fits), Etherbone the only host bridge (the board has no USB UART;
+/// FPGA, 56 block RAMs): 16 KiB of board memory (8 block RAMs, one per
+/// byte lane, as 8 KiB would take too), 4-KiB frame stores (3 each; a frame
+/// of the `ecp5-25` build's 2048-byte MTU fits, as does Etherbone's
+/// largest), Etherbone the only host bridge (the board has no USB UART;
 /// leaving UARTBone out saves its logic for the engine).
-pub fn colorlight_5a75b_stand_in() -> BoardTop<12, 10, 11> {
+pub fn colorlight_5a75b_stand_in() -> BoardTop<11, 9, 10> {
     BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ)).without_uart()
 }
 
 /// The Colorlight 5A-75B's top around its engine, the `ecp5-25` build:
-/// 32 KiB of board memory, 8-KiB frame stores, Etherbone only.
-pub fn colorlight_5a75b() -> Ecp5_25BoardTop<12, 10, 11> {
+/// 16 KiB of board memory, 4-KiB frame stores, Etherbone only.
+pub fn colorlight_5a75b() -> Ecp5_25BoardTop<11, 9, 10> {
+    const _: () = assert!(
+        crate::presets::ecp5_25::cfg::CONFIG.max_mtu as usize + ferroce_proto::wire::DATA_FRAME_OVERHEAD
+            <= 8 * ((1 << 9) - 1)
+    );
     assert_eq!(crate::presets::ecp5_25::cfg::CONFIG.clock_ps as u64, 1_000_000 / COLORLIGHT_SYS_MHZ);
     Ecp5_25BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))
         .without_uart()

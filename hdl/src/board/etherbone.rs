@@ -6,7 +6,8 @@
 //! Receive: the block watches the MAC's receive stream beside the frame
 //! store (it never holds it back). It keeps the first five beats of each
 //! frame and writes the UDP payload, realigned to 64-bit words, into a
-//! 2-KiB request RAM as it passes. At a frame's last beat it takes:
+//! 2-KiB request RAM as it passes (the request and the answer RAM are the
+//! two halves of one block RAM). At a frame's last beat it takes:
 //! * an Etherbone request: to the board's MAC, IPv4 without options and
 //!   unfragmented, UDP to [`PORT`](ferroce_proto::board::etherbone::PORT)
 //!   at the board's IP, a payload of 8 to 2048 bytes in whole words, all
@@ -62,7 +63,8 @@ const P_WDATA: usize = 4;
 const P_RBASE: usize = 5;
 const P_RADDR: usize = 6;
 
-/// Payload words are 64-bit RAM words: 256 of them.
+/// Payload words are 64-bit RAM words: 256 of them for the request, as
+/// many for the answer.
 const RAM_BITS: usize = 8;
 
 /// A payload word from two beats: bytes 2-7 of one, 0-1 of the next.
@@ -126,6 +128,14 @@ pub struct AnswerRecord {
     pub wcount: Bits<8>,
     pub be: Bits<8>,
     pub flags: Bits<8>,
+}
+
+/// An address of the one RAM: the request's words in its lower half, the
+/// answer's in its upper.
+#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
+pub struct RamAddr {
+    pub word: Bits<RAM_BITS>,
+    pub answer: bool,
 }
 
 /// A byte count zero-extended to 10 bits.
@@ -207,8 +217,25 @@ pub struct Etherbone {
     pub bus_rdata: Signal<In, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
 
-    req: RAM<Bits<64>, RAM_BITS>,
-    ans: RAM<Bits<64>, RAM_BITS>,
+    /// The request RAM (lower half) and the answer RAM (upper half) in
+    /// one block RAM of 512 words (two DP16KD, where two RAMs of 256 took
+    /// four). Their uses never meet: the request is written while the
+    /// block is idle (and its last word in the first cycle of serving),
+    /// the answer only while serving after that; the request is read while
+    /// serving, the answer while sending.
+    ram: RAM<Bits<64>, { RAM_BITS + 1 }>,
+    req_wa: Signal<Local, Bits<RAM_BITS>>,
+    req_wd: Signal<Local, Bits<64>>,
+    req_we: Signal<Local, bool>,
+    req_ra: Signal<Local, Bits<RAM_BITS>>,
+    ans_wa: Signal<Local, Bits<RAM_BITS>>,
+    ans_wd: Signal<Local, Bits<64>>,
+    ans_we: Signal<Local, bool>,
+    ans_ra: Signal<Local, Bits<RAM_BITS>>,
+    /// Sending: the read port is the answer's.
+    sending: Signal<Local, bool>,
+    wa: Signal<Local, RamAddr>,
+    ra: Signal<Local, RamAddr>,
 
     // Receive.
     /// Beat of the frame being received (saturating).
@@ -530,10 +557,8 @@ impl Logic for Etherbone {
             peer_mac, peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n,
             ans_at, ans_lo, ans_odd, oq, sp, sn
         );
-        self.req.read_clock.next = self.clock.val();
-        self.req.write_clock.next = self.clock.val();
-        self.ans.read_clock.next = self.clock.val();
-        self.ans.write_clock.next = self.clock.val();
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
 
         // ---- Receive: the head, and the payload into the request RAM. ----
         self.beat.next = self.rx_tvalid.val();
@@ -565,16 +590,16 @@ impl Logic for Etherbone {
         self.tail.next.lo = self.prev.q.val().get_bits::<48>(16);
         self.tail.next.hi = self.zero16.val();
         self.tail_bits.next = self.tail.val().into();
-        self.req.write_address.next = self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
-        self.req.write_data.next = self.realign_bits.val();
-        self.req.write_enable.next =
+        self.req_wa.next = self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
+        self.req_wd.next = self.realign_bits.val();
+        self.req_we.next =
             self.beat.val() & (self.rbeat.q.val() >= self.six12.val()) & !self.busy.q.val();
         self.flush.d.next = false;
         if self.flush.q.val() {
             // The payload's last word: bytes 2-7 of the frame's last beat.
-            self.req.write_address.next = self.flush_at.q.val();
-            self.req.write_data.next = self.tail_bits.val();
-            self.req.write_enable.next = true;
+            self.req_wa.next = self.flush_at.q.val();
+            self.req_wd.next = self.tail_bits.val();
+            self.req_we.next = true;
         }
 
         // The frame's length at its last beat (tkeep is contiguous).
@@ -682,10 +707,10 @@ impl Logic for Etherbone {
         }
 
         // ---- Serving: the request's words, the bus, the answer. ----
-        self.req.read_address.next = self.j.q.val().get_bits::<RAM_BITS>(1);
-        self.wire_word.next = self.req.read_data.val().get_bits::<32>(0);
+        self.req_ra.next = self.j.q.val().get_bits::<RAM_BITS>(1);
+        self.wire_word.next = self.ram.read_data.val().get_bits::<32>(0);
         if self.j.q.val().get_bit(0) {
-            self.wire_word.next = self.req.read_data.val().get_bits::<32>(32);
+            self.wire_word.next = self.ram.read_data.val().get_bits::<32>(32);
         }
         self.wsw.next.b0 = self.wire_word.val().get_bits::<8>(24);
         self.wsw.next.b1 = self.wire_word.val().get_bits::<8>(16);
@@ -984,7 +1009,7 @@ impl Logic for Etherbone {
             X_LAND => {
                 self.sn.d.next = self.head_q.val();
                 if self.oq.q.val() >= self.six10.val() {
-                    self.sn.d.next = self.ans.read_data.val();
+                    self.sn.d.next = self.ram.read_data.val();
                 }
                 if self.oq.q.val() == self.zero10.val() {
                     self.sp.d.next = self.head_q.val();
@@ -1026,13 +1051,13 @@ impl Logic for Etherbone {
             self.pair.next.hi = self.zero32.val();
         }
         self.pair_bits.next = self.pair.val().into();
-        self.ans.write_address.next = self.ans_at.q.val();
-        self.ans.write_data.next = self.pair_bits.val();
-        self.ans.write_enable.next = (self.x.q.val() == self.X_END.val()) & self.ans_odd.q.val();
+        self.ans_wa.next = self.ans_at.q.val();
+        self.ans_wd.next = self.pair_bits.val();
+        self.ans_we.next = (self.x.q.val() == self.X_END.val()) & self.ans_odd.q.val();
         if self.push.val() {
             self.ans_n.d.next = self.ans_n.q.val() + self.one10.val();
             if self.ans_odd.q.val() {
-                self.ans.write_enable.next = true;
+                self.ans_we.next = true;
                 self.ans_at.d.next = self.ans_at.q.val() + self.one_at.val();
                 self.ans_odd.d.next = false;
             } else {
@@ -1040,7 +1065,29 @@ impl Logic for Etherbone {
                 self.ans_odd.d.next = true;
             }
         }
-        self.ans.read_address.next = self.q_m6.val().get_bits::<RAM_BITS>(0);
+        self.ans_ra.next = self.q_m6.val().get_bits::<RAM_BITS>(0);
+
+        // The one RAM's ports.
+        self.wa.next.word = self.req_wa.val();
+        self.wa.next.answer = false;
+        self.ram.write_data.next = self.req_wd.val();
+        if self.ans_we.val() {
+            self.wa.next.word = self.ans_wa.val();
+            self.wa.next.answer = true;
+            self.ram.write_data.next = self.ans_wd.val();
+        }
+        self.ram.write_address.next = self.wa.val().into();
+        self.ram.write_enable.next = self.req_we.val() | self.ans_we.val();
+        self.sending.next = (self.x.q.val() == self.X_LOAD.val())
+            | (self.x.q.val() == self.X_LAND.val())
+            | (self.x.q.val() == self.X_OUT.val());
+        self.ra.next.word = self.req_ra.val();
+        self.ra.next.answer = false;
+        if self.sending.val() {
+            self.ra.next.word = self.ans_ra.val();
+            self.ra.next.answer = true;
+        }
+        self.ram.read_address.next = self.ra.val().into();
 
         // Beat q - 1: bytes 6-7 of word q - 1, 0-5 of word q.
         self.out.next.lo = self.sp.q.val().get_bits::<16>(48);

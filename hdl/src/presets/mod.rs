@@ -69,6 +69,12 @@ macro_rules! preset {
             pub const DMA_SUM_BITS: usize = DMA_ADDR_BITS + 1;
             /// The DMA address bits, as a mask of 64.
             pub const DMA_ADDR_MASK: u64 = u64::MAX >> (64 - DMA_ADDR_BITS);
+            /// Beats of the receive frame FIFO, log2, and its pointers' bits.
+            pub const RX_FIFO_BITS: usize = CONFIG.rx_fifo_beat_bits();
+            pub const RX_FIFO_PTR_BITS: usize = RX_FIFO_BITS + 1;
+            /// Longest frame the receiver takes (its FIFO's bytes, at most
+            /// `MAX_FRAME_LEN`).
+            pub const MAX_FRAME_LEN: usize = CONFIG.max_frame_len();
             /// Slot-index bits of the received-header RAM: twice the queue
             /// (two slots, unused, without a queue).
             pub const RX_HEADER_SLOT_BITS: usize = if CONFIG.rx_header_queue == 0 {

@@ -10,7 +10,7 @@
 //!
 //! Ports (`clock`; `reset` synchronous, active high): `s_axis_*` in
 //! (`tready` low when the RAM is full; of a frame longer than the RAM the
-//! first 2^A - 1 beats are kept, ending it, and the rest discarded, so such a
+//! first 2^A beats are kept, ending it, and the rest discarded, so such a
 //! frame cannot wedge the FIFO), `verdict_valid`/`verdict_good`
 //! (at most 16 waiting), `m_axis_*` out with back-pressure.
 //!
@@ -31,10 +31,10 @@ use rust_hdl::prelude::*;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 
-/// Beats of frame storage, log2 (2048 beats: a 9000-byte frame and then some).
+/// Beats of frame storage of the full-size builds, log2 (2048 beats: a
+/// 9000-byte frame and then some; a frame of
+/// `ferroce_proto::wire::MAX_FRAME_LEN` bytes).
 pub const DEPTH_BITS: usize = 11;
-/// Pointers and counts: one bit more than an address.
-const PTR_BITS: usize = DEPTH_BITS + 1;
 /// Verdicts that can wait.
 const VERDICTS: usize = 16;
 const VCOUNT_BITS: usize = 5;
@@ -48,9 +48,12 @@ pub struct Beat {
     pub last: bool,
 }
 
-/// The frame FIFO.
+/// The frame FIFO of the full-size builds: 2^[`DEPTH_BITS`] beats.
+pub type FrameFifo = FrameFifoOf<DEPTH_BITS, { DEPTH_BITS + 1 }>;
+
+/// The frame FIFO: 2^A beats, pointers of P = A + 1 bits.
 #[derive(LogicBlock, HdlDefault)]
-pub struct FrameFifo {
+pub struct FrameFifoOf<const A: usize, const P: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub s_axis_tdata: Signal<In, Bits<64>>,
@@ -67,11 +70,11 @@ pub struct FrameFifo {
     pub m_axis_tready: Signal<In, bool>,
     pub m_axis_tlast: Signal<Out, bool>,
 
-    ram: RAM<Beat, DEPTH_BITS>,
-    wr: DFF<Bits<PTR_BITS>>,
-    rd: DFF<Bits<PTR_BITS>>,
+    ram: RAM<Beat, A>,
+    wr: DFF<Bits<P>>,
+    rd: DFF<Bits<P>>,
     /// Beats of the frame being written so far.
-    wbeats: DFF<Bits<PTR_BITS>>,
+    wbeats: DFF<Bits<P>>,
     /// Discarding the rest of a frame longer than the RAM.
     wdrop: DFF<bool>,
     /// Verdicts in frame order, the oldest at bit 0.
@@ -87,7 +90,7 @@ pub struct FrameFifo {
     fw_hit: DFF<bool>,
     fw_beat: DFF<Beat>,
 
-    used: Signal<Local, Bits<PTR_BITS>>,
+    used: Signal<Local, Bits<P>>,
     full: Signal<Local, bool>,
     at_cap: Signal<Local, bool>,
     take: Signal<Local, bool>,
@@ -100,9 +103,9 @@ pub struct FrameFifo {
     beat_good: Signal<Local, bool>,
     rd_go: Signal<Local, bool>,
     pop_verdict: Signal<Local, bool>,
-    rd_next: Signal<Local, Bits<PTR_BITS>>,
+    rd_next: Signal<Local, Bits<P>>,
     /// The RAM address under `rd_next`.
-    rd_addr: Signal<Local, Bits<DEPTH_BITS>>,
+    rd_addr: Signal<Local, Bits<A>>,
     /// The beat under `rd_next` is being written at this edge.
     fw_now: Signal<Local, bool>,
     vslot: Signal<Local, Bits<4>>,
@@ -111,15 +114,16 @@ pub struct FrameFifo {
     vtarget: Signal<Local, Bits<4>>,
 
     /// `used` of a full RAM: 2^A.
-    #[constant(DEPTH_BITS as u64)]
+    #[constant(A as u64)]
     full_bit: Constant<Bits<4>>,
     #[constant(1u64)]
-    one_ptr: Constant<Bits<PTR_BITS>>,
+    one_ptr: Constant<Bits<P>>,
     #[constant(0u64)]
-    zero_ptr: Constant<Bits<PTR_BITS>>,
-    /// 2^A - 1 beats: the most a frame keeps.
-    #[constant((1u64 << DEPTH_BITS) - 1)]
-    cap: Constant<Bits<PTR_BITS>>,
+    zero_ptr: Constant<Bits<P>>,
+    /// 2^A - 1 beats: a frame's beats before the last it keeps (it keeps
+    /// 2^A, the whole RAM).
+    #[constant((1u64 << A) - 1)]
+    cap: Constant<Bits<P>>,
     #[constant(VERDICTS as u64)]
     vq_full: Constant<Bits<VCOUNT_BITS>>,
     #[constant(0u64)]
@@ -133,10 +137,10 @@ pub struct FrameFifo {
     #[constant(1u64)]
     one4: Constant<Bits<4>>,
     #[constant(1u64)]
-    addr_bit0: Constant<Bits<DEPTH_BITS>>,
+    addr_bit0: Constant<Bits<A>>,
 }
 
-impl Logic for FrameFifo {
+impl<const A: usize, const P: usize> Logic for FrameFifoOf<A, P> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -149,10 +153,11 @@ impl Logic for FrameFifo {
         self.used.next = self.wr.q.val() - self.rd.q.val();
         self.full.next = self.used.val().get_bit(self.full_bit.val().index());
         // A frame longer than the RAM would never see its verdict (it comes
-        // at the frame's end) and would wedge the FIFO: its first 2^A - 1
-        // beats are kept, the last of them marked as its end, and the rest
-        // discarded. The parser finds such a frame too long, so its verdict
-        // is bad and it is dropped.
+        // at the frame's end) and would wedge the FIFO: its first 2^A beats
+        // are kept, the last of them marked as its end, and the rest
+        // discarded. The parser finds such a frame too long (its limit is
+        // at most the RAM's 8 * 2^A bytes), so its verdict is bad and it
+        // is dropped.
         self.at_cap.next = self.wbeats.q.val() == self.cap.val();
         self.take.next = self.s_axis_tvalid.val() & (self.wdrop.q.val() | !self.full.val());
         self.v_take.next = self.verdict_valid.val() & (self.vcount.q.val() != self.vq_full.val());
@@ -180,7 +185,7 @@ impl Logic for FrameFifo {
         self.wbeat.next.data = self.s_axis_tdata.val();
         self.wbeat.next.keep = self.s_axis_tkeep.val();
         self.wbeat.next.last = self.s_axis_tlast.val() | self.at_cap.val();
-        self.ram.write_address.next = self.wr.q.val().get_bits::<DEPTH_BITS>(0);
+        self.ram.write_address.next = self.wr.q.val().get_bits::<A>(0);
         self.ram.write_data.next = self.wbeat.val();
         self.ram.write_enable.next = self.take.val() & !self.wdrop.q.val();
         if self.take.val() {
@@ -254,7 +259,7 @@ impl Logic for FrameFifo {
             self.frame_good.d.next = false;
         }
         self.rd.d.next = self.rd_next.val();
-        self.rd_addr.next = self.rd_next.val().get_bits::<DEPTH_BITS>(0);
+        self.rd_addr.next = self.rd_next.val().get_bits::<A>(0);
         self.fw_now.next = self.ram.write_enable.val() & (self.ram.write_address.val() == self.rd_addr.val());
         self.fw_hit.d.next = self.fw_now.val();
         if self.fw_now.val() {

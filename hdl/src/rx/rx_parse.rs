@@ -18,8 +18,9 @@
 //! Ports (`clock`; `reset` synchronous, active high):
 //! * `s_axis_*`: frames, byte 0 in `tdata[7:0]`; `tkeep` all ones but on
 //!   the last beat, where it is contiguous from lane 0. A frame longer
-//!   than `ferroce_proto::wire::MAX_FRAME_LEN` (16383) bytes is a length
-//!   error, as the model's parse has it.
+//!   than `ferroce_proto::wire::MAX_FRAME_LEN` (16383) bytes, or than the
+//!   build's `MAX` of [`RxParseOf`], is a length error, as the model's
+//!   parse has it (`EndpointConfig::max_frame_len`).
 //!   `tuser` high on any beat marks the frame bad (the MAC's FCS or PHY
 //!   error flag, as Corundum's and verilog-ethernet's MACs set bit 0 of
 //!   `tuser` on the last beat): its result is [`ErrorCode::MacError`],
@@ -178,9 +179,16 @@ const IP_WORDS: usize = IPV4.len / 2;
 const OPCODES: usize = Opcode::ALL.len();
 const NAK_CODES: usize = NakCode::ALL.len();
 
-/// The parser.
+/// The parser of a build whose receiver takes frames of up to
+/// [`MAX_FRAME_LEN`] bytes (its receive FIFO holds them).
+pub type RxParse<const HALF: bool> = RxParseOf<HALF, MAX_FRAME_LEN>;
+
+/// The parser, for frames of up to `MAX` bytes (at most [`MAX_FRAME_LEN`]):
+/// a longer frame is a length error, as the model's parse has it for a
+/// build whose receive FIFO holds no more
+/// (`ferroce_proto::config::EngineConfig::max_frame_len`).
 #[derive(LogicBlock, HdlDefault)]
-pub struct RxParse<const HALF: bool> {
+pub struct RxParseOf<const HALF: bool, const MAX: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub s_axis_tdata: Signal<In, Bits<64>>,
@@ -294,11 +302,11 @@ pub struct RxParse<const HALF: bool> {
     zero17: Constant<Bits<17>>,
     #[constant(0u64)]
     zero_len: Constant<Bits<LEN_BITS>>,
-    #[constant((MAX_FRAME_LEN - BEAT_BYTES) as u64)]
+    #[constant((MAX - BEAT_BYTES) as u64)]
     len_sat: Constant<Bits<LEN_BITS>>,
-    #[constant(MAX_FRAME_LEN as u64)]
+    #[constant(MAX as u64)]
     len_max: Constant<Bits<LEN_BITS>>,
-    #[constant(MAX_FRAME_LEN as u64)]
+    #[constant(MAX as u64)]
     len_max15: Constant<Bits<15>>,
     #[constant((L2L4 / BEAT_BYTES) as u64)]
     crc_first_beat: Constant<Bits<4>>,
@@ -393,7 +401,7 @@ pub struct RxParse<const HALF: bool> {
     e_mac_error: Constant<Bits<4>>,
 }
 
-impl<const HALF: bool> Logic for RxParse<HALF> {
+impl<const HALF: bool, const MAX: usize> Logic for RxParseOf<HALF, MAX> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

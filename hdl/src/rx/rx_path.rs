@@ -76,7 +76,9 @@
 //! Throughput: the MAC side runs at one beat per cycle while the control
 //! logic keeps up; it spends 12-20 cycles on a data frame (more with
 //! completions), so frames of 160 bytes and more arrive at line rate.
-//! Frames wait in `frame_fifo` (16 KiB) while their headers are processed;
+//! Frames wait in `frame_fifo` (the build's `rx_fifo_bytes`: 16 KiB, 4 KiB in
+//! `ecp5-25`) while their headers are processed; a frame longer than it
+//! is a length error to the parser (`EngineConfig::max_frame_len`);
 //! `s_axis_tready` drops when it or the parser's result slot is full.
 //!
 //! State: the parse results wait in a queue of the build's
@@ -101,14 +103,14 @@ use ferroce_proto::CompletionStatus;
 
 use crate::blocks::{HdlDefault, HdlStruct};
 use super::cfg::{
-    CONN_KEY_BITS, HALF_RATE_CRC, MR_BITS, PATH_BITS, PATH_KEY_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
+    CONN_KEY_BITS, HALF_RATE_CRC, MAX_FRAME_LEN, MR_BITS, PATH_BITS, PATH_KEY_BITS, RX_FIFO_BITS, RX_FIFO_PTR_BITS, RX_HEADER_QUEUE, RX_HEADER_SLOT_BITS, STREAM_BITS, STREAM_KEY_BITS, WINDOW,
 };
 use crate::rx::ack_gen::{action, AckGen};
-use crate::rx::frame_fifo::FrameFifo;
+use crate::rx::frame_fifo::FrameFifoOf;
 use super::rx_check::RxCheck;
 use crate::rx::rx_fields::{DstFields, RxFields, HB};
 use super::rx_msgs::RxMsgs;
-use crate::rx::rx_parse::RxParse;
+use crate::rx::rx_parse::RxParseOf;
 use crate::rx::rx_place::RxPlace;
 use crate::rx::sack::{Sack, VERDICT_DUP, VERDICT_NEW};
 use crate::tx::retx::FoldSack;
@@ -360,8 +362,8 @@ pub struct RxPath {
     pub cnt_post_drop: Signal<Out, Bits<32>>,
     /// Zero the counters (`control.ctrl` bit 1).
     pub clear_stats: Signal<In, bool>,
-    parse: RxParse<HALF_RATE_CRC>,
-    fifo: FrameFifo,
+    parse: RxParseOf<HALF_RATE_CRC, MAX_FRAME_LEN>,
+    fifo: FrameFifoOf<RX_FIFO_BITS, RX_FIFO_PTR_BITS>,
     check: RxCheck,
     sack: Sack<PATH_KEY_BITS, WINDOW>,
     msgs: RxMsgs,

@@ -63,6 +63,11 @@ pub struct EndpointConfig {
     /// (`EngineConfig::dma_addr_bits`): a remote WRITE must end below
     /// 2^this.
     pub dma_addr_bits: u32,
+    /// Longest frame the endpoint takes, bytes: [`wire::MAX_FRAME_LEN`],
+    /// or the receive FIFO of a build that holds less
+    /// (`EngineConfig::max_frame_len`); a longer frame is refused as a
+    /// length error, as `wire::parse` refuses one past `MAX_FRAME_LEN`.
+    pub max_frame_len: usize,
     /// Consecutive RTOs after which a path gets a new source port.
     pub repath_after_rtos: u32,
     /// Consecutive RTOs after which a path takes no new data.
@@ -95,6 +100,7 @@ impl EndpointConfig {
             max_cwnd: DEFAULTS.window_cap,
             path_window: PATH_WINDOW,
             dma_addr_bits: 64,
+            max_frame_len: wire::MAX_FRAME_LEN,
             repath_after_rtos: crate::params::REPATH_AFTER_RTOS,
             retire_after_rtos: crate::params::RETIRE_AFTER_RTOS,
             recovery: DEFAULTS.recovery,
@@ -121,6 +127,9 @@ impl EndpointConfig {
     /// `frame` parsed, if it is a valid ferroce frame addressed to this
     /// endpoint.
     pub fn accept<'a>(&self, frame: &'a [u8]) -> Option<wire::Frame<'a>> {
+        if frame.len() > self.max_frame_len {
+            return None;
+        }
         wire::parse(frame, self.port).ok().filter(|f| f.addr.dst_mac == self.mac && f.addr.dst_ip == self.ip)
     }
 
@@ -140,6 +149,9 @@ impl EndpointConfig {
         }
         if !(32..=64).contains(&self.dma_addr_bits) {
             return bad("dma_addr_bits must be 32..=64");
+        }
+        if !(256..=wire::MAX_FRAME_LEN).contains(&self.max_frame_len) {
+            return Err(Error::BadConfig(format!("max_frame_len must be 256..={}", wire::MAX_FRAME_LEN)));
         }
         Ok(())
     }
