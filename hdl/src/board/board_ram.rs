@@ -113,7 +113,13 @@ pub struct BoardRam<const W: usize> {
     bus_write: Signal<Local, bool>,
     bus_read: Signal<Local, bool>,
     w_beat: Signal<Local, bool>,
+    /// The beat rotated by its lane offset in three steps (by one, two and
+    /// four lanes, each a two-way choice per bit), and its keep.
+    w_r1: Signal<Local, Bits<64>>,
+    w_r2: Signal<Local, Bits<64>>,
     w_rot: Signal<Local, Bits<64>>,
+    w_k1: Signal<Local, Bits<8>>,
+    w_k2: Signal<Local, Bits<8>>,
     w_keep: Signal<Local, Bits<8>>,
     /// Lanes below the start offset: their bytes go one word further on.
     w_below: Signal<Local, Bits<8>>,
@@ -124,6 +130,8 @@ pub struct BoardRam<const W: usize> {
     r_keep_now: Signal<Local, Bits<8>>,
     raw: Signal<Local, LaneBytes>,
     raw64: Signal<Local, Bits<64>>,
+    r_r1: Signal<Local, Bits<64>>,
+    r_r2: Signal<Local, Bits<64>>,
     r_rot: Signal<Local, Bits<64>>,
     b_word: Signal<Local, Bits<W>>,
     b_lanes: Signal<Local, HalfBytes>,
@@ -133,17 +141,19 @@ pub struct BoardRam<const W: usize> {
 
     #[constants(|i| i as u64)]
     lane_id: [Constant<Bits<3>>; LANES],
+    /// Shifts of the three rotation steps (one, two and four lanes) in
+    /// bits, and of their complements; likewise in keep bits.
+    #[constants(|i| 8u64 << i)]
+    step: [Constant<Bits<64>>; 3],
+    #[constants(|i| 64 - (8u64 << i))]
+    step_back: [Constant<Bits<64>>; 3],
+    #[constants(|i| 1u64 << i)]
+    step8: [Constant<Bits<8>>; 3],
+    #[constants(|i| 8 - (1u64 << i))]
+    step8_back: [Constant<Bits<8>>; 3],
     /// A bus word's byte in lane i: bit offset in the word.
     #[constants(|i| 8 * (i as u64 % 4))]
     bus_byte_at: [Constant<Bits<5>>; LANES],
-    #[constants(|i| 8 * i as u64)]
-    rot_left: [Constant<Bits<64>>; LANES],
-    #[constants(|i| (64 - 8 * i as u64) % 64)]
-    rot_right: [Constant<Bits<64>>; LANES],
-    #[constants(|i| i as u64)]
-    rot_left8: [Constant<Bits<8>>; LANES],
-    #[constants(|i| (8 - i as u64) % 8)]
-    rot_right8: [Constant<Bits<8>>; LANES],
     #[constant(1u64)]
     one_word: Constant<Bits<W>>,
     #[constant(8u64)]
@@ -182,15 +192,28 @@ impl<const W: usize> Logic for BoardRam<W> {
         }
         self.s_dma_wr_tready.next = self.w_active.q.val() & !self.bus_write.val();
         self.w_beat.next = self.s_dma_wr_tvalid.val() & self.s_dma_wr_tready.val();
-        self.w_rot.next = self.s_dma_wr_tdata.val();
-        self.w_keep.next = self.s_dma_wr_tkeep.val();
-        for i in 0..LANES {
-            if self.w_off.q.val() == self.lane_id[i].val() {
-                self.w_rot.next = (self.s_dma_wr_tdata.val() << self.rot_left[i].val())
-                    | (self.s_dma_wr_tdata.val() >> self.rot_right[i].val());
-                self.w_keep.next = (self.s_dma_wr_tkeep.val() << self.rot_left8[i].val())
-                    | (self.s_dma_wr_tkeep.val() >> self.rot_right8[i].val());
-            }
+        // Up by the offset, a step per bit of it (a choice of two per bit
+        // and step, where a choice of eight per bit took about three times
+        // the logic).
+        self.w_r1.next = self.s_dma_wr_tdata.val();
+        self.w_k1.next = self.s_dma_wr_tkeep.val();
+        if self.w_off.q.val().get_bit(0) {
+            self.w_r1.next = (self.s_dma_wr_tdata.val() << self.step[0].val())
+                | (self.s_dma_wr_tdata.val() >> self.step_back[0].val());
+            self.w_k1.next = (self.s_dma_wr_tkeep.val() << self.step8[0].val())
+                | (self.s_dma_wr_tkeep.val() >> self.step8_back[0].val());
+        }
+        self.w_r2.next = self.w_r1.val();
+        self.w_k2.next = self.w_k1.val();
+        if self.w_off.q.val().get_bit(1) {
+            self.w_r2.next = (self.w_r1.val() << self.step[1].val()) | (self.w_r1.val() >> self.step_back[1].val());
+            self.w_k2.next = (self.w_k1.val() << self.step8[1].val()) | (self.w_k1.val() >> self.step8_back[1].val());
+        }
+        self.w_rot.next = self.w_r2.val();
+        self.w_keep.next = self.w_k2.val();
+        if self.w_off.q.val().get_bit(2) {
+            self.w_rot.next = (self.w_r2.val() << self.step[2].val()) | (self.w_r2.val() >> self.step_back[2].val());
+            self.w_keep.next = (self.w_k2.val() << self.step8[2].val()) | (self.w_k2.val() >> self.step8_back[2].val());
         }
         self.w_below.next = (self.one8.val() << self.w_off.q.val()) - self.one8.val();
         for i in 0..LANES {
@@ -269,12 +292,18 @@ impl<const W: usize> Logic for BoardRam<W> {
         self.raw.next.l6 = self.lane[6].read_data.val();
         self.raw.next.l7 = self.lane[7].read_data.val();
         self.raw64.next = self.raw.val().into();
-        self.r_rot.next = self.raw64.val();
-        for i in 0..LANES {
-            if self.r_off.q.val() == self.lane_id[i].val() {
-                self.r_rot.next =
-                    (self.raw64.val() >> self.rot_left[i].val()) | (self.raw64.val() << self.rot_right[i].val());
-            }
+        // Down by the offset, in the write's three steps.
+        self.r_r1.next = self.raw64.val();
+        if self.r_off.q.val().get_bit(0) {
+            self.r_r1.next = (self.raw64.val() >> self.step[0].val()) | (self.raw64.val() << self.step_back[0].val());
+        }
+        self.r_r2.next = self.r_r1.val();
+        if self.r_off.q.val().get_bit(1) {
+            self.r_r2.next = (self.r_r1.val() >> self.step[1].val()) | (self.r_r1.val() << self.step_back[1].val());
+        }
+        self.r_rot.next = self.r_r2.val();
+        if self.r_off.q.val().get_bit(2) {
+            self.r_rot.next = (self.r_r2.val() >> self.step[2].val()) | (self.r_r2.val() << self.step_back[2].val());
         }
         if self.out_stays.val() {
             if self.r_pending.q.val() {
