@@ -19,7 +19,7 @@
 //! for each answer, or retries). The IPv4 header checksum is not checked
 //! (the MAC's FCS covers the frame).
 //!
-//! Serving: the request's words are read back two cycles each; each
+//! Serving: the request's words are read back three cycles each (the RAM's output registered before it is decoded); each
 //! record's writes and reads go to the bus one at a time (`bus_*`, as
 //! UARTBone's: word addresses, held until `bus_ready`); the answer (the
 //! packet header, and per record with reads its header, `base_ret` and the
@@ -53,6 +53,10 @@ const X_END: usize = 5;
 const X_LOAD: usize = 6;
 const X_LAND: usize = 7;
 const X_OUT: usize = 8;
+/// The request word read in `X_FETCH` is registered (`rd_q`) before
+/// `X_USE` decodes it: the block RAM's output is slow (5.8 ns on the
+/// LFE5U-25F) and the decoding long.
+const X_WAIT: usize = 9;
 
 const P_BITS: usize = 3;
 const P_HDR0: usize = 0;
@@ -224,6 +228,8 @@ pub struct Etherbone {
     /// the answer only while serving after that; the request is read while
     /// serving, the answer while sending.
     ram: RAM<Bits<64>, { RAM_BITS + 1 }>,
+    /// The RAM's output, registered.
+    rd_q: DFF<Bits<64>>,
     req_wa: Signal<Local, Bits<RAM_BITS>>,
     req_wd: Signal<Local, Bits<64>>,
     req_we: Signal<Local, bool>,
@@ -398,6 +404,8 @@ pub struct Etherbone {
     X_LAND: Constant<Bits<X_BITS>>,
     #[constant(X_OUT as u64)]
     X_OUT: Constant<Bits<X_BITS>>,
+    #[constant(X_WAIT as u64)]
+    X_WAIT: Constant<Bits<X_BITS>>,
     #[constant(P_HDR0 as u64)]
     P_HDR0: Constant<Bits<P_BITS>>,
     #[constant(P_HDR1 as u64)]
@@ -555,7 +563,7 @@ impl Logic for Etherbone {
         dff_setup!(
             self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, busy, arp, x, phase,
             peer_mac, peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n,
-            ans_at, ans_lo, ans_odd, oq, sp, sn
+            ans_at, ans_lo, ans_odd, oq, sp, sn, rd_q
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -708,9 +716,10 @@ impl Logic for Etherbone {
 
         // ---- Serving: the request's words, the bus, the answer. ----
         self.req_ra.next = self.j.q.val().get_bits::<RAM_BITS>(1);
-        self.wire_word.next = self.ram.read_data.val().get_bits::<32>(0);
+        self.rd_q.d.next = self.ram.read_data.val();
+        self.wire_word.next = self.rd_q.q.val().get_bits::<32>(0);
         if self.j.q.val().get_bit(0) {
-            self.wire_word.next = self.ram.read_data.val().get_bits::<32>(32);
+            self.wire_word.next = self.rd_q.q.val().get_bits::<32>(32);
         }
         self.wsw.next.b0 = self.wire_word.val().get_bits::<8>(24);
         self.wsw.next.b1 = self.wire_word.val().get_bits::<8>(16);
@@ -877,6 +886,9 @@ impl Logic for Etherbone {
 
         match self.x.q.val().index() {
             X_FETCH => {
+                self.x.d.next = self.X_WAIT.val();
+            }
+            X_WAIT => {
                 self.x.d.next = self.X_USE.val();
             }
             X_USE => {
