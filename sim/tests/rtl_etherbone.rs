@@ -162,6 +162,18 @@ impl Bridge {
         }
     }
 
+    /// Send `frame` (no FCS) as a MAC at 1 Gb/s delivers it to a system
+    /// clock of `beat` cycles per 64-bit beat: a beat every `beat` cycles,
+    /// then the preamble, FCS and gap (three beats' time).
+    fn send_at_line_rate(&mut self, frame: &[u8], beat: usize) {
+        let n = frame.len().div_ceil(8);
+        for (i, c) in frame.chunks(8).enumerate() {
+            self.cycle(Some((wire(c), (1u64 << c.len()) - 1, i + 1 == n, false)));
+            (1..beat).for_each(|_| self.cycle(None));
+        }
+        (0..3 * beat).for_each(|_| self.cycle(None));
+    }
+
     /// Run until nothing has happened for a while.
     fn settle(&mut self) {
         let mut quiet = 0;
@@ -227,6 +239,32 @@ fn probes_writes_and_reads_are_served_as_litexs_client_expects() {
         b.log.clear();
     }
     assert_eq!(b.dropped(), 0);
+}
+
+/// LiteX's client sends a write and does not wait (writes are not
+/// answered), so a read can follow it on the wire at once: both are
+/// served, at the line rate of a 1 Gb/s port on the Colorlight's 50 MHz
+/// system clock (a beat every 3.2 cycles, taken as 3).
+#[test]
+fn a_read_right_behind_a_write_is_served() {
+    let mut b = Bridge::new(5);
+    for n in [1usize, 2, 8] {
+        let pad = |p: Vec<u8>| {
+            let mut f = eb::udp_frame((HOST_MAC, HOST_IP, HOST_PORT), (BOARD_MAC, BOARD_IP, PORT), &p);
+            f.resize(f.len().max(60), 0);
+            f
+        };
+        let data: Vec<u32> = (0..n as u32).map(|i| 0x0123_4567 ^ (i << 24) ^ n as u32).collect();
+        let w = pad(eb::writes(0x40, &data));
+        let addrs: Vec<u32> = (0..n as u32).map(|i| 0x40 + 4 * i).collect();
+        let r = pad(eb::reads(77, &addrs));
+        b.send_at_line_rate(&w, 3);
+        b.send_at_line_rate(&r, 3);
+        b.settle();
+        assert_eq!(b.dropped(), 0, "{n} words: the read was dropped");
+        assert_eq!(b.out, vec![answer(&read_answer(77, &data))], "{n} words");
+        b.out.clear();
+    }
 }
 
 #[test]
@@ -343,16 +381,32 @@ fn what_cannot_be_served_is_counted_and_not_answered() {
     assert_eq!(b.dropped(), 5);
     b.log.clear();
 
-    // A request arriving while one is served is dropped and counted; the
-    // first is answered whole.
+    // A request arriving while one is served waits and is served after it;
+    // one more arriving while that one waits is dropped and counted.
     b.hold = 0.9;
+    let word = |b: &Bridge, a: u32| b.mem.get(&(a / 4)).copied().unwrap_or((a / 4) ^ 0x5a5a_0000);
     let addrs: Vec<u32> = (0..200).map(|i| 4 * i).collect();
     b.request(&eb::reads(3, &addrs));
     b.request(&eb::probe());
+    b.request(&eb::probe());
     b.settle();
-    assert_eq!(b.out.len(), 1, "only the first is answered");
+    let want: Vec<u32> = addrs.iter().map(|a| word(&b, *a)).collect();
+    assert_eq!(b.out, vec![answer(&read_answer(3, &want)), answer(&[0x4e, 0x6f, 0x12, 0x44, 0, 0, 0, 0])]);
     assert_eq!(b.log.len(), 200);
     assert_eq!(b.dropped(), 6);
+    b.out.clear();
+    b.log.clear();
+
+    // Two requests of 255 reads (130 RAM words each) do not fit the ring
+    // together: the second is dropped, the first answered whole.
+    let addrs: Vec<u32> = (0..255).map(|i| 0x400 + 4 * i).collect();
+    b.request(&eb::reads(4, &addrs));
+    b.request(&eb::reads(5, &addrs));
+    b.settle();
+    let want: Vec<u32> = addrs.iter().map(|a| word(&b, *a)).collect();
+    assert_eq!(b.out, vec![answer(&read_answer(4, &want))]);
+    assert_eq!(b.log.len(), 255);
+    assert_eq!(b.dropped(), 7);
     // And after it, the bridge serves again.
     b.out.clear();
     b.request(&eb::probe());

@@ -50,6 +50,57 @@ pub struct HalfBytes {
 
 const LANES: usize = 8;
 
+/// A beat and its keep rotated up by `by` byte lanes (lane i to lane
+/// `(i + by) mod 8`), a step per bit of `by` (by one, two and four lanes):
+/// a choice of two per bit and step, where a choice of eight per bit took
+/// about three times the logic. Rotating down by `k` is rotating up by
+/// `8 - k`.
+#[derive(LogicBlock, HdlDefault)]
+pub struct LaneRotate {
+    pub data: Signal<In, Bits<64>>,
+    pub keep: Signal<In, Bits<8>>,
+    pub by: Signal<In, Bits<3>>,
+    pub data_out: Signal<Out, Bits<64>>,
+    pub keep_out: Signal<Out, Bits<8>>,
+    d1: Signal<Local, Bits<64>>,
+    d2: Signal<Local, Bits<64>>,
+    k1: Signal<Local, Bits<8>>,
+    k2: Signal<Local, Bits<8>>,
+    /// Each step's shift in bits and its complement; likewise in keep bits.
+    #[constants(|i| 8u64 << i)]
+    step: [Constant<Bits<64>>; 3],
+    #[constants(|i| 64 - (8u64 << i))]
+    step_back: [Constant<Bits<64>>; 3],
+    #[constants(|i| 1u64 << i)]
+    step8: [Constant<Bits<8>>; 3],
+    #[constants(|i| 8 - (1u64 << i))]
+    step8_back: [Constant<Bits<8>>; 3],
+}
+
+impl Logic for LaneRotate {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.d1.next = self.data.val();
+        self.k1.next = self.keep.val();
+        if self.by.val().get_bit(0) {
+            self.d1.next = (self.data.val() << self.step[0].val()) | (self.data.val() >> self.step_back[0].val());
+            self.k1.next = (self.keep.val() << self.step8[0].val()) | (self.keep.val() >> self.step8_back[0].val());
+        }
+        self.d2.next = self.d1.val();
+        self.k2.next = self.k1.val();
+        if self.by.val().get_bit(1) {
+            self.d2.next = (self.d1.val() << self.step[1].val()) | (self.d1.val() >> self.step_back[1].val());
+            self.k2.next = (self.k1.val() << self.step8[1].val()) | (self.k1.val() >> self.step8_back[1].val());
+        }
+        self.data_out.next = self.d2.val();
+        self.keep_out.next = self.k2.val();
+        if self.by.val().get_bit(2) {
+            self.data_out.next = (self.d2.val() << self.step[2].val()) | (self.d2.val() >> self.step_back[2].val());
+            self.keep_out.next = (self.k2.val() << self.step8[2].val()) | (self.k2.val() >> self.step8_back[2].val());
+        }
+    }
+}
+
 /// The memory: 2^W words of 64 bits.
 #[derive(LogicBlock, HdlDefault)]
 pub struct BoardRam<const W: usize> {
@@ -113,13 +164,11 @@ pub struct BoardRam<const W: usize> {
     bus_write: Signal<Local, bool>,
     bus_read: Signal<Local, bool>,
     w_beat: Signal<Local, bool>,
-    /// The beat rotated by its lane offset in three steps (by one, two and
-    /// four lanes, each a two-way choice per bit), and its keep.
-    w_r1: Signal<Local, Bits<64>>,
-    w_r2: Signal<Local, Bits<64>>,
+    /// The written beat rotated up by its lane offset, and its keep; the
+    /// read beat rotated down by its offset (up by its negation).
+    w_rotate: LaneRotate,
+    r_rotate: LaneRotate,
     w_rot: Signal<Local, Bits<64>>,
-    w_k1: Signal<Local, Bits<8>>,
-    w_k2: Signal<Local, Bits<8>>,
     w_keep: Signal<Local, Bits<8>>,
     /// Lanes below the start offset: their bytes go one word further on.
     w_below: Signal<Local, Bits<8>>,
@@ -130,8 +179,6 @@ pub struct BoardRam<const W: usize> {
     r_keep_now: Signal<Local, Bits<8>>,
     raw: Signal<Local, LaneBytes>,
     raw64: Signal<Local, Bits<64>>,
-    r_r1: Signal<Local, Bits<64>>,
-    r_r2: Signal<Local, Bits<64>>,
     r_rot: Signal<Local, Bits<64>>,
     b_word: Signal<Local, Bits<W>>,
     b_lanes: Signal<Local, HalfBytes>,
@@ -141,16 +188,6 @@ pub struct BoardRam<const W: usize> {
 
     #[constants(|i| i as u64)]
     lane_id: [Constant<Bits<3>>; LANES],
-    /// Shifts of the three rotation steps (one, two and four lanes) in
-    /// bits, and of their complements; likewise in keep bits.
-    #[constants(|i| 8u64 << i)]
-    step: [Constant<Bits<64>>; 3],
-    #[constants(|i| 64 - (8u64 << i))]
-    step_back: [Constant<Bits<64>>; 3],
-    #[constants(|i| 1u64 << i)]
-    step8: [Constant<Bits<8>>; 3],
-    #[constants(|i| 8 - (1u64 << i))]
-    step8_back: [Constant<Bits<8>>; 3],
     /// A bus word's byte in lane i: bit offset in the word.
     #[constants(|i| 8 * (i as u64 % 4))]
     bus_byte_at: [Constant<Bits<5>>; LANES],
@@ -162,6 +199,10 @@ pub struct BoardRam<const W: usize> {
     zero16: Constant<Bits<16>>,
     #[constant(1u64)]
     one8: Constant<Bits<8>>,
+    #[constant(0u64)]
+    zero8: Constant<Bits<8>>,
+    #[constant(0u64)]
+    zero3: Constant<Bits<3>>,
     #[constant(0xffu64)]
     ones8: Constant<Bits<8>>,
 }
@@ -192,29 +233,12 @@ impl<const W: usize> Logic for BoardRam<W> {
         }
         self.s_dma_wr_tready.next = self.w_active.q.val() & !self.bus_write.val();
         self.w_beat.next = self.s_dma_wr_tvalid.val() & self.s_dma_wr_tready.val();
-        // Up by the offset, a step per bit of it (a choice of two per bit
-        // and step, where a choice of eight per bit took about three times
-        // the logic).
-        self.w_r1.next = self.s_dma_wr_tdata.val();
-        self.w_k1.next = self.s_dma_wr_tkeep.val();
-        if self.w_off.q.val().get_bit(0) {
-            self.w_r1.next = (self.s_dma_wr_tdata.val() << self.step[0].val())
-                | (self.s_dma_wr_tdata.val() >> self.step_back[0].val());
-            self.w_k1.next = (self.s_dma_wr_tkeep.val() << self.step8[0].val())
-                | (self.s_dma_wr_tkeep.val() >> self.step8_back[0].val());
-        }
-        self.w_r2.next = self.w_r1.val();
-        self.w_k2.next = self.w_k1.val();
-        if self.w_off.q.val().get_bit(1) {
-            self.w_r2.next = (self.w_r1.val() << self.step[1].val()) | (self.w_r1.val() >> self.step_back[1].val());
-            self.w_k2.next = (self.w_k1.val() << self.step8[1].val()) | (self.w_k1.val() >> self.step8_back[1].val());
-        }
-        self.w_rot.next = self.w_r2.val();
-        self.w_keep.next = self.w_k2.val();
-        if self.w_off.q.val().get_bit(2) {
-            self.w_rot.next = (self.w_r2.val() << self.step[2].val()) | (self.w_r2.val() >> self.step_back[2].val());
-            self.w_keep.next = (self.w_k2.val() << self.step8[2].val()) | (self.w_k2.val() >> self.step8_back[2].val());
-        }
+        // Up by the offset.
+        self.w_rotate.data.next = self.s_dma_wr_tdata.val();
+        self.w_rotate.keep.next = self.s_dma_wr_tkeep.val();
+        self.w_rotate.by.next = self.w_off.q.val();
+        self.w_rot.next = self.w_rotate.data_out.val();
+        self.w_keep.next = self.w_rotate.keep_out.val();
         self.w_below.next = (self.one8.val() << self.w_off.q.val()) - self.one8.val();
         for i in 0..LANES {
             self.lane[i].write_data.next = self.w_rot.val().get_bits::<8>(8 * i);
@@ -292,19 +316,11 @@ impl<const W: usize> Logic for BoardRam<W> {
         self.raw.next.l6 = self.lane[6].read_data.val();
         self.raw.next.l7 = self.lane[7].read_data.val();
         self.raw64.next = self.raw.val().into();
-        // Down by the offset, in the write's three steps.
-        self.r_r1.next = self.raw64.val();
-        if self.r_off.q.val().get_bit(0) {
-            self.r_r1.next = (self.raw64.val() >> self.step[0].val()) | (self.raw64.val() << self.step_back[0].val());
-        }
-        self.r_r2.next = self.r_r1.val();
-        if self.r_off.q.val().get_bit(1) {
-            self.r_r2.next = (self.r_r1.val() >> self.step[1].val()) | (self.r_r1.val() << self.step_back[1].val());
-        }
-        self.r_rot.next = self.r_r2.val();
-        if self.r_off.q.val().get_bit(2) {
-            self.r_rot.next = (self.r_r2.val() >> self.step[2].val()) | (self.r_r2.val() << self.step_back[2].val());
-        }
+        // Down by the offset.
+        self.r_rotate.data.next = self.raw64.val();
+        self.r_rotate.keep.next = self.zero8.val();
+        self.r_rotate.by.next = self.zero3.val() - self.r_off.q.val();
+        self.r_rot.next = self.r_rotate.data_out.val();
         if self.out_stays.val() {
             if self.r_pending.q.val() {
                 self.skid_data.d.next = self.r_rot.val();

@@ -552,22 +552,31 @@ pub fn ecpix5_pll() -> crate::primitives::ecp5::Pll {
     pll
 }
 
+/// The Colorlight 5A-75B's board memory (2^11 words of 8 bytes: 16 KiB)
+/// and frame stores (2^9 beats: 4 KiB), `W`, `A` and `P = A + 1` of its
+/// tops.
+pub const COLORLIGHT_RAM_WORDS_BITS: usize = 11;
+pub const COLORLIGHT_STORE_BEATS_BITS: usize = 9;
+pub const COLORLIGHT_STORE_FILL_BITS: usize = COLORLIGHT_STORE_BEATS_BITS + 1;
+
 /// The Colorlight 5A-75B's top around the stand-in engine (a smaller
 /// FPGA, 56 block RAMs): 16 KiB of board memory (8 block RAMs, one per
 /// byte lane, as 8 KiB would take too), 4-KiB frame stores (3 each; a frame
 /// of the `ecp5-25` build's 2048-byte MTU fits, as does Etherbone's
 /// largest), Etherbone the only host bridge (the board has no USB UART;
 /// leaving UARTBone out saves its logic for the engine).
-pub fn colorlight_5a75b_stand_in() -> BoardTop<11, 9, 10> {
+pub fn colorlight_5a75b_stand_in(
+) -> BoardTop<COLORLIGHT_RAM_WORDS_BITS, COLORLIGHT_STORE_BEATS_BITS, COLORLIGHT_STORE_FILL_BITS> {
     BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ)).without_uart()
 }
 
 /// The Colorlight 5A-75B's top around its engine, the `ecp5-25` build:
 /// 16 KiB of board memory, 4-KiB frame stores, Etherbone only.
-pub fn colorlight_5a75b() -> Ecp5_25BoardTop<11, 9, 10> {
+pub fn colorlight_5a75b(
+) -> Ecp5_25BoardTop<COLORLIGHT_RAM_WORDS_BITS, COLORLIGHT_STORE_BEATS_BITS, COLORLIGHT_STORE_FILL_BITS> {
     const _: () = assert!(
         crate::presets::ecp5_25::cfg::CONFIG.max_mtu as usize + ferroce_proto::wire::DATA_FRAME_OVERHEAD
-            <= 8 * ((1 << 9) - 1)
+            <= 8 * ((1 << COLORLIGHT_STORE_BEATS_BITS) - 1)
     );
     assert_eq!(crate::presets::ecp5_25::cfg::CONFIG.clock_ps as u64, 1_000_000 / COLORLIGHT_SYS_MHZ);
     Ecp5_25BoardTop::new(colorlight_pll(), bit_cycles(COLORLIGHT_SYS_MHZ), timeout_100ms(COLORLIGHT_SYS_MHZ))

@@ -6,24 +6,28 @@
 //! Receive: the block watches the MAC's receive stream beside the frame
 //! store (it never holds it back). It keeps the first five beats of each
 //! frame and writes the UDP payload, realigned to 64-bit words, into a
-//! 2-KiB request RAM as it passes (the request and the answer RAM are the
-//! two halves of one block RAM). At a frame's last beat it takes:
+//! 2-KiB request RAM as it passes, used as a ring: a frame's payload goes
+//! after the last request taken. At a frame's last beat it takes:
 //! * an Etherbone request: to the board's MAC, IPv4 without options and
 //!   unfragmented, UDP to [`PORT`](ferroce_proto::board::etherbone::PORT)
 //!   at the board's IP, a payload of 8 to 2048 bytes in whole words, all
 //!   of it in the frame, no MAC error;
 //! * an ARP request for the board's IP (to it or broadcast).
 //!
-//! One at a time: while a request is served, Etherbone requests for the
-//! board are counted in `dropped` and not served (the host's client waits
-//! for each answer, or retries). The IPv4 header checksum is not checked
-//! (the MAC's FCS covers the frame).
+//! Two at a time: while one request (or ARP request) is served, the next
+//! is received and waits, if its payload fits in the ring beside the one
+//! served (writes are not answered, so LiteX's client sends a read right
+//! behind a write without waiting). Requests for the board that arrive
+//! while one waits, or that do not fit, are counted in `dropped` and not
+//! served (the host's client retries). The IPv4 header checksum is not
+//! checked (the MAC's FCS covers the frame).
 //!
 //! Serving: the request's words are read back three cycles each (the RAM's output registered before it is decoded); each
 //! record's writes and reads go to the bus one at a time (`bus_*`, as
 //! UARTBone's: word addresses, held until `bus_ready`); the answer (the
 //! packet header, and per record with reads its header, `base_ret` and the
-//! words read) is written to a 2-KiB answer RAM. A malformed packet (bad
+//! words read) is written to a 2-KiB answer RAM of its own (the receive
+//! side writes the request RAM meanwhile). A malformed packet (bad
 //! magic, version or sizes; a record longer than the packet) is dropped
 //! where it is found, counted, and not answered; records before it have
 //! been done.
@@ -134,14 +138,6 @@ pub struct AnswerRecord {
     pub flags: Bits<8>,
 }
 
-/// An address of the one RAM: the request's words in its lower half, the
-/// answer's in its upper.
-#[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
-pub struct RamAddr {
-    pub word: Bits<RAM_BITS>,
-    pub answer: bool,
-}
-
 /// A byte count zero-extended to 10 bits.
 #[derive(Copy, Clone, Debug, PartialEq, Default, HdlStruct)]
 pub struct Ext8 {
@@ -221,14 +217,14 @@ pub struct Etherbone {
     pub bus_rdata: Signal<In, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
 
-    /// The request RAM (lower half) and the answer RAM (upper half) in
-    /// one block RAM of 512 words (two DP16KD, where two RAMs of 256 took
-    /// four). Their uses never meet: the request is written while the
-    /// block is idle (and its last word in the first cycle of serving),
-    /// the answer only while serving after that; the request is read while
-    /// serving, the answer while sending.
-    ram: RAM<Bits<64>, { RAM_BITS + 1 }>,
-    /// The RAM's output, registered.
+    /// The request ring: written by the receive side, read while serving.
+    req_ram: RAM<Bits<64>, RAM_BITS>,
+    /// The answer: written while serving, read while sending. (One block
+    /// RAM of 512 words for both took two DP16KD where these take four,
+    /// but its one write port could not take a request arriving while an
+    /// answer is written.)
+    ans_ram: RAM<Bits<64>, RAM_BITS>,
+    /// The request RAM's output, registered.
     rd_q: DFF<Bits<64>>,
     req_wa: Signal<Local, Bits<RAM_BITS>>,
     req_wd: Signal<Local, Bits<64>>,
@@ -238,10 +234,34 @@ pub struct Etherbone {
     ans_wd: Signal<Local, Bits<64>>,
     ans_we: Signal<Local, bool>,
     ans_ra: Signal<Local, Bits<RAM_BITS>>,
-    /// Sending: the read port is the answer's.
-    sending: Signal<Local, bool>,
-    wa: Signal<Local, RamAddr>,
-    ra: Signal<Local, RamAddr>,
+
+    // The ring.
+    /// Where the frame being received writes its payload (the end of the
+    /// last request taken), and where the served request starts.
+    w_base: DFF<Bits<RAM_BITS>>,
+    r_base: DFF<Bits<RAM_BITS>>,
+    /// RAM words of the request served (0 once its words are read, and for
+    /// ARP), and the words the frame being received may write beside it.
+    a_len: DFF<Bits<12>>,
+    room: Signal<Local, Bits<12>>,
+    /// RAM words of the payload of the frame being received.
+    pay_words: Signal<Local, Bits<12>>,
+    /// A payload beat of the frame being received, and whether it cannot be
+    /// written (a request waits, or the ring is full there).
+    pay_beat: Signal<Local, bool>,
+    blocked: Signal<Local, bool>,
+    /// A payload word of this frame was not written.
+    over: DFF<bool>,
+    over_now: Signal<Local, bool>,
+    /// The request (or ARP request) taken and waiting to be served.
+    nx_valid: DFF<bool>,
+    nx_arp: DFF<bool>,
+    nx_mac: DFF<Bits<48>>,
+    nx_ip: DFF<Bits<32>>,
+    nx_port: DFF<Bits<16>>,
+    nx_nwords: DFF<Bits<10>>,
+    nx_base: DFF<Bits<RAM_BITS>>,
+    nx_len: DFF<Bits<12>>,
 
     // Receive.
     /// Beat of the frame being received (saturating).
@@ -259,7 +279,6 @@ pub struct Etherbone {
     drops: DFF<Bits<32>>,
 
     // Serving.
-    busy: DFF<bool>,
     arp: DFF<bool>,
     x: DFF<Bits<X_BITS>>,
     phase: DFF<Bits<P_BITS>>,
@@ -448,6 +467,8 @@ pub struct Etherbone {
     max_ulen12: Constant<Bits<12>>,
     #[constant(0xfffu64)]
     sat12: Constant<Bits<12>>,
+    #[constant(1u64 << RAM_BITS)]
+    ring12: Constant<Bits<12>>,
     #[constant(0u64)]
     zero2: Constant<Bits<2>>,
     #[constant(0u64)]
@@ -561,12 +582,15 @@ impl Logic for Etherbone {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, busy, arp, x, phase,
+            self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, arp, x, phase,
             peer_mac, peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n,
-            ans_at, ans_lo, ans_odd, oq, sp, sn, rd_q
+            ans_at, ans_lo, ans_odd, oq, sp, sn, rd_q, w_base, r_base, a_len, over, nx_valid, nx_arp, nx_mac, nx_ip,
+            nx_port, nx_nwords, nx_base, nx_len
         );
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        self.req_ram.read_clock.next = self.clock.val();
+        self.req_ram.write_clock.next = self.clock.val();
+        self.ans_ram.read_clock.next = self.clock.val();
+        self.ans_ram.write_clock.next = self.clock.val();
 
         // ---- Receive: the head, and the payload into the request RAM. ----
         self.beat.next = self.rx_tvalid.val();
@@ -598,18 +622,6 @@ impl Logic for Etherbone {
         self.tail.next.lo = self.prev.q.val().get_bits::<48>(16);
         self.tail.next.hi = self.zero16.val();
         self.tail_bits.next = self.tail.val().into();
-        self.req_wa.next = self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
-        self.req_wd.next = self.realign_bits.val();
-        self.req_we.next =
-            self.beat.val() & (self.rbeat.q.val() >= self.six12.val()) & !self.busy.q.val();
-        self.flush.d.next = false;
-        if self.flush.q.val() {
-            // The payload's last word: bytes 2-7 of the frame's last beat.
-            self.req_wa.next = self.flush_at.q.val();
-            self.req_wd.next = self.tail_bits.val();
-            self.req_we.next = true;
-        }
-
         // The frame's length at its last beat (tkeep is contiguous).
         self.last_bytes.next = self.eight12.val();
         if !self.rx_tkeep.val().get_bit(7) {
@@ -647,6 +659,29 @@ impl Logic for Etherbone {
         self.ulen16.next = self.ulen_parts.val().into();
         self.ulen.next = self.ulen16.val().get_bits::<12>(0);
         self.plen.next = self.ulen.val() - self.eight12.val();
+        self.pay_words.next = (self.plen.val() + self.seven12.val()) >> self.three12.val();
+
+        // The payload beat goes into the ring after the last request taken,
+        // unless a request waits or the one served is there.
+        self.room.next = self.ring12.val() - self.a_len.q.val();
+        self.pay_beat.next = self.beat.val() & (self.rbeat.q.val() >= self.six12.val());
+        self.blocked.next = self.nx_valid.q.val() | (self.rbeat_m6.val() >= self.room.val());
+        self.req_wa.next = self.w_base.q.val() + self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
+        self.req_wd.next = self.realign_bits.val();
+        self.req_we.next = self.pay_beat.val() & !self.blocked.val();
+        self.over_now.next =
+            self.over.q.val() | (self.pay_beat.val() & self.blocked.val() & (self.rbeat_m6.val() < self.pay_words.val()));
+        self.over.d.next = self.over_now.val();
+        if self.beat.val() & self.rx_tlast.val() {
+            self.over.d.next = false;
+        }
+        self.flush.d.next = false;
+        if self.flush.q.val() {
+            // The payload's last word: bytes 2-7 of the frame's last beat.
+            self.req_wa.next = self.flush_at.q.val();
+            self.req_wd.next = self.tail_bits.val();
+            self.req_we.next = true;
+        }
         self.eb_for_us.next = (self.rbeat.q.val() >= self.five12.val())
             & (self.h0.q.val().get_bits::<48>(0) == self.mac.val())
             & (self.h1.q.val().get_bits::<16>(32) == self.ethertype_ipv4.val())
@@ -682,41 +717,35 @@ impl Logic for Etherbone {
 
         self.drop_rx.next = false;
         if self.beat.val() & self.rx_tlast.val() {
-            if self.busy.q.val() {
+            if self.nx_valid.q.val() {
                 self.drop_rx.next = self.eb_for_us.val();
-            } else if self.eb_ok.val() {
-                self.busy.d.next = true;
-                self.arp.d.next = false;
-                self.peer_mac.d.next = self.src_mac_bits.val();
-                self.peer_ip.d.next = self.h3.q.val().get_bits::<32>(16);
-                self.peer_port.d.next = self.h4.q.val().get_bits::<16>(16);
-                self.nwords.d.next = self.plen.val().get_bits::<10>(2);
-                self.flush.d.next = true;
-                self.flush_at.d.next = self.rbeat_m5.val().get_bits::<RAM_BITS>(0);
-                self.x.d.next = self.X_FETCH.val();
-                self.phase.d.next = self.P_HDR0.val();
-                self.j.d.next = self.zero10.val();
-                self.probe.d.next = false;
-                self.has_rec.d.next = false;
-                self.ans_n.d.next = self.zero10.val();
-                self.ans_at.d.next = self.zero_at.val();
-                self.ans_odd.d.next = false;
+            } else if self.eb_ok.val() & !self.over_now.val() & (self.pay_words.val() <= self.room.val()) {
+                self.nx_valid.d.next = true;
+                self.nx_arp.d.next = false;
+                self.nx_mac.d.next = self.src_mac_bits.val();
+                self.nx_ip.d.next = self.h3.q.val().get_bits::<32>(16);
+                self.nx_port.d.next = self.h4.q.val().get_bits::<16>(16);
+                self.nx_nwords.d.next = self.plen.val().get_bits::<10>(2);
+                self.nx_base.d.next = self.w_base.q.val();
+                self.nx_len.d.next = self.pay_words.val();
+                self.w_base.d.next = self.w_base.q.val() + self.pay_words.val().get_bits::<RAM_BITS>(0);
+                // The payload's last word, if the last beat ends in it.
+                self.flush.d.next = self.rbeat_m5.val() < self.pay_words.val();
+                self.flush_at.d.next = self.w_base.q.val() + self.rbeat_m5.val().get_bits::<RAM_BITS>(0);
             } else if self.arp_ok.val() {
-                self.busy.d.next = true;
-                self.arp.d.next = true;
-                self.peer_mac.d.next = self.arp_mac_bits.val();
-                self.peer_ip.d.next = self.h3.q.val().get_bits::<32>(32);
-                self.ans_n.d.next = self.zero10.val();
-                self.oq.d.next = self.zero10.val();
-                self.x.d.next = self.X_LOAD.val();
+                self.nx_valid.d.next = true;
+                self.nx_arp.d.next = true;
+                self.nx_mac.d.next = self.arp_mac_bits.val();
+                self.nx_ip.d.next = self.h3.q.val().get_bits::<32>(32);
+                self.nx_len.d.next = self.zero12.val();
             } else {
                 self.drop_rx.next = self.eb_for_us.val();
             }
         }
 
         // ---- Serving: the request's words, the bus, the answer. ----
-        self.req_ra.next = self.j.q.val().get_bits::<RAM_BITS>(1);
-        self.rd_q.d.next = self.ram.read_data.val();
+        self.req_ra.next = self.r_base.q.val() + self.j.q.val().get_bits::<RAM_BITS>(1);
+        self.rd_q.d.next = self.req_ram.read_data.val();
         self.wire_word.next = self.rd_q.q.val().get_bits::<32>(0);
         if self.j.q.val().get_bit(0) {
             self.wire_word.next = self.rd_q.q.val().get_bits::<32>(32);
@@ -885,6 +914,31 @@ impl Logic for Etherbone {
         self.m_tvalid.next = false;
 
         match self.x.q.val().index() {
+            X_IDLE => {
+                // The waiting request (or ARP request) is served.
+                if self.nx_valid.q.val() {
+                    self.nx_valid.d.next = false;
+                    self.arp.d.next = self.nx_arp.q.val();
+                    self.peer_mac.d.next = self.nx_mac.q.val();
+                    self.peer_ip.d.next = self.nx_ip.q.val();
+                    self.peer_port.d.next = self.nx_port.q.val();
+                    self.nwords.d.next = self.nx_nwords.q.val();
+                    self.r_base.d.next = self.nx_base.q.val();
+                    self.a_len.d.next = self.nx_len.q.val();
+                    self.phase.d.next = self.P_HDR0.val();
+                    self.j.d.next = self.zero10.val();
+                    self.probe.d.next = false;
+                    self.has_rec.d.next = false;
+                    self.ans_n.d.next = self.zero10.val();
+                    self.ans_at.d.next = self.zero_at.val();
+                    self.ans_odd.d.next = false;
+                    self.oq.d.next = self.zero10.val();
+                    self.x.d.next = self.X_FETCH.val();
+                    if self.nx_arp.q.val() {
+                        self.x.d.next = self.X_LOAD.val();
+                    }
+                }
+            }
             X_FETCH => {
                 self.x.d.next = self.X_WAIT.val();
             }
@@ -903,7 +957,7 @@ impl Logic for Etherbone {
                         {
                             self.drop_x.next = true;
                             self.x.d.next = self.X_IDLE.val();
-                            self.busy.d.next = false;
+                            self.a_len.d.next = self.zero12.val();
                         } else {
                             self.push.next = true;
                             self.push_v.next = self.eb_head.val();
@@ -1007,12 +1061,12 @@ impl Logic for Etherbone {
                 }
             }
             X_END => {
+                // The request's words are all read: the ring is free of it.
+                self.a_len.d.next = self.zero12.val();
                 self.oq.d.next = self.zero10.val();
                 self.x.d.next = self.X_IDLE.val();
-                self.busy.d.next = false;
                 if self.probe.q.val() | self.has_rec.q.val() {
                     self.x.d.next = self.X_LOAD.val();
-                    self.busy.d.next = true;
                 }
             }
             X_LOAD => {
@@ -1021,7 +1075,7 @@ impl Logic for Etherbone {
             X_LAND => {
                 self.sn.d.next = self.head_q.val();
                 if self.oq.q.val() >= self.six10.val() {
-                    self.sn.d.next = self.ram.read_data.val();
+                    self.sn.d.next = self.ans_ram.read_data.val();
                 }
                 if self.oq.q.val() == self.zero10.val() {
                     self.sp.d.next = self.head_q.val();
@@ -1039,7 +1093,6 @@ impl Logic for Etherbone {
                     self.x.d.next = self.X_LOAD.val();
                     if self.out_last.val() {
                         self.x.d.next = self.X_IDLE.val();
-                        self.busy.d.next = false;
                     }
                 }
             }
@@ -1079,27 +1132,15 @@ impl Logic for Etherbone {
         }
         self.ans_ra.next = self.q_m6.val().get_bits::<RAM_BITS>(0);
 
-        // The one RAM's ports.
-        self.wa.next.word = self.req_wa.val();
-        self.wa.next.answer = false;
-        self.ram.write_data.next = self.req_wd.val();
-        if self.ans_we.val() {
-            self.wa.next.word = self.ans_wa.val();
-            self.wa.next.answer = true;
-            self.ram.write_data.next = self.ans_wd.val();
-        }
-        self.ram.write_address.next = self.wa.val().into();
-        self.ram.write_enable.next = self.req_we.val() | self.ans_we.val();
-        self.sending.next = (self.x.q.val() == self.X_LOAD.val())
-            | (self.x.q.val() == self.X_LAND.val())
-            | (self.x.q.val() == self.X_OUT.val());
-        self.ra.next.word = self.req_ra.val();
-        self.ra.next.answer = false;
-        if self.sending.val() {
-            self.ra.next.word = self.ans_ra.val();
-            self.ra.next.answer = true;
-        }
-        self.ram.read_address.next = self.ra.val().into();
+        // The RAMs' ports.
+        self.req_ram.write_address.next = self.req_wa.val();
+        self.req_ram.write_data.next = self.req_wd.val();
+        self.req_ram.write_enable.next = self.req_we.val();
+        self.req_ram.read_address.next = self.req_ra.val();
+        self.ans_ram.write_address.next = self.ans_wa.val();
+        self.ans_ram.write_data.next = self.ans_wd.val();
+        self.ans_ram.write_enable.next = self.ans_we.val();
+        self.ans_ram.read_address.next = self.ans_ra.val();
 
         // Beat q - 1: bytes 6-7 of word q - 1, 0-5 of word q.
         self.out.next.lo = self.sp.q.val().get_bits::<16>(48);
@@ -1124,7 +1165,9 @@ impl Logic for Etherbone {
 
         if self.reset.val() {
             self.rbeat.d.next = self.zero12.val();
-            self.busy.d.next = false;
+            self.nx_valid.d.next = false;
+            self.a_len.d.next = self.zero12.val();
+            self.over.d.next = false;
             self.flush.d.next = false;
             self.x.d.next = self.X_IDLE.val();
             self.drops.d.next = self.zero32.val();
