@@ -224,7 +224,8 @@ fn probes_writes_and_reads_are_served_as_litexs_client_expects() {
         b.request(&eb::writes(base, &data));
         b.settle();
         assert!(b.out.is_empty(), "writes are not answered");
-        let want: Vec<(bool, u32, u32)> = data.iter().enumerate().map(|(i, d)| (true, base / 4 + i as u32, *d)).collect();
+        let want: Vec<(bool, u32, u32)> =
+            data.iter().enumerate().map(|(i, d)| (true, base / 4 + i as u32, *d)).collect();
         assert_eq!(b.log, want, "round {round}: {n} writes");
         b.log.clear();
 

@@ -212,7 +212,8 @@ impl<const W: usize> Logic for BoardRam<W> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, w_active, w_word, w_off, r_active, r_word, r_off, r_left, r_pending, r_keep, r_last, out_data,
-            out_keep, out_last, out_valid, skid_data, skid_keep, skid_last, skid_valid, b_pending, b_high, b_data, b_ack
+            out_keep, out_last, out_valid, skid_data, skid_keep, skid_last, skid_valid, b_pending, b_high, b_data,
+            b_ack
         );
         for i in 0..LANES {
             self.lane[i].read_clock.next = self.clock.val();

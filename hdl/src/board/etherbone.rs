@@ -22,8 +22,9 @@
 //! served (the host's client retries). The IPv4 header checksum is not
 //! checked (the MAC's FCS covers the frame).
 //!
-//! Serving: the request's words are read back three cycles each (the RAM's output registered before it is decoded); each
-//! record's writes and reads go to the bus one at a time (`bus_*`, as
+//! Serving: the request's words are read back three cycles each (the
+//! RAM's output is registered before it is decoded); each record's writes
+//! and reads go to the bus one at a time (`bus_*`, as
 //! UARTBone's: word addresses, held until `bus_ready`); the answer (the
 //! packet header, and per record with reads its header, `base_ret` and the
 //! words read) is written to a 2-KiB answer RAM of its own (the receive
@@ -582,10 +583,10 @@ impl Logic for Etherbone {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, arp, x, phase,
-            peer_mac, peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n,
-            ans_at, ans_lo, ans_odd, oq, sp, sn, rd_q, w_base, r_base, a_len, over, nx_valid, nx_arp, nx_mac, nx_ip,
-            nx_port, nx_nwords, nx_base, nx_len
+            self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, arp, x, phase, peer_mac,
+            peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n, ans_at, ans_lo,
+            ans_odd, oq, sp, sn, rd_q, w_base, r_base, a_len, over, nx_valid, nx_arp, nx_mac, nx_ip, nx_port,
+            nx_nwords, nx_base, nx_len
         );
         self.req_ram.read_clock.next = self.clock.val();
         self.req_ram.write_clock.next = self.clock.val();
@@ -669,8 +670,8 @@ impl Logic for Etherbone {
         self.req_wa.next = self.w_base.q.val() + self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
         self.req_wd.next = self.realign_bits.val();
         self.req_we.next = self.pay_beat.val() & !self.blocked.val();
-        self.over_now.next =
-            self.over.q.val() | (self.pay_beat.val() & self.blocked.val() & (self.rbeat_m6.val() < self.pay_words.val()));
+        self.over_now.next = self.over.q.val()
+            | (self.pay_beat.val() & self.blocked.val() & (self.rbeat_m6.val() < self.pay_words.val()));
         self.over.d.next = self.over_now.val();
         if self.beat.val() & self.rx_tlast.val() {
             self.over.d.next = false;
