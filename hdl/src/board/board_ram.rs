@@ -182,8 +182,9 @@ pub struct BoardRam<const W: usize> {
     r_rot: Signal<Local, Bits<64>>,
     b_word: Signal<Local, Bits<W>>,
     b_lanes: Signal<Local, HalfBytes>,
-    /// Address bits above the memory's size (addresses wrap) and the write
-    /// length (the data's `tlast` ends a write).
+    /// Address bits above the memory's size (addresses wrap), the write
+    /// length (the data's `tlast` ends a write) and the read rotation's
+    /// keep (the read's keep comes from its length).
     unused_wrap: Signal<Local, bool>,
 
     #[constants(|i| i as u64)]
@@ -380,7 +381,8 @@ impl<const W: usize> Logic for BoardRam<W> {
         self.unused_wrap.next = self.s_dma_wr_cmd_addr.val().any()
             | self.s_dma_rd_cmd_addr.val().any()
             | self.bus_addr.val().any()
-            | self.s_dma_wr_cmd_len.val().any();
+            | self.s_dma_wr_cmd_len.val().any()
+            | self.r_rotate.keep_out.val().any();
 
         if self.reset.val() {
             self.w_active.d.next = false;

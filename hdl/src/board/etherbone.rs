@@ -241,12 +241,14 @@ pub struct Etherbone {
     /// last request taken), and where the served request starts.
     w_base: DFF<Bits<RAM_BITS>>,
     r_base: DFF<Bits<RAM_BITS>>,
-    /// RAM words of the request served (0 once its words are read, and for
-    /// ARP), and the words the frame being received may write beside it.
-    a_len: DFF<Bits<12>>,
-    room: Signal<Local, Bits<12>>,
-    /// RAM words of the payload of the frame being received.
-    pay_words: Signal<Local, Bits<12>>,
+    /// RAM words the frame being received may write beside the request
+    /// served (all of the ring once that request's words are read, and
+    /// while ARP is answered).
+    room: DFF<Bits<12>>,
+    /// The frame's last beat has more than two bytes: its bytes 2-7 are a
+    /// RAM word of their own (`tail`), and the RAM words the frame took.
+    has_tail: Signal<Local, bool>,
+    used: Signal<Local, Bits<12>>,
     /// A payload beat of the frame being received, and whether it cannot be
     /// written (a request waits, or the ring is full there).
     pay_beat: Signal<Local, bool>,
@@ -585,8 +587,8 @@ impl Logic for Etherbone {
         dff_setup!(
             self, clock, rbeat, h0, h1, h2, h3, h4, b40, prev, flush, flush_at, drops, arp, x, phase, peer_mac,
             peer_ip, peer_port, nwords, j, word, addr, wcnt, rcnt, wff, be, probe, has_rec, ans_n, ans_at, ans_lo,
-            ans_odd, oq, sp, sn, rd_q, w_base, r_base, a_len, over, nx_valid, nx_arp, nx_mac, nx_ip, nx_port,
-            nx_nwords, nx_base, nx_len
+            ans_odd, oq, sp, sn, rd_q, w_base, r_base, room, over, nx_valid, nx_arp, nx_mac, nx_ip, nx_port, nx_nwords,
+            nx_base, nx_len
         );
         self.req_ram.read_clock.next = self.clock.val();
         self.req_ram.write_clock.next = self.clock.val();
@@ -660,18 +662,20 @@ impl Logic for Etherbone {
         self.ulen16.next = self.ulen_parts.val().into();
         self.ulen.next = self.ulen16.val().get_bits::<12>(0);
         self.plen.next = self.ulen.val() - self.eight12.val();
-        self.pay_words.next = (self.plen.val() + self.seven12.val()) >> self.three12.val();
+        self.has_tail.next = self.rx_tkeep.val().get_bit(2);
+        self.used.next = self.rbeat_m5.val();
+        if self.has_tail.val() {
+            self.used.next = self.rbeat_m5.val() + self.one12.val();
+        }
 
         // The payload beat goes into the ring after the last request taken,
         // unless a request waits or the one served is there.
-        self.room.next = self.ring12.val() - self.a_len.q.val();
         self.pay_beat.next = self.beat.val() & (self.rbeat.q.val() >= self.six12.val());
-        self.blocked.next = self.nx_valid.q.val() | (self.rbeat_m6.val() >= self.room.val());
+        self.blocked.next = self.nx_valid.q.val() | (self.rbeat_m6.val() >= self.room.q.val());
         self.req_wa.next = self.w_base.q.val() + self.rbeat_m6.val().get_bits::<RAM_BITS>(0);
         self.req_wd.next = self.realign_bits.val();
         self.req_we.next = self.pay_beat.val() & !self.blocked.val();
-        self.over_now.next = self.over.q.val()
-            | (self.pay_beat.val() & self.blocked.val() & (self.rbeat_m6.val() < self.pay_words.val()));
+        self.over_now.next = self.over.q.val() | (self.pay_beat.val() & self.blocked.val());
         self.over.d.next = self.over_now.val();
         if self.beat.val() & self.rx_tlast.val() {
             self.over.d.next = false;
@@ -720,7 +724,10 @@ impl Logic for Etherbone {
         if self.beat.val() & self.rx_tlast.val() {
             if self.nx_valid.q.val() {
                 self.drop_rx.next = self.eb_for_us.val();
-            } else if self.eb_ok.val() & !self.over_now.val() & (self.pay_words.val() <= self.room.val()) {
+            } else if self.eb_ok.val()
+                & !self.over_now.val()
+                & (!self.has_tail.val() | (self.rbeat_m5.val() < self.room.q.val()))
+            {
                 self.nx_valid.d.next = true;
                 self.nx_arp.d.next = false;
                 self.nx_mac.d.next = self.src_mac_bits.val();
@@ -728,10 +735,10 @@ impl Logic for Etherbone {
                 self.nx_port.d.next = self.h4.q.val().get_bits::<16>(16);
                 self.nx_nwords.d.next = self.plen.val().get_bits::<10>(2);
                 self.nx_base.d.next = self.w_base.q.val();
-                self.nx_len.d.next = self.pay_words.val();
-                self.w_base.d.next = self.w_base.q.val() + self.pay_words.val().get_bits::<RAM_BITS>(0);
+                self.nx_len.d.next = self.used.val();
+                self.w_base.d.next = self.w_base.q.val() + self.used.val().get_bits::<RAM_BITS>(0);
                 // The payload's last word, if the last beat ends in it.
-                self.flush.d.next = self.rbeat_m5.val() < self.pay_words.val();
+                self.flush.d.next = self.has_tail.val();
                 self.flush_at.d.next = self.w_base.q.val() + self.rbeat_m5.val().get_bits::<RAM_BITS>(0);
             } else if self.arp_ok.val() {
                 self.nx_valid.d.next = true;
@@ -925,7 +932,7 @@ impl Logic for Etherbone {
                     self.peer_port.d.next = self.nx_port.q.val();
                     self.nwords.d.next = self.nx_nwords.q.val();
                     self.r_base.d.next = self.nx_base.q.val();
-                    self.a_len.d.next = self.nx_len.q.val();
+                    self.room.d.next = self.ring12.val() - self.nx_len.q.val();
                     self.phase.d.next = self.P_HDR0.val();
                     self.j.d.next = self.zero10.val();
                     self.probe.d.next = false;
@@ -958,7 +965,7 @@ impl Logic for Etherbone {
                         {
                             self.drop_x.next = true;
                             self.x.d.next = self.X_IDLE.val();
-                            self.a_len.d.next = self.zero12.val();
+                            self.room.d.next = self.ring12.val();
                         } else {
                             self.push.next = true;
                             self.push_v.next = self.eb_head.val();
@@ -1063,7 +1070,7 @@ impl Logic for Etherbone {
             }
             X_END => {
                 // The request's words are all read: the ring is free of it.
-                self.a_len.d.next = self.zero12.val();
+                self.room.d.next = self.ring12.val();
                 self.oq.d.next = self.zero10.val();
                 self.x.d.next = self.X_IDLE.val();
                 if self.probe.q.val() | self.has_rec.q.val() {
@@ -1167,7 +1174,7 @@ impl Logic for Etherbone {
         if self.reset.val() {
             self.rbeat.d.next = self.zero12.val();
             self.nx_valid.d.next = false;
-            self.a_len.d.next = self.zero12.val();
+            self.room.d.next = self.ring12.val();
             self.over.d.next = false;
             self.flush.d.next = false;
             self.x.d.next = self.X_IDLE.val();
