@@ -191,7 +191,7 @@ impl EngineConfig {
         conn_bits: 1,
         path_bits: 2,
         stream_bits: 1,
-        in_flight_per_path: 16,
+        in_flight_per_path: 8,
         max_mtu: 2048,
         rx_fifo_bytes: 4096,
         memory_regions: 4,
@@ -313,8 +313,8 @@ impl EngineConfig {
         if self.msgs_per_stream != MSG_WINDOW {
             return Err("the message window is 16 in every build");
         }
-        if !self.in_flight_per_path.is_power_of_two() || self.in_flight_per_path < 16 || self.in_flight_per_path > SACK_WINDOW {
-            return Err("packets in flight per path must be a power of two, 16 to 256 (the SACK window)");
+        if !self.in_flight_per_path.is_power_of_two() || self.in_flight_per_path < 8 || self.in_flight_per_path > SACK_WINDOW {
+            return Err("packets in flight per path must be a power of two, 8 to 256 (the SACK window)");
         }
         if self.data_width != 64 {
             return Err("the data width is 64 bits in every build");
@@ -500,12 +500,12 @@ mod tests {
         assert_eq!(e.range(regs::path_table::INDEX), Some(Bounds { min: 0, max: 7 }));
         let bad = EngineConfig { stream_bits: 4, ..e };
         assert_eq!(bad.check(), Err("streams per connection must be 2 to 8"));
-        for bad in [8, 96, 512] {
+        for bad in [4, 12, 96, 512] {
             let bad = EngineConfig { in_flight_per_path: bad, ..e };
             assert!(bad.check().unwrap_err().contains("SACK window"));
         }
-        assert_eq!(e.window_slot_bits(), 4);
-        assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 16);
+        assert_eq!(e.window_slot_bits(), 3);
+        assert_eq!(e.reset(regs::engine_info::MAX_IN_FLIGHT), 8);
         assert_eq!(EngineConfig::ECP5_85.window_slot_bits(), 6);
         assert_eq!(e.reset(regs::engine_info::MAX_MRS), 4);
         assert_eq!(e.range(regs::mr_table::INDEX), Some(Bounds { min: 0, max: 3 }));

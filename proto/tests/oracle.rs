@@ -680,7 +680,8 @@ fn endpoint_and_connection_settings_out_of_range_are_refused() {
     assert!(ok(EndpointConfig { max_cwnd: 1, ..base.clone() }));
     assert!(ok(EndpointConfig { path_window: 64, ..base.clone() }));
     assert!(ok(EndpointConfig { path_window: 16, ..base.clone() }));
-    assert!(!ok(EndpointConfig { path_window: 8, ..base.clone() }));
+    assert!(ok(EndpointConfig { path_window: 8, ..base.clone() }));
+    assert!(!ok(EndpointConfig { path_window: 4, ..base.clone() }));
     assert!(!ok(EndpointConfig { path_window: 96, ..base.clone() }));
     assert!(!ok(EndpointConfig { path_window: 512, ..base.clone() }));
     assert!(ok(EndpointConfig { max_frame_len: 4096, ..base.clone() }));

@@ -209,10 +209,10 @@ fn the_ecp5_85_build_survives_loss() {
     survives_loss(ferroce_proto::config::EngineConfig::ECP5_85, (24, 5000, 4, 3, 512), (1 << 20, 8, 1024), 5);
 }
 
-/// The `ecp5-25` build (2 x 4 x 2 at 50 MHz, 16 packets in flight per
+/// The `ecp5-25` build (2 x 4 x 2 at 50 MHz, 8 packets in flight per
 /// path, no received-header queue where the others keep four) moves every
 /// operation through loss too, on all its paths and streams, and a 256 KiB
-/// write whose 16-packet windows fill on every path. Each run sends 384
+/// write whose 8-packet windows fill on every path. Each run sends 384
 /// data packets and about as many ACKs on the same wire, so that at 1 %
 /// data packets are lost too, not only ACKs (with 192 the first run's
 /// five losses were all ACKs once the receive side's timing changed).

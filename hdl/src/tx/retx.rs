@@ -137,6 +137,7 @@ folded!(Folded128, 128);
 folded!(Folded64, 64);
 folded!(Folded32, 32);
 folded!(Folded16, 16);
+folded!(Folded8, 8);
 
 /// An ACK's bitmap (by PSN mod 256) folded onto W slots (by PSN mod W):
 /// bits naming the same PSN mod W ORed, the bits at and above W zero. One
@@ -150,10 +151,12 @@ pub struct FoldSack<const W: usize = SACK_WINDOW> {
     s64: Signal<Local, Bits<64>>,
     s32: Signal<Local, Bits<32>>,
     s16: Signal<Local, Bits<16>>,
+    s8: Signal<Local, Bits<8>>,
     x128: Signal<Local, Folded128>,
     x64: Signal<Local, Folded64>,
     x32: Signal<Local, Folded32>,
     x16: Signal<Local, Folded16>,
+    x8: Signal<Local, Folded8>,
     #[constant(0u64)]
     zero128: Constant<Bits<128>>,
     #[constant(0u64)]
@@ -162,6 +165,8 @@ pub struct FoldSack<const W: usize = SACK_WINDOW> {
     zero224: Constant<Bits<224>>,
     #[constant(0u64)]
     zero240: Constant<Bits<240>>,
+    #[constant(0u64)]
+    zero248: Constant<Bits<248>>,
     #[constant(W <= 128)]
     fold128: Constant<bool>,
     #[constant(W <= 64)]
@@ -170,6 +175,8 @@ pub struct FoldSack<const W: usize = SACK_WINDOW> {
     fold32: Constant<bool>,
     #[constant(W <= 16)]
     fold16: Constant<bool>,
+    #[constant(W <= 8)]
+    fold8: Constant<bool>,
 }
 
 impl<const W: usize> Logic for FoldSack<W> {
@@ -179,6 +186,7 @@ impl<const W: usize> Logic for FoldSack<W> {
         self.s64.next = self.s128.val().get_bits::<64>(0) | self.s128.val().get_bits::<64>(64);
         self.s32.next = self.s64.val().get_bits::<32>(0) | self.s64.val().get_bits::<32>(32);
         self.s16.next = self.s32.val().get_bits::<16>(0) | self.s32.val().get_bits::<16>(16);
+        self.s8.next = self.s16.val().get_bits::<8>(0) | self.s16.val().get_bits::<8>(8);
         self.x128.next.lo = self.s128.val();
         self.x128.next.hi = self.zero128.val();
         self.x64.next.lo = self.s64.val();
@@ -187,6 +195,8 @@ impl<const W: usize> Logic for FoldSack<W> {
         self.x32.next.hi = self.zero224.val();
         self.x16.next.lo = self.s16.val();
         self.x16.next.hi = self.zero240.val();
+        self.x8.next.lo = self.s8.val();
+        self.x8.next.hi = self.zero248.val();
         self.folded.next = self.sack.val();
         if self.fold128.val() {
             self.folded.next = self.x128.val().into();
@@ -199,6 +209,9 @@ impl<const W: usize> Logic for FoldSack<W> {
         }
         if self.fold16.val() {
             self.folded.next = self.x16.val().into();
+        }
+        if self.fold8.val() {
+            self.folded.next = self.x8.val().into();
         }
     }
 }

@@ -55,7 +55,7 @@ pub struct EndpointConfig {
     /// PSNs a path may have in flight, from its oldest unacknowledged to
     /// its next: [`PATH_WINDOW`], or the packets in flight per path of a
     /// build that keeps fewer (`EngineConfig::in_flight_per_path`, a power
-    /// of two from 16). It is also the receive window: a PSN this far or
+    /// of two from 8). It is also the receive window: a PSN this far or
     /// further past a path's cumulative PSN is out of the window, so the
     /// peer's paths must not have more in flight.
     pub path_window: u32,
@@ -144,8 +144,8 @@ impl EndpointConfig {
         if self.ack_every == 0 || self.max_cwnd == 0 || self.max_cwnd > PATH_WINDOW {
             return Err(Error::BadConfig(format!("ack_every must be >= 1 and max_cwnd 1..={PATH_WINDOW}")));
         }
-        if !self.path_window.is_power_of_two() || !(16..=PATH_WINDOW).contains(&self.path_window) {
-            return Err(Error::BadConfig(format!("path_window must be a power of two, 16..={PATH_WINDOW}")));
+        if !self.path_window.is_power_of_two() || !(8..=PATH_WINDOW).contains(&self.path_window) {
+            return Err(Error::BadConfig(format!("path_window must be a power of two, 8..={PATH_WINDOW}")));
         }
         if !(32..=64).contains(&self.dma_addr_bits) {
             return bad("dma_addr_bits must be 32..=64");

@@ -76,9 +76,9 @@ impl PathLog {
     }
 
     /// A path whose first PSN is `psn` that keeps at most `window` PSNs in
-    /// flight (a power of two, 16 to [`SACK_WINDOW`]).
+    /// flight (a power of two, 8 to [`SACK_WINDOW`]).
     pub fn with_window(psn: Psn, window: u32) -> PathLog {
-        assert!(window.is_power_of_two() && (16..=SLOTS).contains(&window), "window {window}");
+        assert!(window.is_power_of_two() && (8..=SLOTS).contains(&window), "window {window}");
         PathLog {
             window,
             next: psn,

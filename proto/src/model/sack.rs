@@ -67,9 +67,9 @@ impl SackTracker {
     }
 
     /// A tracker starting at `psn` whose window is `window` PSNs (a power
-    /// of two, 16 to [`WINDOW`]: a build's packets in flight per path).
+    /// of two, 8 to [`WINDOW`]: a build's packets in flight per path).
     pub fn with_window(psn: Psn, window: u32) -> SackTracker {
-        assert!(window.is_power_of_two() && (16..=WINDOW as u32).contains(&window), "window {window}");
+        assert!(window.is_power_of_two() && (8..=WINDOW as u32).contains(&window), "window {window}");
         SackTracker { cum: psn, high: psn, bitmap: [0; SACK_BYTES], window: window as i32 }
     }
 
