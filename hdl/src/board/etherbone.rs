@@ -15,8 +15,8 @@
 //! * an ARP request for the board's IP (to it or broadcast).
 //!
 //! Two at a time: while one request (or ARP request) is served, the next
-//! is received and waits, if its payload fits in the ring beside the one
-//! served (writes are not answered, so LiteX's client sends a read right
+//! is received and waits, if its frame's words fit in the ring beside the
+//! one served (writes are not answered, so LiteX's client sends a read right
 //! behind a write without waiting). Requests for the board that arrive
 //! while one waits, or that do not fit, are counted in `dropped` and not
 //! served (the host's client retries). The IPv4 header checksum is not
